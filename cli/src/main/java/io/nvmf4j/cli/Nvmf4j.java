@@ -1,0 +1,28 @@
+package io.nvmf4j.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code nvmf4j} command: entry point of the CLI jar. */
+@Command(
+        name = "nvmf4j",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
+        subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class})
+public final class Nvmf4j implements Callable<Integer> {
+
+    @Override
+    public Integer call() {
+        // No subcommand: show what this build contains, then the usage.
+        ModulesCommand.print(System.out);
+        System.out.println();
+        new CommandLine(this).usage(System.out);
+        return 0;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Nvmf4j()).execute(args));
+    }
+}
