@@ -2,10 +2,10 @@ package io.nvmf4j.protocol.admin;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.nvmf4j.protocol.MalformedStructureException;
+import io.nvmf4j.protocol.Nqn;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
@@ -135,7 +135,6 @@ public final class IdentifyController {
 
     private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private final MemorySegment segment;
 
@@ -362,10 +361,14 @@ public final class IdentifyController {
     public int maxcna() { return u32(OFFSET_MAXCNA); }
     public IdentifyController maxcna(int v) { return u32(OFFSET_MAXCNA, v); }
 
-    /** NVM Subsystem NVMe Qualified Name, UTF-8, NUL terminated and padded. */
+    /** NVM Subsystem NVMe Qualified Name as stored (NUL terminated and padded; empty before NVMe 1.2.1). */
     public String subnqn() { return AsciiField.read(segment, OFFSET_SUBNQN, SUBNQN_LENGTH); }
-    public IdentifyController subnqn(String nqn) {
-        AsciiField.writeNulPadded(segment, OFFSET_SUBNQN, SUBNQN_LENGTH, "SUBNQN", nqn, true);
+
+    /** SUBNQN validated by the NQN rules (fails on an empty or malformed field). */
+    public Nqn subsystemNqn() { return Nqn.decode(segment.asSlice(OFFSET_SUBNQN, SUBNQN_LENGTH)); }
+
+    public IdentifyController subsystemNqn(Nqn nqn) {
+        nqn.encode(segment.asSlice(OFFSET_SUBNQN, SUBNQN_LENGTH));
         return this;
     }
 
