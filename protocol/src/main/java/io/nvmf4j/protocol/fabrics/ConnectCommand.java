@@ -43,6 +43,9 @@ public record ConnectCommand(CommandId cid, SglDescriptor sgl1, int recfmt, Queu
     public static final int RECFMT_1_0 = 0;
 
     public ConnectCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(sgl1, "sgl1");
+        java.util.Objects.requireNonNull(qid, "qid");
         Wire.checkUnsigned("RECFMT", recfmt, 16);
         Wire.checkUnsigned("SQSIZE", sqsize, 16);
         Wire.checkUnsigned("CATTR", cattr, 8);

@@ -21,6 +21,13 @@ import java.util.UUID;
  */
 public record ConnectData(UUID hostId, ControllerId cntlid, Nqn subsystemNqn, Nqn hostNqn) {
 
+    public ConnectData {
+        java.util.Objects.requireNonNull(hostId, "hostId");
+        java.util.Objects.requireNonNull(cntlid, "cntlid");
+        java.util.Objects.requireNonNull(subsystemNqn, "subsystemNqn");
+        java.util.Objects.requireNonNull(hostNqn, "hostNqn");
+    }
+
     public static final int SIZE = 1024;
     public static final int OFFSET_HOSTID = 0;
     public static final int OFFSET_CNTLID = 16;

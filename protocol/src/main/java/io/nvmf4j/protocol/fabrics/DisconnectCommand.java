@@ -16,6 +16,7 @@ public record DisconnectCommand(CommandId cid, int recfmt) implements FabricsCom
     public static final int OFFSET_RECFMT = 40;
 
     public DisconnectCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
         Wire.checkUnsigned("RECFMT", recfmt, 16);
     }
 

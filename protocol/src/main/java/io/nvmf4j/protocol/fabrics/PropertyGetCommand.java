@@ -21,6 +21,11 @@ import java.lang.foreign.MemorySegment;
  */
 public record PropertyGetCommand(CommandId cid, PropertySize size, int offset) implements FabricsCommand {
 
+    public PropertyGetCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(size, "size");
+    }
+
     public static final int OFFSET_ATTRIB = PropertySize.OFFSET_ATTRIB;
     public static final int OFFSET_OFST = 44;
 

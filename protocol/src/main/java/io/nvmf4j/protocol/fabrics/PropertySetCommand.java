@@ -22,6 +22,11 @@ import java.lang.foreign.MemorySegment;
  */
 public record PropertySetCommand(CommandId cid, PropertySize size, int offset, long value) implements FabricsCommand {
 
+    public PropertySetCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(size, "size");
+    }
+
     public static final int OFFSET_ATTRIB = PropertySize.OFFSET_ATTRIB;
     public static final int OFFSET_OFST = 44;
     public static final int OFFSET_VALUE = 48;
