@@ -61,6 +61,16 @@ class QueueEntryTest {
     }
 
     @Test
+    void statusAndPhaseAreSetIndependently() {
+        CompletionQueueEntry cqe = CompletionQueueEntry.allocate().phase(true).status(StatusCode.INVALID_FIELD.withDnr());
+        // field 4002h -> word 8005h with phase, bytes 05 80
+        assertEquals(Hex.norm(Hex.zeros(14) + "0580"), Hex.of(cqe.segment()));
+        cqe.phase(false);
+        assertEquals(StatusCode.INVALID_FIELD.withDnr(), cqe.status());
+        assertEquals(Hex.norm(Hex.zeros(14) + "0480"), Hex.of(cqe.segment()));
+    }
+
+    @Test
     void truncatedEntriesAreRefusedWithTheirSize() {
         assertEquals("submission queue entry needs 64 bytes, got 63",
                 assertThrows(MalformedStructureException.class,
