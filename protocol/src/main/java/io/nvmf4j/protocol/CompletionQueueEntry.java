@@ -140,7 +140,7 @@ public final class CompletionQueueEntry {
 
     @Override
     public String toString() {
-        return String.format("CQE[cid=%d sqid=%d sqhd=%d status=%04xh result=%016xh]",
-                cid(), sqId(), sqHead(), statusField(), result());
+        return String.format("CQE[cid=%d sqid=%d sqhd=%d p=%d status=%04xh %s result=%016xh]",
+                cid(), sqId(), sqHead(), statusWord() & 1, statusField(), status(), result());
     }
 }

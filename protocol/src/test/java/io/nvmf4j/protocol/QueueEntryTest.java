@@ -58,6 +58,8 @@ class QueueEntryTest {
         assertEquals(7, cqe.cid());
         assertTrue(cqe.phase());
         assertEquals(StatusCode.CONNECT_INVALID_PARAM.withDnr(), Status.fromField(cqe.statusField()));
+        assertEquals("CQE[cid=7 sqid=2 sqhd=31 p=1 status=4182h READ_ONLY|DNR (sct 1h sc 82h): "
+                + "Attempted Write to Read Only Range result=0000000000000001h]", cqe.toString());
     }
 
     @Test
