@@ -17,6 +17,10 @@ import java.util.Map;
  */
 sealed interface JsonTree {
 
+    /** Jackson names the (redacted) source inside some messages; the problem line already names the file. */
+    java.util.regex.Pattern SOURCE_IN_MESSAGE = java.util.regex.Pattern.compile(
+            "\\[Source: [^\\]]*?; line: (\\d+), column: (\\d+)\\]");
+
     int line();
 
     int column();
@@ -78,7 +82,8 @@ sealed interface JsonTree {
             JsonLocation at = e.getLocation();
             int line = at == null ? 0 : at.getLineNr();
             int column = at == null ? 0 : at.getColumnNr();
-            throw new MalformedJson(new ConfigProblem("", line, column, "malformed JSON: " + e.getOriginalMessage()));
+            throw new MalformedJson(new ConfigProblem("", line, column, "malformed JSON: "
+                    + SOURCE_IN_MESSAGE.matcher(e.getOriginalMessage()).replaceAll("line $1, column $2")));
         } catch (IOException e) {
             throw new MalformedJson(new ConfigProblem("", 0, 0, "malformed JSON: " + e.getMessage()));
         }
