@@ -60,6 +60,8 @@ final class ConfigReader {
     private final boolean checkDevicePaths;
     private final List<ConfigProblem> errors = new ArrayList<>();
     private final List<ConfigProblem> warnings = new ArrayList<>();
+    /** Names already reported as invalid: references to them would only repeat the same problem. */
+    private final Set<String> rejectedNames = new java.util.HashSet<>();
 
     ConfigReader(Path baseDir, boolean checkDevicePaths) {
         this.baseDir = baseDir;
@@ -165,6 +167,7 @@ final class ConfigReader {
             String nqn = nqnNode == null ? null : nqn(nqnNode, p + ".nqn");
             if (nqn != null && nqn.equals(NqnRules.DISCOVERY_NQN)) {
                 error(nqnNode, p + ".nqn", "the discovery subsystem is built in and cannot be configured");
+                rejectedNames.add(nqn);
                 nqn = null;
             }
             if (nqn != null && nqnNodes.containsKey(nqn)) {
@@ -251,6 +254,9 @@ final class ConfigReader {
             String hp = p + ".allowed_hosts[" + i + "]";
             String nqn = string(items.get(i), hp);
             if (nqn == null) {
+                continue;
+            }
+            if (rejectedNames.contains(nqn)) {
                 continue;
             }
             if (!hosts.containsKey(nqn)) {
@@ -402,7 +408,7 @@ final class ConfigReader {
             for (int j = 0; j < subs.size(); j++) {
                 String sp = p + ".subsystems[" + j + "]";
                 String nqn = string(subs.get(j), sp);
-                if (nqn == null) {
+                if (nqn == null || rejectedNames.contains(nqn)) {
                     continue;
                 }
                 if (!subsystems.containsKey(nqn)) {
@@ -768,7 +774,7 @@ final class ConfigReader {
             return null;
         }
         SubsystemDraft draft = subsystems.get(nqn);
-        if (draft == null) {
+        if (draft == null && !rejectedNames.contains(nqn)) {
             error(node, p + ".subsystem", "subsystem \"" + nqn + "\" is not declared under subsystems");
         }
         return draft;
@@ -807,11 +813,13 @@ final class ConfigReader {
         String why = NqnRules.error(nqn);
         if (why != null) {
             error(node, path, why);
+            rejectedNames.add(nqn);
             return null;
         }
-        if (!NqnRules.isSpecForm(nqn)) {
-            warning(node, path, "\"" + nqn + "\" is not in the NVMe form nqn.yyyy-mm.reverse.domain:name"
-                    + " (NVMe 1.4, 7.9); accepted, as Linux nvmet does");
+        String violation = NqnRules.specViolation(nqn);
+        if (violation != null) {
+            warning(node, path, "\"" + nqn + "\" is not an NVMe-form NQN (" + violation
+                    + "); accepted, as Linux nvmet does");
         }
         return nqn;
     }

@@ -1,28 +1,21 @@
 package io.nvmf4j.config;
 
+import io.nvmf4j.protocol.MalformedStructureException;
+import io.nvmf4j.protocol.Nqn;
 import java.nio.charset.StandardCharsets;
-import java.util.regex.Pattern;
 
 /**
- * NVMe Qualified Name checks (NVMe 1.4, 7.9 NVMe Qualified Names).
+ * NVMe Qualified Name checks for configuration files (NVMe Base 2.0, 4.5 NVMe Qualified Names).
  *
- * <p>The spec's forms are {@code nqn.yyyy-mm.reverse.domain:anything} and
- * {@code nqn.2014-08.org.nvmexpress:uuid:<uuid>}, at most 223 bytes of UTF-8. Linux nvmet accepts any name that
- * is a valid configfs directory name, and nvmetcli's own examples use {@code "testnqn"} and {@code "hostnqn"}; so
- * a name outside the spec's forms is a warning (it loads, as with nvmetcli), while an empty name, one over 223
- * bytes, or one Linux could not create (a '/', whitespace or control characters) is an error.
+ * <p>The spec's rules are {@link Nqn}'s. Linux nvmet, however, accepts any name that is a valid configfs directory
+ * name, and nvmetcli's own examples use {@code "testnqn"} and {@code "hostnqn"}; so a name {@link Nqn} rejects is
+ * a warning here (it loads, as with nvmetcli), while an empty name, one over 223 bytes, or one Linux could not
+ * create (a '/', whitespace or control characters) is an error.
  */
 final class NqnRules {
 
-    /** NVMF_NQN_SIZE in Linux include/linux/nvme.h. */
-    static final int MAX_BYTES = 223;
-    static final String DISCOVERY_NQN = "nqn.2014-08.org.nvmexpress.discovery";
-
-    private static final Pattern SPEC_FORM = Pattern.compile(
-            "nqn\\.[0-9]{4}-(0[1-9]|1[0-2])\\.[A-Za-z0-9][A-Za-z0-9-]*(\\.[A-Za-z0-9][A-Za-z0-9-]*)*(:.+)?");
-    private static final Pattern UUID_FORM = Pattern.compile(
-            "nqn\\.2014-08\\.org\\.nvmexpress:uuid:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-                    + "[0-9a-fA-F]{12}");
+    static final int MAX_BYTES = Nqn.MAX_LENGTH;
+    static final String DISCOVERY_NQN = Nqn.DISCOVERY_VALUE;
 
     private NqnRules() {
     }
@@ -45,9 +38,16 @@ final class NqnRules {
         return null;
     }
 
-    /** Whether the name follows one of the spec's two forms. */
-    static boolean isSpecForm(String nqn) {
-        return UUID_FORM.matcher(nqn).matches() || SPEC_FORM.matcher(nqn).matches();
+    /** Which spec rule the name breaks, or null when it is a spec-form NQN. */
+    static String specViolation(String nqn) {
+        try {
+            Nqn.parse(nqn);
+            return null;
+        } catch (MalformedStructureException e) {
+            String prefix = "invalid NQN \"" + nqn + "\": ";
+            String m = e.getMessage();
+            return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+        }
     }
 
     private static String describe(char c) {

@@ -54,10 +54,10 @@ class NvmetcliExamplesTest {
         LoadedConfig loaded = ConfigLoader.withoutDevicePathChecks().load(resource("rdma.json"));
         String source = resource("rdma.json").toString();
         assertEquals(String.join("\n",
-                "warning: " + source + ":4: hosts[0].nqn: \"hostnqn\" is not in the NVMe form"
-                        + " nqn.yyyy-mm.reverse.domain:name (NVMe 1.4, 7.9); accepted, as Linux nvmet does",
-                "warning: " + source + ":39: subsystems[0].nqn: \"testnqn\" is not in the NVMe form"
-                        + " nqn.yyyy-mm.reverse.domain:name (NVMe 1.4, 7.9); accepted, as Linux nvmet does"),
+                "warning: " + source + ":4: hosts[0].nqn: \"hostnqn\" is not an NVMe-form NQN"
+                        + " (must begin with \"nqn.\"); accepted, as Linux nvmet does",
+                "warning: " + source + ":39: subsystems[0].nqn: \"testnqn\" is not an NVMe-form NQN"
+                        + " (must begin with \"nqn.\"); accepted, as Linux nvmet does"),
                 loaded.formatWarnings());
     }
 
