@@ -7,7 +7,8 @@ import java.util.UUID;
  *
  * @param nsid       namespace id, 1 to 0xFFFFFFFE (0 and FFFFFFFFh are reserved, NVMe 1.4, 6.1)
  * @param enable     whether the namespace is active (nvmetcli's {@code "enable": 1})
- * @param backend    a file/block device or RAM
+ * @param backend    a file/block device or RAM; a disabled namespace may have an empty path (nvmetcli dumps
+ *                   namespaces that were never given a device), so open backends of enabled namespaces only
  * @param blockSize  LBA data size in bytes, 512 or 4096
  * @param nguid      Namespace Globally Unique Identifier (16 bytes), or null to let the target derive one
  * @param uuid       Namespace UUID, or null to let the target derive one

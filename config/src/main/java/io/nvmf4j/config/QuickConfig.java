@@ -36,7 +36,7 @@ public final class QuickConfig {
     private Provider provider = Provider.AUTO;
     private Integer metricsPort;
     private Integer pollGroups;
-    private List<String> badSizes = new ArrayList<>();
+    private final List<String> badSizes = new ArrayList<>();
 
     private QuickConfig() {
     }
