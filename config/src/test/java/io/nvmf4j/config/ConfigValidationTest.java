@@ -383,4 +383,12 @@ class ConfigValidationTest {
                 "must be between 1 and 4294967294, got -5")), e.problems());
         assertEquals("config.json", e.source());
     }
+
+    @Test
+    void missingFileAndNonObjectDocument() {
+        ConfigException missing = assertThrows(ConfigException.class,
+                () -> ConfigLoader.standard().load(dir.resolve("nope.json")));
+        assertEquals(dir.resolve("nope.json") + ": no such file", missing.getMessage());
+        assertEquals("config.json:1: (top level): must be an object, got an array", errors("[]"));
+    }
 }
