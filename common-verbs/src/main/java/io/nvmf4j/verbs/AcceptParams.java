@@ -11,13 +11,21 @@ import java.util.Objects;
  * @param sendCq       completion queue of the send queue
  * @param recvCq       completion queue of the receive queue
  * @param qpAttributes queue sizes and IRD/ORD
+ * @param setup        run on the new queue pair before the peer may send (post receives there); never null
  * @param privateData  private data of the accept reply
  */
 public record AcceptParams(
         ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairAttributes qpAttributes,
-        byte[] privateData) {
+        byte[] privateData, QueuePairSetup setup) {
+
+    /** Without a setup hook (receives can then only be posted after the call returns). */
+    public AcceptParams(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+            QueuePairAttributes qpAttributes, byte[] privateData) {
+        this(pd, sendCq, recvCq, qpAttributes, privateData, QueuePairSetup.NONE);
+    }
 
     public AcceptParams {
+        setup = setup == null ? QueuePairSetup.NONE : setup;
         Objects.requireNonNull(pd, "pd");
         Objects.requireNonNull(sendCq, "sendCq");
         Objects.requireNonNull(recvCq, "recvCq");

@@ -11,13 +11,21 @@ import java.util.Objects;
  * @param sendCq       completion queue of the send queue
  * @param recvCq       completion queue of the receive queue (may be the same as sendCq)
  * @param qpAttributes queue sizes and IRD/ORD wanted
+ * @param setup        run on the new queue pair before the peer may send (post receives there); never null
  * @param privateData  private data of the connection request (at most 512 - 4 bytes for MPA v2, RFC 6581)
  */
 public record ConnectParams(
         ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairAttributes qpAttributes,
-        byte[] privateData) {
+        byte[] privateData, QueuePairSetup setup) {
+
+    /** Without a setup hook (receives can then only be posted after the call returns). */
+    public ConnectParams(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+            QueuePairAttributes qpAttributes, byte[] privateData) {
+        this(pd, sendCq, recvCq, qpAttributes, privateData, QueuePairSetup.NONE);
+    }
 
     public ConnectParams {
+        setup = setup == null ? QueuePairSetup.NONE : setup;
         Objects.requireNonNull(pd, "pd");
         Objects.requireNonNull(sendCq, "sendCq");
         Objects.requireNonNull(recvCq, "recvCq");
