@@ -30,7 +30,7 @@ public final class GuardedRegion implements AutoCloseable {
         this.region = region;
     }
 
-    static GuardedRegion register(Arena arena, ProtectionDomain pd, long size, Set<AccessFlag> access)
+    public static GuardedRegion register(Arena arena, ProtectionDomain pd, long size, Set<AccessFlag> access)
             throws VerbsException {
         MemorySegment whole = arena.allocate(size + 2L * GUARD_BYTES, 64);
         whole.fill(GUARD_VALUE);

@@ -170,6 +170,12 @@ final class RawIwarpInitiator implements AutoCloseable {
         return result;
     }
 
+    /** Kills the connection with a TCP reset (SO_LINGER 0), as a crashed peer or a dropped link would. */
+    void reset() throws IOException {
+        socket.setSoLinger(true, 0);
+        socket.close();
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
