@@ -11,26 +11,37 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.ValueLayout;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,7 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ConnectionConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void privateDataOfConnectAndAcceptReachesTheOtherSide(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -71,7 +82,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rejectReachesTheConnectorAsConnectionRejectedExceptionWithItsPrivateData(ProviderUnderTest provider)
             throws Exception {
@@ -94,7 +105,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPortWithNoListenerFailsWithinTheTimeout(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -111,7 +122,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPeerThatNeverAnswersTimesOut(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider);
@@ -131,7 +142,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void disconnectIsDeliveredToThePeerAndFlushesItsReceives(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -156,7 +167,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingAQueuePairWithOutstandingReceivesFlushesThemAndTheOtherSideSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
@@ -180,14 +191,14 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingAQueuePairWithAReadInFlightCompletesItAndLaterPostsAreRefusedOrFlushed(ProviderUnderTest provider)
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
             int size = 16 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(49);
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(49);
             GuardedRegion sink = bench.client().registerOpen(size);
             pair.client().queuePair().postSend(WorkRequests.rdmaRead(1, sink, 0, size, remote.address(0),
                     remote.rkey()));
@@ -213,14 +224,14 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingADeviceEndsItsConnectionsAndThePeerOnAnotherDeviceSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
-            io.nvmf4j.verbs.RdmaDevice other = bench.track(provider.provider().openDevice(null));
-            io.nvmf4j.verbs.ProtectionDomain pd = other.allocatePd();
-            io.nvmf4j.verbs.CompletionQueue cq = other.createCompletionQueue(64);
+            RdmaDevice other = bench.track(provider.provider().openDevice(null));
+            ProtectionDomain pd = other.allocatePd();
+            CompletionQueue cq = other.createCompletionQueue(64);
             Future<RdmaConnection> connecting = bench.startConnect(QueuePairAttributes.defaults(), new byte[0]);
             ConnectRequest incoming = bench.listener().accept(TIMEOUT);
             assertNotNull(incoming, "connect request");
@@ -228,7 +239,7 @@ class ConnectionConformanceTest {
                     new byte[0]));
             RdmaConnection client = bench.track(Loopback.await(connecting));
             GuardedRegion inbox = GuardedRegion.register(bench.arena(), pd, 64,
-                    java.util.EnumSet.of(io.nvmf4j.verbs.AccessFlag.LOCAL_WRITE));
+                    EnumSet.of(AccessFlag.LOCAL_WRITE));
             server.queuePair().postReceive(receive(5, inbox, 0, 64));
 
             other.close(); // everything on it: the connection, its queue pair, CQ, PD, region
@@ -241,7 +252,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void thirtyTwoConnectionsShareOneCompletionQueuePerSideAndCompletionsCarryTheirQueuePairNumber(
             ProviderUnderTest provider) throws Exception {
@@ -254,8 +265,8 @@ class ConnectionConformanceTest {
             }
             GuardedRegion outbox = bench.client().registerOpen(connections * 8L);
             GuardedRegion inbox = bench.server().registerOpen(connections * 8L);
-            java.util.Map<Integer, Integer> serverQpToIndex = new java.util.HashMap<>();
-            java.util.Map<Integer, Integer> clientQpToIndex = new java.util.HashMap<>();
+            Map<Integer, Integer> serverQpToIndex = new HashMap<>();
+            Map<Integer, Integer> clientQpToIndex = new HashMap<>();
             for (int i = 0; i < connections; i++) {
                 assertEquals(null, serverQpToIndex.put(pairs[i].server().queuePair().number(), i),
                         "queue pair numbers are unique");
@@ -265,7 +276,7 @@ class ConnectionConformanceTest {
             }
             // send in reverse order so CQ order differs from connection order
             for (int i = connections - 1; i >= 0; i--) {
-                outbox.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, 0x5eed0000L + i);
+                outbox.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, 0x5eed0000L + i);
                 pairs[i].client().queuePair().postSend(send(1000 + i, outbox, i * 8L, 8));
             }
             for (WorkCompletion wc : bench.server().awaitCompletions(connections, TIMEOUT)) {
@@ -274,7 +285,7 @@ class ConnectionConformanceTest {
                 assertNotNull(index, () -> "completion with an unknown queue pair number: " + wc);
                 assertEquals((long) index, wc.wrId(), () -> "receive of connection " + index + " completed as " + wc);
                 assertEquals(0x5eed0000L + index,
-                        inbox.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, index * 8L),
+                        inbox.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, index * 8L),
                         "message in the receive buffer of connection " + index);
             }
             for (WorkCompletion wc : bench.client().awaitCompletions(connections, TIMEOUT)) {
@@ -287,7 +298,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingMoreReceivesThanTheReceiveQueueHoldsFailsWithQueueFull(ProviderUnderTest provider)
             throws Exception {
@@ -315,7 +326,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingAChainLongerThanTheSendQueueFailsWithQueueFullAndPostsNothing(ProviderUnderTest provider)
             throws Exception {
@@ -328,10 +339,10 @@ class ConnectionConformanceTest {
                 pair.server().queuePair().postReceive(receive(i, inbox, i * 16L, 16));
             }
             GuardedRegion outbox = bench.client().registerOpen(16).fill(45);
-            io.nvmf4j.verbs.SendWorkRequest chain = send(0, outbox, 0, 16);
-            io.nvmf4j.verbs.SendWorkRequest last = chain;
+            SendWorkRequest chain = send(0, outbox, 0, 16);
+            SendWorkRequest last = chain;
             for (int i = 1; i <= depth; i++) {
-                io.nvmf4j.verbs.SendWorkRequest next = send(i, outbox, 0, 16);
+                SendWorkRequest next = send(i, outbox, 0, 16);
                 last.next(next);
                 last = next;
             }
@@ -347,7 +358,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingBeyondTheSendQueueDepthFailsWithQueueFullAndLosesNothing(ProviderUnderTest provider)
             throws Exception {
@@ -356,7 +367,7 @@ class ConnectionConformanceTest {
             Loopback.Pair pair = bench.connect(four, four);
             int depth = pair.client().queuePair().attributes().maxSendWr();
             int size = 1 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(46);
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(46);
             GuardedRegion sink = bench.client().registerOpen(size);
             int accepted = 0;
             VerbsException full = null;
@@ -384,13 +395,13 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void peerThatDisappearsMidTransferLeavesNoWorkRequestHanging(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
             int size = 16 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(47);
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(47);
             GuardedRegion sink = bench.client().registerOpen(size);
             GuardedRegion outbox = bench.client().registerOpen(64 * 1024).fill(48);
             GuardedRegion inbox = bench.server().registerOpen(64 * 1024);
@@ -409,7 +420,7 @@ class ConnectionConformanceTest {
             long failed = done.stream().filter(wc -> wc.status() != WcStatus.SUCCESS).count();
             // every request completes exactly once (a Send may complete before the Read posted ahead of it:
             // iWARP completes Sends when they are on the wire, a Read when its response is in)
-            assertEquals(java.util.stream.LongStream.range(0, posted).boxed().toList(),
+            assertEquals(LongStream.range(0, posted).boxed().toList(),
                     done.stream().map(WorkCompletion::wrId).sorted().toList(), "work requests completed");
             assertTrue(failed > 0, "every work request succeeded although the peer closed mid-transfer: " + done);
             Loopback.awaitDisconnect(pair.client());
@@ -424,7 +435,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void closedListenerRefusesConnectionsAndItsAcceptFailsWithClosed(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -438,7 +449,7 @@ class ConnectionConformanceTest {
             assertThrows(VerbsException.class,
                     () -> bench.device().connectionManager().connect(address, params, Duration.ofSeconds(3)));
             try (Socket probe = new Socket()) {
-                assertThrows(java.net.ConnectException.class, () -> probe.connect(address, 2000),
+                assertThrows(ConnectException.class, () -> probe.connect(address, 2000),
                         "TCP port of a closed listener still accepts");
             }
         }

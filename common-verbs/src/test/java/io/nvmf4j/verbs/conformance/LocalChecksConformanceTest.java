@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
@@ -19,6 +21,8 @@ import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -33,7 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class LocalChecksConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendFromAnUnknownLkeyFailsLocallyAndDeliversNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -57,7 +61,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendGatheringPastTheEndOfItsLocalRegionFailsLocally(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -80,7 +84,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void receiveIntoARegionWithoutLocalWriteFailsAndWritesNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -102,7 +106,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadIntoASinkWithoutLocalWriteFailsAndWritesNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -123,7 +127,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void workRequestWithMoreSgesThanTheQueuePairAllowsIsRefusedAtPost(ProviderUnderTest provider)
             throws Exception {
@@ -143,7 +147,7 @@ class LocalChecksConformanceTest {
             assertEquals(VerbsErrorCode.INVALID_ARGUMENT, refused.code(), refused::getMessage);
 
             GuardedRegion inbox = bench.server().registerOpen(4096);
-            io.nvmf4j.verbs.ReceiveWorkRequest recv = new io.nvmf4j.verbs.ReceiveWorkRequest(maxRecv + 1).wrId(2);
+            ReceiveWorkRequest recv = new ReceiveWorkRequest(maxRecv + 1).wrId(2);
             recv.sgList().count(maxRecv + 1);
             for (int i = 0; i <= maxRecv; i++) {
                 recv.sgList().get(i).set(inbox.region(), i * 16L, 16);
@@ -158,7 +162,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadWithMoreSinkSgesThanMaxSgeRdIsRefusedOrScatteredCorrectly(ProviderUnderTest provider)
             throws Exception {
@@ -167,7 +171,7 @@ class LocalChecksConformanceTest {
             int maxSgeRd = bench.device().attributes().maxSgeRd();
             GuardedRegion remote = bench.server().register(300, AccessFlag.REMOTE_READ).fill(5);
             GuardedRegion sink = bench.client().registerOpen(4096);
-            SendWorkRequest read = new SendWorkRequest(2).wrId(1).opcode(io.nvmf4j.verbs.SendOpcode.RDMA_READ)
+            SendWorkRequest read = new SendWorkRequest(2).wrId(1).opcode(SendOpcode.RDMA_READ)
                     .remote(remote.address(0), remote.rkey());
             read.sgList().count(2);
             read.sgList().get(0).set(sink.region(), 0, 100);
@@ -191,7 +195,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void moreRdmaReadsThanTheOrdAreQueuedAndAllComplete(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -215,7 +219,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void zeroLengthSendWriteAndReadComplete(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -227,8 +231,8 @@ class LocalChecksConformanceTest {
             SendWorkRequest write = WorkRequests.rdmaWrite(10, local, 0, 0, remote.address(0), remote.rkey());
             write.next(rdmaRead(11, local, 0, 0, remote.address(0), remote.rkey())).next().next(send(12, local, 0, 0));
             pair.client().queuePair().postSend(write);
-            List<WorkCompletion> done = new java.util.ArrayList<>(bench.client().awaitCompletions(3, TIMEOUT));
-            done.sort(java.util.Comparator.comparingLong(WorkCompletion::wrId)); // a Read may complete last
+            List<WorkCompletion> done = new ArrayList<>(bench.client().awaitCompletions(3, TIMEOUT));
+            done.sort(Comparator.comparingLong(WorkCompletion::wrId)); // a Read may complete last
             assertSuccess(done.get(0), 10, WcOpcode.RDMA_WRITE);
             assertSuccess(done.get(1), 11, WcOpcode.RDMA_READ);
             assertEquals(0, done.get(1).byteLength());
@@ -242,7 +246,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void completionQueueTooSmallForItsCompletionsReportsOverflowInsteadOfDroppingThemSilently(
             ProviderUnderTest provider) throws Exception {

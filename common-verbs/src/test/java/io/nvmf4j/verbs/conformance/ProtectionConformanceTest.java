@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +40,7 @@ class ProtectionConformanceTest {
     private static final int SIZE = 4096;
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteWithUnknownStagIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -54,7 +55,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadWithUnknownStagIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -66,7 +67,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteIntoRegionOfAnotherProtectionDomainIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -82,7 +83,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadFromRegionOfAnotherProtectionDomainIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -95,7 +96,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteIntoRegionWithoutRemoteWriteAccessIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -110,7 +111,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadFromRegionWithoutRemoteReadAccessIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -122,7 +123,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteRunningPastTheEndOfTheRegionIsRejectedAndWritesNothingPastIt(ProviderUnderTest provider)
             throws Exception {
@@ -135,13 +136,13 @@ class ProtectionConformanceTest {
             // the last 64 bytes are inside the region; a provider may have placed them before it saw the end
             byte[] after = target.snapshot();
             System.arraycopy(before, SIZE - 64, after, SIZE - 64, 64);
-            Patterns.assertSameBytes(before, java.lang.foreign.MemorySegment.ofArray(after),
+            Patterns.assertSameBytes(before, MemorySegment.ofArray(after),
                     "region outside the bytes the write addressed");
         }
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteStartingBeforeTheRegionIsRejectedAndWritesNothingBeforeIt(ProviderUnderTest provider)
             throws Exception {
@@ -156,7 +157,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadRunningPastTheEndOfTheRegionIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -167,7 +168,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadStartingBeforeTheRegionIsRejected(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -178,7 +179,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteWithInvalidatedKeyIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -203,7 +204,7 @@ class ProtectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadWithInvalidatedKeyIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {

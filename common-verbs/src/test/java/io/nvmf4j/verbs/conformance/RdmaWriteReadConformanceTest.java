@@ -8,6 +8,8 @@ import static io.nvmf4j.verbs.conformance.WorkRequests.receive;
 import static io.nvmf4j.verbs.conformance.WorkRequests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WorkCompletion;
@@ -27,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RdmaWriteReadConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteChainedBeforeSendIsVisibleWhenTheReceiveCompletes(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -55,7 +57,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadAfterRdmaWriteReturnsTheWrittenBytes(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -78,13 +80,13 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadFetchesRemoteBytesWithoutAnyCallFromTheRemoteApplication(ProviderUnderTest provider)
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
-            GuardedRegion remote = bench.server().register(10_000, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(4);
+            GuardedRegion remote = bench.server().register(10_000, AccessFlag.REMOTE_READ).fill(4);
             GuardedRegion sink = bench.client().registerOpen(10_000);
             // the server thread does nothing from here on: the provider answers the Read Request itself
             pair.client().queuePair().postSend(rdmaRead(7, sink, 1000, 5000, remote.address(3000), remote.rkey()));
@@ -102,7 +104,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteGathersThreeLocalSgesIntoOneRemoteRange(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -113,7 +115,7 @@ class RdmaWriteReadConformanceTest {
             pair.server().queuePair().postReceive(receive(1, inbox, 0, 16));
 
             SendWorkRequest write = new SendWorkRequest(3).wrId(3)
-                    .opcode(io.nvmf4j.verbs.SendOpcode.RDMA_WRITE).remote(remote.address(10), remote.rkey());
+                    .opcode(SendOpcode.RDMA_WRITE).remote(remote.address(10), remote.rkey());
             write.sgList().count(3);
             write.sgList().get(0).set(data.region(), 4000, 96);
             write.sgList().get(1).set(data.region(), 0, 1);
@@ -134,7 +136,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}, {1} bytes")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#availableWithTransferSizes")
+    @MethodSource("ProviderUnderTest#availableWithTransferSizes")
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void rdmaWriteSendAndRdmaReadMoveEveryByteOfTheTransfer(ProviderUnderTest provider, int size) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {

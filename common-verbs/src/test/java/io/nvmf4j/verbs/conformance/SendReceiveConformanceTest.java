@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -28,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SendReceiveConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendGatheredFromThreeSgesIsScatteredIntoThreeReceiveSges(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -71,7 +72,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendsArriveInTheOrderPostedAndFillReceivesInTheOrderPosted(ProviderUnderTest provider) throws Exception {
         int messages = 64;
@@ -106,7 +107,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendWithNoPostedReceiveErrorsTheReceiverAndTerminatesTheSender(ProviderUnderTest provider)
             throws Exception {
@@ -142,7 +143,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @MethodSource("ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendLongerThanThePostedReceiveCompletesItWithLengthErrorAndWritesNothingPastIt(
             ProviderUnderTest provider) throws Exception {
@@ -157,7 +158,7 @@ class SendReceiveConformanceTest {
             assertEquals(1, wc.wrId());
             assertEquals(WcStatus.LOC_LEN_ERR, wc.status(), () -> "receive completion " + wc);
             byte[] outside = sink.snapshot();
-            java.util.Arrays.fill(outside, 1024, 1024 + 64, (byte) 0); // the receive buffer itself may be written
+            Arrays.fill(outside, 1024, 1024 + 64, (byte) 0); // the receive buffer itself may be written
             Patterns.assertSameBytes(new byte[4096], MemorySegment.ofArray(outside),
                     "receive region outside the 64-byte receive buffer");
             sink.assertGuardsIntact();
