@@ -304,7 +304,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
             if (state == QueuePairState.ERROR) {
                 finishAfterError();
             } else {
-                transmitter.pump();
+                try {
+                    transmitter.pump();
+                } catch (RuntimeException e) {
+                    // e.g. the arena of a registered region was closed under a send
+                    enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "send failed: " + e, null);
+                }
             }
             missed = txWip.addAndGet(-missed);
         } while (missed != 0);
