@@ -141,8 +141,9 @@ class RdmaWriteReadConformanceTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void signaledCompletionImpliesTheUnsignaledReadPostedBeforeItIsDone(ProviderUnderTest provider)
             throws Exception {
-        // verbs: an unsignaled work request is known complete when a later signaled one on the same send queue
-        // completes; an application then reuses the Read's sink buffer, so the data must be in by then
+        // ibv_poll_cq: "A Work Completion indicates that a Work Request in a Work Queue, and all of the
+        // outstanding unsignaled Work Requests that posted to that Work Queue ... have completed". An
+        // application then reuses the Read's sink buffer, so its data must be in by then.
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
             int size = 4 << 20;
