@@ -366,13 +366,13 @@ class ConnectionConformanceTest {
             QueuePairAttributes four = QueuePairAttributes.defaults().withQueueDepths(4, 4);
             Loopback.Pair pair = bench.connect(four, four);
             int depth = pair.client().queuePair().attributes().maxSendWr();
-            int size = 1 << 20;
+            int size = 8 << 20;
             GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(46);
             GuardedRegion sink = bench.client().registerOpen(size);
             int accepted = 0;
             VerbsException full = null;
-            // 1 MiB Reads take far longer than a post: the queue fills before the first one completes
-            for (int attempt = 0; attempt < 4 * depth && full == null; attempt++) {
+            // 8 MiB Reads take milliseconds, a post microseconds: the queue fills before the first completes
+            for (int attempt = 0; attempt < 16 * depth && full == null; attempt++) {
                 try {
                     pair.client().queuePair().postSend(
                             WorkRequests.rdmaRead(attempt, sink, 0, size, remote.address(0), remote.rkey()));
@@ -381,7 +381,7 @@ class ConnectionConformanceTest {
                     full = e;
                 }
             }
-            assertNotNull(full, "posted " + accepted + " 1 MiB RDMA Reads on a send queue of depth " + depth
+            assertNotNull(full, "posted " + accepted + " 8 MiB RDMA Reads on a send queue of depth " + depth
                     + " without a QUEUE_FULL");
             assertEquals(VerbsErrorCode.QUEUE_FULL, full.code(), full.getMessage());
             assertTrue(accepted >= depth, "only " + accepted + " accepted before QUEUE_FULL, depth " + depth);
