@@ -50,7 +50,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ConnectionConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void privateDataOfConnectAndAcceptReachesTheOtherSide(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -82,7 +82,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rejectReachesTheConnectorAsConnectionRejectedExceptionWithItsPrivateData(ProviderUnderTest provider)
             throws Exception {
@@ -105,7 +105,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPortWithNoListenerFailsWithinTheTimeout(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -122,7 +122,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPeerThatNeverAnswersTimesOut(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider);
@@ -142,7 +142,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void disconnectIsDeliveredToThePeerAndFlushesItsReceives(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -167,7 +167,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingAQueuePairWithOutstandingReceivesFlushesThemAndTheOtherSideSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
@@ -191,7 +191,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingAQueuePairWithAReadInFlightCompletesItAndLaterPostsAreRefusedOrFlushed(ProviderUnderTest provider)
             throws Exception {
@@ -224,7 +224,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void closingADeviceEndsItsConnectionsAndThePeerOnAnotherDeviceSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
@@ -252,7 +252,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void thirtyTwoConnectionsShareOneCompletionQueuePerSideAndCompletionsCarryTheirQueuePairNumber(
             ProviderUnderTest provider) throws Exception {
@@ -298,7 +298,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingMoreReceivesThanTheReceiveQueueHoldsFailsWithQueueFull(ProviderUnderTest provider)
             throws Exception {
@@ -326,7 +326,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingAChainLongerThanTheSendQueueFailsWithQueueFullAndPostsNothing(ProviderUnderTest provider)
             throws Exception {
@@ -358,7 +358,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void postingBeyondTheSendQueueDepthFailsWithQueueFullAndLosesNothing(ProviderUnderTest provider)
             throws Exception {
@@ -395,7 +395,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void peerThatDisappearsMidTransferLeavesNoWorkRequestHanging(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -435,7 +435,7 @@ class ConnectionConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void closedListenerRefusesConnectionsAndItsAcceptFailsWithClosed(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {

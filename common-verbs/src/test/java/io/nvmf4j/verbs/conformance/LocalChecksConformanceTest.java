@@ -20,9 +20,11 @@ import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -37,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class LocalChecksConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendFromAnUnknownLkeyFailsLocallyAndDeliversNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -61,7 +63,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendGatheringPastTheEndOfItsLocalRegionFailsLocally(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -84,7 +86,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void receiveIntoARegionWithoutLocalWriteFailsAndWritesNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -106,7 +108,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadIntoASinkWithoutLocalWriteFailsAndWritesNothing(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -127,7 +129,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void workRequestWithMoreSgesThanTheQueuePairAllowsIsRefusedAtPost(ProviderUnderTest provider)
             throws Exception {
@@ -162,7 +164,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadWithMoreSinkSgesThanMaxSgeRdIsRefusedOrScatteredCorrectly(ProviderUnderTest provider)
             throws Exception {
@@ -195,7 +197,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void moreRdmaReadsThanTheOrdAreQueuedAndAllComplete(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -219,7 +221,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void zeroLengthSendWriteAndReadComplete(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -246,7 +248,7 @@ class LocalChecksConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void completionQueueTooSmallForItsCompletionsReportsOverflowInsteadOfDroppingThemSilently(
             ProviderUnderTest provider) throws Exception {
@@ -269,6 +271,27 @@ class LocalChecksConformanceTest {
             }
             assertTrue(bench.client().cq().overflowed(), capacity + "-entry CQ took " + sends
                     + " completions without reporting an overflow");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void registrationOfHeapMemoryOrRemoteWriteWithoutLocalWriteIsRefused(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            var pd = bench.server().pd();
+            VerbsException heap = assertThrows(VerbsException.class,
+                    () -> pd.register(MemorySegment.ofArray(new byte[4096]),
+                            EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            assertEquals(VerbsErrorCode.INVALID_ARGUMENT, heap.code(), heap::getMessage);
+            var segment = bench.arena().allocate(4096);
+            VerbsException remoteOnly = assertThrows(VerbsException.class,
+                    () -> pd.register(segment, EnumSet.of(AccessFlag.REMOTE_WRITE)));
+            assertEquals(VerbsErrorCode.INVALID_ARGUMENT, remoteOnly.code(), remoteOnly::getMessage);
+            VerbsException empty = assertThrows(VerbsException.class,
+                    () -> pd.register(segment.asSlice(0, 0), EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            assertEquals(VerbsErrorCode.INVALID_ARGUMENT, empty.code(), empty::getMessage);
         }
     }
 

@@ -36,7 +36,7 @@ class ProviderDiscoveryConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void availableProviderOpensItsFirstDeviceAndReportsSaneLimits(ProviderUnderTest provider) throws Exception {
         assertFalse(provider.provider().deviceNames().isEmpty(), "an available provider lists a device");

@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class RdmaWriteReadConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteChainedBeforeSendIsVisibleWhenTheReceiveCompletes(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -58,7 +58,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadAfterRdmaWriteReturnsTheWrittenBytes(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -81,7 +81,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaReadFetchesRemoteBytesWithoutAnyCallFromTheRemoteApplication(ProviderUnderTest provider)
             throws Exception {
@@ -105,7 +105,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void rdmaWriteGathersThreeLocalSgesIntoOneRemoteRange(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -202,7 +202,7 @@ class RdmaWriteReadConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}, {1} bytes")
-    @MethodSource("ProviderUnderTest#availableWithTransferSizes")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#availableWithTransferSizes")
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void rdmaWriteSendAndRdmaReadMoveEveryByteOfTheTransfer(ProviderUnderTest provider, int size) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SendReceiveConformanceTest {
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendGatheredFromThreeSgesIsScatteredIntoThreeReceiveSges(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
@@ -72,7 +72,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendsArriveInTheOrderPostedAndFillReceivesInTheOrderPosted(ProviderUnderTest provider) throws Exception {
         int messages = 64;
@@ -107,7 +107,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendWithNoPostedReceiveErrorsTheReceiverAndTerminatesTheSender(ProviderUnderTest provider)
             throws Exception {
@@ -143,7 +143,7 @@ class SendReceiveConformanceTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("ProviderUnderTest#available")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void sendLongerThanThePostedReceiveCompletesItWithLengthErrorAndWritesNothingPastIt(
             ProviderUnderTest provider) throws Exception {

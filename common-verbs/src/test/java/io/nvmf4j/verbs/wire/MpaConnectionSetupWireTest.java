@@ -4,13 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairSetup;
 import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.conformance.GuardedRegion;
@@ -104,6 +108,27 @@ class MpaConnectionSetupWireTest {
             WorkRequests.assertSuccess(wc, 1, WcOpcode.RECV);
             Patterns.assertSameBytes(payload, inbox.segment().asSlice(0, 24), "Send");
             assertTrue(connection.isConnected());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void largestPrivateDataAnMpaV2FrameCarriesTravelsBothWaysAndOneByteMoreIsRefused() throws Exception {
+        // RFC 5044, 7.1: at most 512 bytes of private data; RFC 6581 takes 4 of them for IRD/ORD
+        try (WireBench wire = WireBench.open()) {
+            byte[] request = Patterns.bytes(61, 508);
+            byte[] reply = Patterns.bytes(62, 508);
+            Loopback.Pair pair = wire.bench().connect(QueuePairAttributes.defaults(), QueuePairAttributes.defaults(),
+                    request, reply);
+            assertArrayEquals(request, pair.server().peerPrivateData());
+            assertArrayEquals(reply, pair.client().peerPrivateData());
+
+            ConnectParams tooMuch = new ConnectParams(wire.bench().client().pd(), wire.bench().client().cq(),
+                    wire.bench().client().cq(), QueuePairAttributes.defaults(), new byte[509]);
+            VerbsException refused = assertThrows(VerbsException.class, () -> wire.bench().device()
+                    .connectionManager().connect(wire.bench().listener().localAddress(), tooMuch, Loopback.TIMEOUT));
+            assertEquals(VerbsErrorCode.INVALID_ARGUMENT, refused.code(), refused::getMessage);
+            assertNull(wire.bench().listener().accept(QUIET), "an oversized request reached the listener");
         }
     }
 
