@@ -137,6 +137,7 @@ final class ProgressEngine implements Runnable {
                 qp.channel.register(selector, SelectionKey.OP_READ, qp);
                 queuePairs.add(qp);
                 any = true;
+                qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {
                 qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
             }

@@ -5,7 +5,9 @@ import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.softiwarp.mpa.MpaFrame;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaNegotiation;
+import io.nvmf4j.verbs.softiwarp.mpa.MpaV2IrdOrd;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -63,8 +65,16 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
     }
 
     /** siw_accept(). */
+    private void checkPrivateDataLength(byte[] privateData) throws VerbsException {
+        int max = MpaFrame.MAX_PRIVATE_DATA - (request.enhanced() ? MpaV2IrdOrd.LENGTH : 0);
+        if (privateData != null && privateData.length > max) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "private data longer than " + max + " bytes");
+        }
+    }
+
     @Override
     public RdmaConnection accept(AcceptParams params) throws VerbsException {
+        checkPrivateDataLength(params.privateData());
         answer();
         if (!(params.pd() instanceof SoftiwarpProtectionDomain pd)) {
             ChannelIo.closeQuietly(channel);
@@ -99,6 +109,7 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
     /** siw_reject(). */
     @Override
     public void reject(byte[] privateData) throws VerbsException {
+        checkPrivateDataLength(privateData);
         answer();
         try {
             ChannelIo.writeFully(channel, ByteBuffer.wrap(MpaNegotiation.reject(request,
