@@ -1,0 +1,27 @@
+package io.nvmf4j.verbs.bench;
+
+/**
+ * One row's figure for one transport.
+ *
+ * @param value          median round trip in microseconds, or bandwidth in MB/s (10^6 bytes per second)
+ * @param p99            99th percentile round trip in microseconds (NaN for bandwidth)
+ * @param operations     operations in the measured window
+ * @param allocatedBytes heap bytes allocated by all threads of the JVM in the window
+ * @param collections    garbage collections in the window
+ */
+record Measurement(double value, double p99, long operations, long allocatedBytes, long collections) {
+
+    static Measurement latency(LatencyStats stats, AllocationMeter meter) {
+        return new Measurement(stats.quantileMicros(0.5), stats.quantileMicros(0.99), stats.operations(),
+                meter.allocatedBytes(), meter.collections());
+    }
+
+    static Measurement bandwidth(long bytes, long nanos, long operations, AllocationMeter meter) {
+        return new Measurement(bytes * 1000.0 / nanos, Double.NaN, operations, meter.allocatedBytes(),
+                meter.collections());
+    }
+
+    double bytesPerOperation() {
+        return operations == 0 ? Double.NaN : (double) allocatedBytes / operations;
+    }
+}
