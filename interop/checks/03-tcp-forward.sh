@@ -6,15 +6,15 @@ CHECK_TIMEOUT=90
 guest_part() {
   local token reply
   # host -> guest: listen on 4420, answer with the token we received, reversed
-  python3 - "$GUEST_IP" > /tmp/fwd.log 2>&1 <<'PY' &
-import socket, sys
+  python3 - "$GUEST_IP" "$SYNC" > /tmp/fwd.log 2>&1 <<'PY' &
+import os, socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], 4420)); s.listen(1); s.settimeout(60)
+open(os.path.join(sys.argv[2], "guest-listening"), "w").close()   # only now may the host connect
 c, a = s.accept(); c.settimeout(30); data = c.recv(100).strip()
 print("guest got %r from %s" % (data, a), flush=True); c.sendall(data[::-1] + b"\n"); c.close()
 PY
   local py=$!
-  sleep 1; signal guest-listening
   wait $py || { cat /tmp/fwd.log; return 1; }
   cat /tmp/fwd.log
   # guest -> host
