@@ -21,6 +21,8 @@ final class AllocationMeter {
     private long gcBefore;
     private long allocated;
     private long collections;
+    private Map<Long, Long> perThread = Map.of();
+    private final Map<Long, String> names = new HashMap<>();
 
     AllocationMeter() {
         threads.setThreadAllocatedMemoryEnabled(true);
@@ -33,13 +35,40 @@ final class AllocationMeter {
 
     void stop() {
         Map<Long, Long> after = snapshot();
+        long gcAfter = gcCount();
         long sum = 0;
+        Map<Long, Long> deltas = new HashMap<>();
         for (Map.Entry<Long, Long> e : after.entrySet()) {
             // a thread that started inside the window counts from zero
-            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            long delta = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            sum += delta;
+            deltas.put(e.getKey(), delta);
         }
         allocated = sum;
-        collections = gcCount() - gcBefore;
+        collections = gcAfter - gcBefore;
+        perThread = deltas;
+        // names now, while the threads of the window are still alive
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(after.keySet().stream()
+                .mapToLong(Long::longValue).toArray())) {
+            if (info != null) {
+                names.put(info.getThreadId(), info.getThreadName());
+            }
+        }
+    }
+
+    /** The threads that allocated most in the window, as "name bytes" (called after {@link #stop()}). */
+    String topAllocators(int n) {
+        StringBuilder text = new StringBuilder();
+        perThread.entrySet().stream()
+                .filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<Long, Long>comparingByValue().reversed())
+                .limit(n)
+                .forEach(e -> {
+                    text.append(text.isEmpty() ? "" : ", ")
+                            .append(names.getOrDefault(e.getKey(), "thread " + e.getKey())).append(' ')
+                            .append(String.format("%,d", e.getValue()));
+                });
+        return text.isEmpty() ? "none" : text.toString();
     }
 
     long allocatedBytes() {

@@ -18,8 +18,8 @@ final class VerbsBandwidth {
     }
 
     static Measurement run(RdmaDevice device, SendOpcode opcode, int size, int depth, Duration warmup,
-            Duration window) throws IOException, InterruptedException {
-        try (VerbsLoopback loop = new VerbsLoopback(device, size, 1, 64)) {
+            Duration window, boolean busyPoll) throws IOException, InterruptedException {
+        try (VerbsLoopback loop = new VerbsLoopback(device, size, 1, 64, busyPoll)) {
             SendWorkRequest[] wrs = new SendWorkRequest[depth];
             for (int i = 0; i < depth; i++) {
                 wrs[i] = new SendWorkRequest(1).wrId(i).opcode(opcode).signaled(true)

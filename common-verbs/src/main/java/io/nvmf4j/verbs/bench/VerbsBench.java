@@ -20,8 +20,12 @@ import java.util.Map;
  *
  * <pre>
  *   java -cp common-verbs.jar io.nvmf4j.verbs.bench.VerbsBench [--provider softiwarp] [--seconds 3]
- *        [--warmup 1] [--depth 8] [--ref rtt8=61.0 --ref rtt4k=.. --ref stream64k=.. --ref stream1m=..]
+ *        [--warmup 1] [--depth 8] [--busy-poll] [--ref rtt8=61.0 --ref rtt4k=.. --ref stream64k=.. --ref stream1m=..]
  * </pre>
+ *
+ * {@code --busy-poll}: the benchmark threads poll their CQ in a loop instead of the CQ's await (spin a
+ * budget, then park). A figure that fails (an error completion, a timeout) shows as "failed" with the
+ * reason under the table; the other figures are still measured.
  */
 public final class VerbsBench {
 
@@ -29,7 +33,23 @@ public final class VerbsBench {
             boolean lowerIsBetter, boolean p99) {
     }
 
+    /** A figure's measurement, which may throw. */
+    @FunctionalInterface
+    private interface Figure {
+        Measurement measure() throws Exception;
+    }
+
     private VerbsBench() {
+    }
+
+    private static Measurement measure(String what, Figure figure) {
+        progress(what);
+        try {
+            return figure.measure();
+        } catch (Exception e) {
+            System.err.println("bench: " + what + " FAILED: " + e);
+            return Measurement.failed(e);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -37,6 +57,7 @@ public final class VerbsBench {
         Duration window = Duration.ofSeconds(3);
         Duration warmup = Duration.ofSeconds(1);
         int depth = 8;
+        boolean busyPoll = false;
         Map<String, Double> refs = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -44,6 +65,7 @@ public final class VerbsBench {
                 case "--seconds" -> window = Duration.ofMillis((long) (Double.parseDouble(args[++i]) * 1000));
                 case "--warmup" -> warmup = Duration.ofMillis((long) (Double.parseDouble(args[++i]) * 1000));
                 case "--depth" -> depth = Integer.parseInt(args[++i]);
+                case "--busy-poll" -> busyPoll = true;
                 case "--ref" -> {
                     String[] kv = args[++i].split("=", 2);
                     if (kv.length == 2 && !kv[1].isBlank()) {
@@ -52,7 +74,7 @@ public final class VerbsBench {
                 }
                 default -> {
                     System.err.println("usage: VerbsBench [--provider name] [--seconds s] [--warmup s] [--depth n]"
-                            + " [--ref key=value]...");
+                            + " [--busy-poll] [--ref key=value]...");
                     System.exit(2);
                 }
             }
@@ -60,34 +82,38 @@ public final class VerbsBench {
         PrintStream out = System.out;
         RdmaProvider provider = RdmaProviders.byName(providerName);
         List<Row> rows = new ArrayList<>();
+        final Duration w = window;
+        final Duration wu = warmup;
+        final boolean busy = busyPoll;
+        final int d = depth;
         try (RdmaDevice device = provider.openDevice(null)) {
             for (int size : new int[] {8, 4096}) {
                 String label = size == 8 ? "8 B" : "4 KiB";
-                progress("Send/Receive round trip " + label + ": " + providerName);
-                Measurement verbs = VerbsPingPong.run(device, size, warmup, window);
-                progress("ping-pong " + label + ": TCP");
-                Measurement tcp = TcpPingPong.run(size, warmup, window);
+                Measurement verbs = measure("Send/Receive round trip " + label + ": " + providerName,
+                        () -> VerbsPingPong.run(device, size, wu, w, busy));
+                Measurement tcp = measure("ping-pong " + label + ": TCP", () -> TcpPingPong.run(size, wu, w));
                 String key = size == 8 ? "rtt8" : "rtt4k";
                 rows.add(new Row("Send/Recv round trip " + label + ", median", "us", verbs, tcp, key, true, false));
                 rows.add(new Row("Send/Recv round trip " + label + ", p99", "us", verbs, tcp, key + "p99", true, true));
             }
             Map<Integer, Measurement> streams = new HashMap<>();
             for (int size : new int[] {64 * 1024, 1024 * 1024}) {
-                progress("TCP stream " + size / 1024 + " KiB");
-                streams.put(size, TcpStream.run(size, warmup, window));
+                streams.put(size, measure("TCP stream " + size / 1024 + " KiB", () -> TcpStream.run(size, wu, w)));
             }
             for (SendOpcode opcode : new SendOpcode[] {SendOpcode.RDMA_WRITE, SendOpcode.RDMA_READ}) {
                 for (int size : new int[] {64 * 1024, 1024 * 1024}) {
                     String label = size == 65536 ? "64 KiB" : "1 MiB";
-                    progress(opcode + " " + label + ", depth " + depth + ": " + providerName);
-                    Measurement verbs = VerbsBandwidth.run(device, opcode, size, depth, warmup, window);
+                    Measurement verbs = measure(opcode + " " + label + ", depth " + depth + ": " + providerName,
+                            () -> VerbsBandwidth.run(device, opcode, size, d, wu, w, busy));
                     rows.add(new Row((opcode == SendOpcode.RDMA_WRITE ? "RDMA Write " : "RDMA Read ") + label
                             + " (TCP: stream)", "MB/s", verbs, streams.get(size),
                             size == 65536 ? "stream64k" : "stream1m", false, false));
                 }
             }
         }
-        print(out, providerName, depth, window, rows, refs);
+        print(out, providerName + (busyPoll ? " (busy-poll)" : ""), depth, window, rows, refs);
+        boolean failed = rows.stream().anyMatch(r -> r.verbs.failure() != null || r.tcp.failure() != null);
+        System.exit(failed ? 1 : 0);
     }
 
     private static void progress(String what) {
@@ -109,18 +135,31 @@ public final class VerbsBench {
             double v = row.p99 ? row.verbs.p99() : row.verbs.value();
             double t = row.p99 ? row.tcp.p99() : row.tcp.value();
             Double ref = refs.get(row.refKey);
-            out.printf(format, row.name, row.unit, fmt(v), fmt(t), String.format("%.2f", v / t),
-                    ref == null ? "-" : fmt(ref), String.format("%.2f", row.verbs.bytesPerOperation()),
-                    String.format("%.2f", row.tcp.bytesPerOperation()), row.verbs.collections());
+            out.printf(format, row.name, row.unit, row.verbs.failure() != null ? "failed" : fmt(v),
+                    row.tcp.failure() != null ? "failed" : fmt(t), Double.isNaN(v / t) ? "-" : String.format("%.2f", v / t),
+                    ref == null ? "-" : fmt(ref), fmt2(row.verbs.bytesPerOperation()),
+                    fmt2(row.tcp.bytesPerOperation()), row.verbs.collections());
         }
         out.println();
-        out.println("operations measured per row (" + provider + " / TCP):");
+        out.println("per row (" + provider + " / TCP): operations measured; heap bytes allocated in the window; "
+                + provider + "'s top allocating threads");
         for (Row row : rows) {
             if (!row.p99) {
-                out.printf("  %-42s %,12d / %,d; allocated %,d / %,d bytes%n", row.name, row.verbs.operations(),
-                        row.tcp.operations(), row.verbs.allocatedBytes(), row.tcp.allocatedBytes());
+                out.printf("  %-40s %,9d / %,9d ops; %,11d / %,d bytes; %s%n", row.name, row.verbs.operations(),
+                        row.tcp.operations(), row.verbs.allocatedBytes(), row.tcp.allocatedBytes(),
+                        row.verbs.topAllocators());
             }
         }
+        for (Row row : rows) {
+            if (!row.p99 && (row.verbs.failure() != null || row.tcp.failure() != null)) {
+                out.println("FAILED " + row.name + ": " + (row.verbs.failure() != null ? row.verbs.failure()
+                        : row.tcp.failure()));
+            }
+        }
+    }
+
+    private static String fmt2(double v) {
+        return Double.isNaN(v) ? "-" : String.format("%.2f", v);
     }
 
     private static String fmt(double v) {

@@ -39,6 +39,7 @@ final class VerbsLoopback implements AutoCloseable {
     final End client;
     final End server;
     private final Arena arena = Arena.ofShared();
+    private RdmaListener listener;
 
     /** One side: domain, CQ, buffer, its receive work requests, the connection. */
     static final class End {
@@ -46,9 +47,12 @@ final class VerbsLoopback implements AutoCloseable {
         final CompletionQueue cq;
         final MemoryRegion buffer;
         final ReceiveWorkRequest[] receives;
+        final boolean busyPoll;
         RdmaConnection connection;
 
-        End(RdmaDevice device, Arena arena, int bufferSize, int receives, int receiveSize) throws VerbsException {
+        End(RdmaDevice device, Arena arena, int bufferSize, int receives, int receiveSize, boolean busyPoll)
+                throws VerbsException {
+            this.busyPoll = busyPoll;
             pd = device.allocatePd();
             cq = device.createCompletionQueue(1024);
             buffer = pd.register(arena.allocate(bufferSize, 4096),
@@ -67,15 +71,30 @@ final class VerbsLoopback implements AutoCloseable {
             };
         }
 
-        /** Waits up to {@link #TIMEOUT} for completions; fails on an error status or on the timeout. */
-        int await(WorkCompletion[] out) throws IOException {
-            int n;
+        /**
+         * Up to {@code nanos} for completions: the CQ's await (spin, then park), or with busy polling
+         * {@code poll} in a loop on this thread. Returns 0 on timeout.
+         */
+        int awaitSlice(WorkCompletion[] out, long nanos) throws IOException {
+            if (busyPoll) {
+                long deadline = System.nanoTime() + nanos;
+                int n;
+                while ((n = cq.poll(out)) == 0 && System.nanoTime() - deadline < 0) {
+                    Thread.onSpinWait();
+                }
+                return n;
+            }
             try {
-                n = cq.await(out, TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                return cq.await(out, nanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted", e);
             }
+        }
+
+        /** Waits up to {@link #TIMEOUT} for completions; fails on an error status or on the timeout. */
+        int await(WorkCompletion[] out) throws IOException {
+            int n = awaitSlice(out, TIMEOUT.toNanos());
             if (n == 0) {
                 throw new IOException("no completion within " + TIMEOUT.toSeconds() + " s");
             }
@@ -97,14 +116,15 @@ final class VerbsLoopback implements AutoCloseable {
         }
     }
 
-    VerbsLoopback(RdmaDevice device, int bufferSize, int receives, int receiveSize)
+    VerbsLoopback(RdmaDevice device, int bufferSize, int receives, int receiveSize, boolean busyPoll)
             throws IOException, InterruptedException {
         QueuePairAttributes attributes = QueuePairAttributes.defaults().withQueueDepths(128, Math.max(1, receives))
                 .withSge(1, 1);
-        client = new End(device, arena, bufferSize, receives, receiveSize);
-        server = new End(device, arena, bufferSize, receives, receiveSize);
-        try (RdmaListener listener = device.connectionManager()
-                .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1)) {
+        client = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
+        server = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
+        // the listener stays open while the connection is in use, as a target's would
+        listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+        try {
             CompletableFuture<RdmaConnection> accepted = CompletableFuture.supplyAsync(() -> {
                 try {
                     ConnectRequest request = listener.accept(TIMEOUT);
@@ -123,12 +143,16 @@ final class VerbsLoopback implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             close();
             throw new IOException("loopback connection failed: " + e.getMessage(), e);
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e;
         }
     }
 
     @Override
     public void close() {
         try {
+            listener.close();
             client.close();
         } finally {
             try {

@@ -21,9 +21,9 @@ final class VerbsPingPong {
     private VerbsPingPong() {
     }
 
-    static Measurement run(RdmaDevice device, int size, Duration warmup, Duration window)
+    static Measurement run(RdmaDevice device, int size, Duration warmup, Duration window, boolean busyPoll)
             throws IOException, InterruptedException {
-        try (VerbsLoopback loop = new VerbsLoopback(device, 2 * size, RECEIVES, size)) {
+        try (VerbsLoopback loop = new VerbsLoopback(device, 2 * size, RECEIVES, size, busyPoll)) {
             Echo echo = new Echo(loop.server, size);
             Thread server = Thread.ofPlatform().name("bench-echo").daemon().start(echo);
             try {
@@ -74,12 +74,7 @@ final class VerbsPingPong {
     private static void drainSends(VerbsLoopback.End end, WorkCompletion[] wcs) throws IOException {
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
         while (System.nanoTime() - until < 0) {
-            try {
-                end.cq.await(wcs, 10, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted", e);
-            }
+            end.awaitSlice(wcs, TimeUnit.MILLISECONDS.toNanos(10));
         }
     }
 
@@ -110,7 +105,7 @@ final class VerbsPingPong {
             try {
                 var qp = end.connection.queuePair();
                 while (!stop) {
-                    int n = end.cq.await(wcs, 100, TimeUnit.MILLISECONDS);
+                    int n = end.awaitSlice(wcs, TimeUnit.MILLISECONDS.toNanos(100));
                     for (int i = 0; i < n; i++) {
                         WorkCompletion wc = wcs[i];
                         if (wc.status() != io.nvmf4j.verbs.WcStatus.SUCCESS) {
@@ -125,7 +120,7 @@ final class VerbsPingPong {
                         }
                     }
                 }
-            } catch (IOException | InterruptedException e) {
+            } catch (IOException e) {
                 failure = e;
             }
         }
