@@ -11,13 +11,15 @@ import io.nvmf4j.verbs.rping.RpingPattern;
 import io.nvmf4j.verbs.rping.RpingResult;
 import io.nvmf4j.verbs.rping.RpingServer;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j rping}: rdma-core's rping over nvmf4j's verbs, with rping's flags, so that it pings a
@@ -82,10 +84,13 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help")
     boolean help;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         String host = address != null ? address : (side.server ? "127.0.0.1" : null);
         if (host == null) {
             err.println("rping: the client needs the server's address (-a addr)");
@@ -108,13 +113,14 @@ public final class RpingCommand implements Callable<Integer> {
             try (RdmaDevice device = rdma.openDevice(null)) {
                 String role = side.server ? "server" : "client";
                 RpingResult result = side.server
-                        ? new RpingServer(options, out).run(device, bound -> {
+                        ? new RpingServer(options, out::println).run(device, bound -> {
                             out.println("rping server listening on " + bound.getAddress().getHostAddress() + ":"
                                     + bound.getPort() + " (" + rdma.name() + "/" + device.name() + ")");
                             out.flush();
                         })
-                        : new RpingClient(options, out).run(device);
+                        : new RpingClient(options, out::println).run(device);
                 out.println("rping " + role + ": " + result.summary());
+                out.flush();
                 return 0;
             }
         } catch (ProviderUnavailableException e) {

@@ -5,9 +5,9 @@ import io.nvmf4j.verbs.MemoryRegion;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsException;
-import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.function.Consumer;
 
 /**
  * rping's client side ({@code rping_run_client()} and {@code rping_test_client()}): per ping, fill the
@@ -18,10 +18,10 @@ import java.lang.foreign.ValueLayout;
 public final class RpingClient {
 
     private final RpingOptions options;
-    private final PrintStream out;
+    private final Consumer<String> out;
 
-    /** @param out where {@code -v} and {@code -d} lines go (rping prints to stdout) */
-    public RpingClient(RpingOptions options, PrintStream out) {
+    /** @param out takes the {@code -v} and {@code -d} lines (rping prints them to stdout) */
+    public RpingClient(RpingOptions options, Consumer<String> out) {
         this.options = options;
         this.out = out;
     }
@@ -70,7 +70,7 @@ public final class RpingClient {
                 }
             }
             if (options.verbose()) {
-                out.println("ping data: " + RpingPattern.text(rdmaBuf, size));
+                out.accept("ping data: " + RpingPattern.text(rdmaBuf, size));
             }
         }
         return new RpingResult(ping, size, options.validate(), System.nanoTime() - began);

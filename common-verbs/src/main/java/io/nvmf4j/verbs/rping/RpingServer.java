@@ -6,7 +6,6 @@ import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.VerbsException;
-import java.io.PrintStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -26,9 +25,10 @@ public final class RpingServer {
     static final int BUFFER_SIZE = 64 * 1024;
 
     private final RpingOptions options;
-    private final PrintStream out;
+    private final Consumer<String> out;
 
-    public RpingServer(RpingOptions options, PrintStream out) {
+    /** @param out takes the {@code -v} and {@code -d} lines (rping prints them to stdout) */
+    public RpingServer(RpingOptions options, Consumer<String> out) {
         this.options = options;
         this.out = out;
     }
@@ -91,7 +91,7 @@ public final class RpingServer {
                 }
             }
             if (options.verbose()) {
-                out.println("server ping data: " + RpingPattern.text(buffer, size));
+                out.accept("server ping data: " + RpingPattern.text(buffer, size));
             }
             session.sendGoAhead();
             RpingRdmaInfo sink = session.awaitInfo("the client's sink advertisement (ping " + pings + ")");

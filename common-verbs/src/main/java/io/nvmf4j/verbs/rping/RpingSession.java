@@ -14,11 +14,11 @@ import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The resources of one rping connection, as {@code rping_setup_qp()} and {@code rping_setup_buffers()}
@@ -54,7 +54,7 @@ final class RpingSession implements AutoCloseable {
     private final SendWorkRequest rdmaWr = new SendWorkRequest(1);
     private final WorkCompletion[] completions = new WorkCompletion[8];
     private final long timeoutNanos;
-    private final PrintStream debug;
+    private final Consumer<String> debug;
     private RdmaConnection connection;
 
     private int sendsPending;
@@ -67,9 +67,9 @@ final class RpingSession implements AutoCloseable {
     /**
      * @param rdmaSize  size of the rdma buffer
      * @param startSize size of the start buffer, 0 for none (server)
-     * @param debug     where {@code -d} lines go, or null
+     * @param debug     takes the {@code -d} lines, or null
      */
-    RpingSession(RdmaDevice device, int rdmaSize, int startSize, long timeoutNanos, PrintStream debug)
+    RpingSession(RdmaDevice device, int rdmaSize, int startSize, long timeoutNanos, Consumer<String> debug)
             throws VerbsException {
         this.timeoutNanos = timeoutNanos;
         this.debug = debug;
@@ -306,7 +306,7 @@ final class RpingSession implements AutoCloseable {
 
     void debug(String format, Object... args) {
         if (debug != null) {
-            debug.println(String.format(format, args));
+            debug.accept(String.format(format, args));
         }
     }
 

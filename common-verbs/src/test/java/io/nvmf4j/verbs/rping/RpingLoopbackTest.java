@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProviders;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -32,13 +29,13 @@ class RpingLoopbackTest {
 
     private static Outcome ping(int serverCount, int clientCount, int size) throws Exception {
         try (RdmaDevice device = RdmaProviders.byName("softiwarp").openDevice(null)) {
-            ByteArrayOutputStream serverText = new ByteArrayOutputStream();
-            ByteArrayOutputStream clientText = new ByteArrayOutputStream();
+            StringBuffer serverText = new StringBuffer();
+            StringBuffer clientText = new StringBuffer();
             CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
             CompletableFuture<RpingResult> server = CompletableFuture.supplyAsync(() -> {
                 try {
                     return new RpingServer(options(0, serverCount, RpingPattern.DEFAULT_SIZE),
-                            new PrintStream(serverText, true, StandardCharsets.UTF_8)).run(device, bound::complete);
+                            line -> serverText.append(line).append('\n')).run(device, bound::complete);
                 } catch (Exception e) {
                     bound.completeExceptionally(e);
                     throw new IllegalStateException(e);
@@ -46,10 +43,9 @@ class RpingLoopbackTest {
             });
             int port = bound.get(20, TimeUnit.SECONDS).getPort();
             RpingResult client = new RpingClient(options(port, clientCount, size),
-                    new PrintStream(clientText, true, StandardCharsets.UTF_8)).run(device);
+                    line -> clientText.append(line).append('\n')).run(device);
             RpingResult served = server.get(20, TimeUnit.SECONDS);
-            return new Outcome(served, client, serverText.toString(StandardCharsets.UTF_8),
-                    clientText.toString(StandardCharsets.UTF_8));
+            return new Outcome(served, client, serverText.toString(), clientText.toString());
         }
     }
 
