@@ -82,7 +82,8 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
         }
         SoftiwarpQueuePair qp = null;
         try {
-            qp = device.createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
+            // the queue pair belongs to the device of its protection domain (its STags live there)
+            qp = pd.softiwarpDevice().createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
             int[] irdOrd = MpaNegotiation.acceptedIrdOrd(request, params.qpAttributes().ird(),
                     params.qpAttributes().ord(), SoftiwarpDevice.MAX_IRD, SoftiwarpDevice.MAX_ORD);
             qp.negotiated(irdOrd[0], irdOrd[1], request.crc());
@@ -92,7 +93,7 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
             SoftiwarpConnection connection = new SoftiwarpConnection(qp, request.privateData(), local, remote);
             ChannelIo.writeFully(channel, ByteBuffer.wrap(reply),
                     System.nanoTime() + device.config().mpaTimeout().toNanos());
-            device.engine().add(qp);
+            qp.device.engine().add(qp);
             return connection;
         } catch (IOException e) {
             if (qp != null) {
