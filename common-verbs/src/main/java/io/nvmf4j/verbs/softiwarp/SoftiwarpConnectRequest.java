@@ -89,10 +89,11 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
             qp.negotiated(irdOrd[0], irdOrd[1], request.crc());
             params.setup().beforeConnect(qp);
             byte[] reply = MpaNegotiation.reply(request, irdOrd[0], irdOrd[1], params.privateData()).encode();
-            qp.establish(channel);
             SoftiwarpConnection connection = new SoftiwarpConnection(qp, request.privateData(), local, remote);
+            // the reply goes out before the queue pair may transmit: no FPDU can overtake it
             ChannelIo.writeFully(channel, ByteBuffer.wrap(reply),
                     System.nanoTime() + device.config().mpaTimeout().toNanos());
+            qp.establish(channel);
             qp.device.engine().add(qp);
             return connection;
         } catch (IOException e) {
