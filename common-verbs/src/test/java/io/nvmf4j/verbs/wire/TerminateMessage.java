@@ -50,6 +50,7 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
     static final int DDP_UT_ECODE_INVALID_QN = 0x01;
     static final int DDP_UT_ECODE_NO_BUFFER = 0x02;
     static final int DDP_UT_ECODE_INVALID_MSN_RANGE = 0x03;
+    static final int DDP_UT_ECODE_INVALID_MO = 0x04;
     static final int DDP_UT_ECODE_MESSAGE_TOO_LONG = 0x05;
     static final int DDP_UT_ECODE_INVALID_VERSION = 0x06;
 
