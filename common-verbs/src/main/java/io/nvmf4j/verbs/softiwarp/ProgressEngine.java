@@ -72,6 +72,11 @@ final class ProgressEngine implements Runnable {
                         }
                         continue;
                     }
+                    if (qp.overrun) {
+                        qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                                "completion queue overrun: completions were lost", null);
+                        continue;
+                    }
                     try {
                         if (qp.receiver.poll()) {
                             progress = true;

@@ -258,9 +258,10 @@ public final class SoftiwarpQueuePair implements QueuePair {
                 if (!w.finished) {
                     break;
                 }
-                if (w.signaled || w.completionStatus != WcStatus.SUCCESS) {
-                    sendCq.push(w.wrId, w.completionStatus, wcOpcode(w.opcode), w.completionLength, number, false, 0,
-                            w.completionVendorError);
+                if ((w.signaled || w.completionStatus != WcStatus.SUCCESS)
+                        && !sendCq.push(w.wrId, w.completionStatus, wcOpcode(w.opcode), w.completionLength, number,
+                        false, 0, w.completionVendorError)) {
+                    cqOverrun();
                 }
                 w.done = true;
                 sqRetireHead++;
@@ -278,7 +279,9 @@ public final class SoftiwarpQueuePair implements QueuePair {
                 return false;
             }
             rqHead++;
-            recvCq.push(expected.wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0);
+            if (!recvCq.push(expected.wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
+                cqOverrun();
+            }
             return true;
         }
     }
@@ -384,6 +387,17 @@ public final class SoftiwarpQueuePair implements QueuePair {
         Consumer<DisconnectEvent> listener = endListener;
         if (listener != null) {
             listener.accept(endEvent);
+        }
+    }
+
+    /** Set when a completion did not fit its CQ; the progress engine then ends the connection (siw: CQ error). */
+    volatile boolean overrun;
+
+    private void cqOverrun() {
+        overrun = true;
+        ProgressEngine e = engine;
+        if (e != null) {
+            e.wakeup();
         }
     }
 

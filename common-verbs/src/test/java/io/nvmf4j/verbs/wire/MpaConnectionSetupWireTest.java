@@ -21,6 +21,7 @@ import io.nvmf4j.verbs.conformance.GuardedRegion;
 import io.nvmf4j.verbs.conformance.Loopback;
 import io.nvmf4j.verbs.conformance.Patterns;
 import io.nvmf4j.verbs.conformance.WorkRequests;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -149,6 +150,75 @@ class MpaConnectionSetupWireTest {
             byte[] ulp = reply.revision() == 2 && reply.enhanced() ? reply.ulpPrivateData() : reply.privateData();
             assertArrayEquals(nvmeReject, ulp, "reject private data as the initiator's ULP sees it");
             assertTrue(raw.awaitClose(Loopback.TIMEOUT).closed(), "stream open after the reject");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void peerToPeerRequestOfferingWriteRtrIsAnsweredWithWriteRtrAndAZeroLengthWriteOpensTheStream()
+            throws Exception {
+        // RFC 6581, 5.1: P in the IRD word asks for peer-to-peer mode, the ORD word's RTR bits offer zero-length
+        // Write (0x8000) and Read (0x4000); siw_proc_mpareq() picks Write when offered; nvmet over siw answered
+        // 8010 8010 (LAB.md)
+        try (WireBench wire = WireBench.open()) {
+            GuardedRegion inbox = wire.provider().registerOpen(64);
+            RawIwarpInitiator raw = wire.connectRaw();
+            byte[] pd = ByteBuffer.allocate(4 + WireBench.REQUEST_PRIVATE_DATA.length)
+                    .putShort((short) (MpaConnectionFrame.IRD_PEER_TO_PEER | 16))
+                    .putShort((short) (MpaConnectionFrame.ORD_WRITE_RTR | MpaConnectionFrame.ORD_READ_RTR | 16))
+                    .put(WireBench.REQUEST_PRIVATE_DATA).array();
+            raw.write(MpaConnectionFrame.encode(MpaConnectionFrame.REQUEST_KEY, MpaConnectionFrame.FLAG_ENHANCED, 2,
+                    pd.length, pd));
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "peer-to-peer request not surfaced");
+            assertArrayEquals(WireBench.REQUEST_PRIVATE_DATA, request.privateData());
+            RdmaConnection connection = wire.bench().track(request.accept(new AcceptParams(wire.provider().pd(),
+                    wire.provider().cq(), wire.provider().cq(), QueuePairAttributes.defaults(),
+                    WireBench.REPLY_PRIVATE_DATA, WireBench.postReceive(1, inbox, 0, 64))));
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            assertTrue(reply.isReplyKey() && reply.enhanced() && !reply.reject(), reply::toString);
+            int irdWord = (reply.privateData()[0] & 0xff) << 8 | (reply.privateData()[1] & 0xff);
+            int ordWord = (reply.privateData()[2] & 0xff) << 8 | (reply.privateData()[3] & 0xff);
+            assertTrue((irdWord & MpaConnectionFrame.IRD_PEER_TO_PEER) != 0, "reply IRD word lacks P: " + irdWord);
+            assertEquals(MpaConnectionFrame.ORD_WRITE_RTR, ordWord & 0xc000, "the responder picks one RTR: Write");
+            assertArrayEquals(WireBench.REPLY_PRIVATE_DATA, reply.ulpPrivateData());
+
+            // the RTR: a zero-length RDMA Write (siw_qp_mpa_rts: STag 1, TO 0), then ordinary traffic
+            raw.sendFpdu(DdpSegment.rdmaWrite(1, 0, new byte[0]));
+            byte[] payload = Patterns.bytes(63, 20);
+            raw.sendFpdu(DdpSegment.send(raw.takeSendMsn(), payload));
+            WorkCompletion wc = wire.provider().awaitCompletion(Loopback.TIMEOUT);
+            WorkRequests.assertSuccess(wc, 1, WcOpcode.RECV);
+            Patterns.assertSameBytes(payload, inbox.segment().asSlice(0, 20), "Send after the RTR");
+            assertTrue(connection.isConnected());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void peerToPeerRequestOfferingOnlyReadRtrGetsAZeroLengthReadResponseToItsRtr() throws Exception {
+        try (WireBench wire = WireBench.open()) {
+            RawIwarpInitiator raw = wire.connectRaw();
+            byte[] pd = ByteBuffer.allocate(4).putShort((short) (MpaConnectionFrame.IRD_PEER_TO_PEER | 16))
+                    .putShort((short) (MpaConnectionFrame.ORD_READ_RTR | 16)).array();
+            raw.write(MpaConnectionFrame.encode(MpaConnectionFrame.REQUEST_KEY, MpaConnectionFrame.FLAG_ENHANCED, 2,
+                    pd.length, pd));
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "peer-to-peer request not surfaced");
+            wire.bench().track(request.accept(new AcceptParams(wire.provider().pd(), wire.provider().cq(),
+                    wire.provider().cq(), QueuePairAttributes.defaults(), new byte[0])));
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            int ordWord = (reply.privateData()[2] & 0xff) << 8 | (reply.privateData()[3] & 0xff);
+            assertEquals(MpaConnectionFrame.ORD_READ_RTR, ordWord & 0xc000, "only Read RTR was offered");
+
+            // the RTR: a zero-length RDMA Read Request; the answer is a zero-length Read Response to our sink
+            raw.sendFpdu(DdpSegment.readRequest(raw.takeReadRequestMsn(), 0x00000a01, 0x2000, 0, 1, 0));
+            byte[] response = raw.readFpdu(Loopback.TIMEOUT).ulpdu();
+            assertEquals(DdpSegment.control(true, true, DdpSegment.OP_READ_RESPONSE), DdpSegment.controlOf(response));
+            ByteBuffer header = ByteBuffer.wrap(response, 2, 12);
+            assertEquals(0x00000a01, header.getInt(), "Read Response sink STag");
+            assertEquals(0x2000, header.getLong(), "Read Response sink TO");
+            assertEquals(DdpSegment.TAGGED_HEADER_LENGTH, response.length, "zero-length Read Response");
         }
     }
 
