@@ -56,7 +56,8 @@ final class IoCommands {
         DataDirection direction = DataDirection.ofOpcode(opcode);
         int blockSize = ns.backend().blockSize();
         if (opcode == IoOpcode.READ.code() || opcode == IoOpcode.WRITE.code()) {
-            long length = ReadCommand.wrap(sqe).dataLength(blockSize);
+            LbaRangeCommand cmd = opcode == IoOpcode.READ.code() ? ReadCommand.wrap(sqe) : WriteCommand.wrap(sqe);
+            long length = cmd.dataLength(blockSize);
             // a transfer beyond MDTS is an invalid field (NVMe Base 2.0, 5.15.2.1 MDTS)
             if (length > req.queue().port().maxDataTransferBytes()) {
                 req.errorLocation(LbaRangeCommand.OFFSET_NLB);
