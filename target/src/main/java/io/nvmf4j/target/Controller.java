@@ -1,5 +1,9 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
+import io.nvmf4j.protocol.fabrics.ControllerConfiguration;
+import io.nvmf4j.protocol.fabrics.ControllerProperty;
+import io.nvmf4j.protocol.fabrics.ControllerStatus;
 import io.nvmf4j.target.backend.BackendException;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -21,17 +25,17 @@ public final class Controller {
     private static final System.Logger LOG = System.getLogger(Controller.class.getName());
 
     // Controller property offsets (NVMe Base 2.0, 3.1.4; NVMe-oF 1.1, 3.5 Property Get/Set).
-    public static final int REG_CAP = 0x00;
-    public static final int REG_VS = 0x08;
-    public static final int REG_CC = 0x14;
-    public static final int REG_CSTS = 0x1C;
+    public static final int REG_CAP = ControllerProperty.CAP.offset();
+    public static final int REG_VS = ControllerProperty.VS.offset();
+    public static final int REG_CC = ControllerProperty.CC.offset();
+    public static final int REG_CSTS = ControllerProperty.CSTS.offset();
 
     public static final int CC_ENABLE = 1;
     public static final int CSTS_RDY = 1;
     public static final int CSTS_CFS = 1 << 1;
     public static final int CSTS_SHST_MASK = 0x3 << 2;
-    public static final int CSTS_SHST_OCCURRING = 0x1 << 2;
-    public static final int CSTS_SHST_COMPLETE = 0x2 << 2;
+    public static final int CSTS_SHST_OCCURRING = ControllerStatus.SHST_OCCURRING << 2;
+    public static final int CSTS_SHST_COMPLETE = ControllerStatus.SHST_COMPLETE << 2;
 
     /** CAP.TO in 500 ms units: 7.5 s, as nvmet (15). */
     public static final int CAP_TIMEOUT_UNITS = 15;
@@ -81,11 +85,8 @@ public final class Controller {
      * physically contiguous queues), TO 7.5 s, DSTRD 0, CSS bit 37 = NVM command set, MPSMIN = MPSMAX = 0 (4 KiB).
      */
     static long computeCap(Port port) {
-        long c = (port.maxQueueSize() - 1) & 0xFFFFL;
-        c |= 1L << 16;
-        c |= (long) CAP_TIMEOUT_UNITS << 24;
-        c |= 1L << 37;
-        return c;
+        return new ControllerCapabilities(port.maxQueueSize() - 1, true, 0, CAP_TIMEOUT_UNITS, 0, false,
+                ControllerCapabilities.CSS_NVM, false, 0, 0).toRaw();
     }
 
     public int id() {
@@ -214,14 +215,9 @@ public final class Controller {
 
     /** nvmet_start_ctrl(). Caller holds the lock. */
     private void start() {
-        int iosqes = (cc >>> 16) & 0xF;
-        int iocqes = (cc >>> 20) & 0xF;
-        int mps = (cc >>> 7) & 0xF;
-        int ams = (cc >>> 11) & 0x7;
-        int css = (cc >>> 4) & 0x7;
-        if (iosqes != 6 || iocqes != 4 || mps != 0 || ams != 0 || css != 0) {
-            LOG.log(Level.WARNING, "controller {0}: CC {1} not supported (IOSQES {2}, IOCQES {3}, MPS {4}, AMS {5},"
-                    + " CSS {6}); CSTS.CFS", cntlid, Integer.toHexString(cc), iosqes, iocqes, mps, ams, css);
+        ControllerConfiguration c = ControllerConfiguration.fromRaw(cc);
+        if (c.iosqes() != 6 || c.iocqes() != 4 || c.mps() != 0 || c.ams() != 0 || c.css() != 0) {
+            LOG.log(Level.WARNING, "controller {0}: {1} not supported; CSTS.CFS", cntlid, c);
             csts = CSTS_CFS;
             return;
         }
@@ -243,7 +239,7 @@ public final class Controller {
     }
 
     private static int shn(int cc) {
-        return (cc >>> 14) & 0x3;
+        return ControllerConfiguration.fromRaw(cc).shn();
     }
 
     // ---- keep-alive ----

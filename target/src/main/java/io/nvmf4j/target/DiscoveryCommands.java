@@ -11,6 +11,9 @@ import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
 import io.nvmf4j.protocol.log.LogPageId;
+import io.nvmf4j.protocol.rdma.RdmaCms;
+import io.nvmf4j.protocol.rdma.RdmaQpType;
+import io.nvmf4j.protocol.rdma.RdmaTsas;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -176,8 +179,7 @@ final class DiscoveryCommands {
                 .traddr(traddr)
                 .subsystemNqn(subsystem.nqn());
         if (port.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
-            e.rdmaTsas(DiscoveryLogEntry.RDMA_QPTYPE_CONNECTED, port.rdmaProviderType(),
-                    DiscoveryLogEntry.RDMA_CMS_RDMA_CM, 0);
+            e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, port.rdmaProviderType(), RdmaCms.RDMA_CM, 0));
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.Status;
@@ -7,6 +8,12 @@ import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.StatusCodeType;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.fabrics.ConnectCommand;
+import io.nvmf4j.protocol.fabrics.ConnectData;
+import io.nvmf4j.protocol.fabrics.ConnectResponse;
+import io.nvmf4j.protocol.fabrics.FabricsCommandType;
+import io.nvmf4j.protocol.fabrics.PropertyGetCommand;
+import io.nvmf4j.protocol.fabrics.PropertySetCommand;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 
@@ -21,29 +28,27 @@ final class FabricsCommands {
 
     private static final System.Logger LOG = System.getLogger(FabricsCommands.class.getName());
 
-    static final int OPCODE = 0x7F;
-    static final int FCTYPE_PROPERTY_SET = 0x00;
-    static final int FCTYPE_CONNECT = 0x01;
-    static final int FCTYPE_PROPERTY_GET = 0x04;
-    static final int FCTYPE_DISCONNECT = 0x08;
+    static final int OPCODE = FabricsCommandType.OPCODE;
+    static final int FCTYPE_PROPERTY_SET = FabricsCommandType.PROPERTY_SET.value();
+    static final int FCTYPE_CONNECT = FabricsCommandType.CONNECT.value();
+    static final int FCTYPE_PROPERTY_GET = FabricsCommandType.PROPERTY_GET.value();
+    static final int FCTYPE_DISCONNECT = FabricsCommandType.DISCONNECT.value();
 
-    // Fabrics command SQE fields (Linux struct nvmf_common_command / nvmf_connect_command / nvmf_property_*).
+    /** FCTYPE, byte 4 of every fabrics SQE (where NSID is in other commands). */
     static final int OFFSET_FCTYPE = 4;
-    static final int OFFSET_CONNECT_RECFMT = 40;
-    static final int OFFSET_CONNECT_QID = 42;
-    static final int OFFSET_CONNECT_SQSIZE = 44;
-    static final int OFFSET_CONNECT_CATTR = 46;
-    static final int OFFSET_CONNECT_KATO = 48;
-    static final int OFFSET_PROPERTY_ATTRIB = 40;
-    static final int OFFSET_PROPERTY_OFFSET = 44;
-    static final int OFFSET_PROPERTY_VALUE = 48;
+    static final int OFFSET_CONNECT_RECFMT = ConnectCommand.OFFSET_RECFMT;
+    static final int OFFSET_CONNECT_QID = ConnectCommand.OFFSET_QID;
+    static final int OFFSET_CONNECT_SQSIZE = ConnectCommand.OFFSET_SQSIZE;
+    static final int OFFSET_CONNECT_KATO = ConnectCommand.OFFSET_KATO;
+    static final int OFFSET_PROPERTY_ATTRIB = PropertyGetCommand.OFFSET_ATTRIB;
+    static final int OFFSET_PROPERTY_OFFSET = PropertyGetCommand.OFFSET_OFST;
+    static final int OFFSET_PROPERTY_VALUE = PropertySetCommand.OFFSET_VALUE;
 
-    // Connect data (struct nvmf_connect_data), 1024 bytes.
-    static final int CONNECT_DATA_SIZE = 1024;
-    static final int OFFSET_DATA_HOSTID = 0;
-    static final int OFFSET_DATA_CNTLID = 16;
-    static final int OFFSET_DATA_SUBNQN = 256;
-    static final int OFFSET_DATA_HOSTNQN = 512;
+    static final int CONNECT_DATA_SIZE = ConnectData.SIZE;
+    static final int OFFSET_DATA_HOSTID = ConnectData.OFFSET_HOSTID;
+    static final int OFFSET_DATA_CNTLID = ConnectData.OFFSET_CNTLID;
+    static final int OFFSET_DATA_SUBNQN = ConnectData.OFFSET_SUBNQN;
+    static final int OFFSET_DATA_HOSTNQN = ConnectData.OFFSET_HOSTNQN;
 
     /** NVMe-oF 1.1 Figure 23: Disconnect sent on the admin queue (SPDK "invalid queue type"); not in the catalogue. */
     static final Status INVALID_QUEUE_TYPE = Status.of(StatusCodeType.COMMAND_SPECIFIC, 0x85).withDnr();
@@ -61,12 +66,12 @@ final class FabricsCommands {
 
     /** IATTR/IPO for a field of the Connect data (nvmet IPO_IATTR_CONNECT_DATA()). */
     static int ipoConnectData(int offset) {
-        return 1 << 16 | offset;
+        return ConnectResponse.InvalidParameter.inData(offset).toDw0();
     }
 
     /** IATTR/IPO for a field of the Connect SQE (nvmet IPO_IATTR_CONNECT_SQE()). */
     static int ipoConnectSqe(int offset) {
-        return offset;
+        return ConnectResponse.InvalidParameter.inCommand(offset).toDw0();
     }
 
     /** nvmet_parse_connect_cmd(): an unbound queue accepts only Connect. */
@@ -90,14 +95,15 @@ final class FabricsCommands {
 
     /** nvmet_parse_fabrics_admin_cmd(): Property Get/Set on the admin queue. */
     static Status parseAdmin(Request req) {
-        switch (fctype(req.sqe())) {
-            case FCTYPE_PROPERTY_SET -> req.prepared(FabricsCommands::propertySet, DataDirection.NONE, 0);
-            case FCTYPE_PROPERTY_GET -> req.prepared(FabricsCommands::propertyGet, DataDirection.NONE, 0);
-            case FCTYPE_DISCONNECT -> req.prepared(r -> {
+        switch (FabricsCommandType.fromValue(fctype(req.sqe())).orElse(FabricsCommandType.AUTH_SEND)) {
+            case PROPERTY_SET -> req.prepared(FabricsCommands::propertySet, DataDirection.NONE, 0);
+            case PROPERTY_GET -> req.prepared(FabricsCommands::propertyGet, DataDirection.NONE, 0);
+            // Disconnect deletes an I/O queue; on the admin queue it is the wrong queue type
+            case DISCONNECT -> req.prepared(r -> {
                 r.errorLocation(OFFSET_FCTYPE);
                 return INVALID_QUEUE_TYPE;
             }, DataDirection.NONE, 0);
-            default -> {
+            default -> { // Connect on a bound queue, authentication (not supported), unknown types
                 LOG.log(Level.DEBUG, "unknown fabrics command type {0} on the admin queue", fctype(req.sqe()));
                 req.errorLocation(OFFSET_FCTYPE);
                 return StatusCode.INVALID_OPCODE.withDnr();
@@ -177,7 +183,7 @@ final class FabricsCommands {
         ctrl.startKeepAlive();
         LOG.log(Level.INFO, "created {0} controller {1} for subsystem {2} for host {3} on {4}",
                 subsystem.isDiscovery() ? "discovery" : "NVM", ctrl.id(), subsystem.nqn(), hostNqn, sq.port());
-        req.cqe().dw0(ctrl.id());
+        req.cqe().dw0(ConnectResponse.success(ControllerId.of(ctrl.id())));
         return Status.SUCCESS;
     }
 

@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,7 +32,7 @@ public final class Port {
     private final String traddr;
     private final String trsvcid;
     private final int treq;
-    private final int rdmaProviderType;
+    private final RdmaProviderType rdmaProviderType;
     private final int inlineDataSize;
     private final int maxQueueSize;
     private final int mdts;
@@ -82,8 +83,8 @@ public final class Port {
         return treq;
     }
 
-    /** RDMA provider type of the discovery TSAS (5 = iWARP for softiwarp and siw). */
-    public int rdmaProviderType() {
+    /** RDMA provider type of the discovery TSAS (iWARP for softiwarp and siw). */
+    public RdmaProviderType rdmaProviderType() {
         return rdmaProviderType;
     }
 
@@ -147,7 +148,7 @@ public final class Port {
         private final int trtype = DiscoveryLogEntry.TRTYPE_RDMA;
         private int adrfam;
         private int treq = DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
-        private int rdmaProviderType = DiscoveryLogEntry.RDMA_PRTYPE_IWARP;
+        private RdmaProviderType rdmaProviderType = RdmaProviderType.IWARP;
         private int inlineDataSize = DEFAULT_INLINE_DATA_SIZE;
         private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
         private int mdts = DEFAULT_MDTS;
@@ -173,9 +174,9 @@ public final class Port {
             return this;
         }
 
-        /** RDMA provider type for the discovery TSAS: 1 not specified, 2 IB, 3 RoCE, 4 RoCEv2, 5 iWARP. */
-        public Builder rdmaProviderType(int prtype) {
-            this.rdmaProviderType = prtype;
+        /** RDMA provider type for the discovery TSAS (the provider the port's device speaks). */
+        public Builder rdmaProviderType(RdmaProviderType prtype) {
+            this.rdmaProviderType = java.util.Objects.requireNonNull(prtype);
             return this;
         }
 
