@@ -121,6 +121,11 @@ public final class TargetMetrics implements TransportObserver {
         return m;
     }
 
+    /** Registers a subsystem's connection meters up front, so they show (at zero) before any host connects. */
+    public void registerSubsystem(String nqn) {
+        subsystem(nqn);
+    }
+
     private SubsystemMeters subsystem(String nqn) {
         SubsystemMeters m = subsystems.get(nqn);
         if (m == null) {
