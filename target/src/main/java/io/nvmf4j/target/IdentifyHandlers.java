@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
@@ -75,8 +76,10 @@ final class IdentifyHandlers {
                 .ver(subsys.version())
                 .maxcmd(port.maxQueueSize())
                 .kas(KAS_ONE_SECOND)
-                .sgls(sgls(port))
-                .subsystemNqn(subsys.nqn());
+                .sgls(sgls(port));
+        // SUBNQN as text: nvmet allows names outside the NQN forms, so no Nqn validation here
+        Nqn.writeField(data.asSlice(IdentifyController.OFFSET_SUBNQN, IdentifyController.SUBNQN_LENGTH),
+                subsys.nqn().value());
         return id;
     }
 
