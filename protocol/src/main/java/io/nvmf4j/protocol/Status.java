@@ -3,7 +3,7 @@ package io.nvmf4j.protocol;
 import java.util.Optional;
 
 /**
- * The 15-bit status field of a completion queue entry (NVMe Base 2.0, 4.6.1 "Status Field Definition"):
+ * The 15-bit status field of a completion queue entry (NVMe Base 2.0, "Status Field Definition"):
  * SC bits 7:0, SCT bits 10:8, CRD bits 12:11, More bit 13, DNR bit 14. In the 16-bit word at CQE offset 14 the
  * phase tag takes bit 0 and this field sits in bits 15:1 (SPDK {@code struct spdk_nvme_status}). Linux keeps the
  * field in this unshifted form: {@code NVME_SC_LBA_RANGE | NVME_STATUS_DNR} is {@code 0x4080}, which is the

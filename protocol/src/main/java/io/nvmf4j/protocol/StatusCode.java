@@ -9,17 +9,17 @@ import java.util.Optional;
 
 /**
  * The named NVMe status codes nvmf4j produces or needs to recognise, with the spec's title for each. Names follow
- * Linux {@code NVME_SC_*} ({@code include/linux/nvme.h}); values are the SCT/SC pairs of NVMe Base 2.0, 4.6.1.2
- * (Figures 100-103: generic, command specific, media and data integrity, path related) and of the NVM Command
- * Set 1.0, 3.4.1 (command-set-specific codes from 80h). The fabrics codes are the Connect and Discovery codes
- * of NVMe-oF 1.1, 3.3 (Figure 23) and 5.3, which Linux writes {@code NVME_SC_CONNECT_*} (0x180-0x184) and
+ * Linux {@code NVME_SC_*} ({@code include/linux/nvme.h}); values are the SCT/SC pairs of the NVMe Base 2.0 status code tables
+ * (generic, command specific, media and data integrity, path related) and of the NVM Command
+ * Set 1.0 (command-set-specific codes from 80h). The fabrics codes are the Connect and Discovery codes
+ * of NVMe-oF 1.1 (Connect response and discovery log page), which Linux writes {@code NVME_SC_CONNECT_*} (0x180-0x184) and
  * SPDK {@code SPDK_NVMF_FABRIC_SC_*}.
  *
  * <p>Command-specific values overlap between command sets: SCT 1h / SC 80h is "Conflicting Attributes" for an NVM
  * I/O command and "Incompatible Format" for a Connect. {@link #lookup(int, int, boolean)} takes the context.
  */
 public enum StatusCode {
-    // Generic Command Status (SCT 0h), NVMe Base 2.0 Figure 101.
+    // Generic Command Status (SCT 0h), NVMe Base 2.0.
     SUCCESS(GENERIC, 0x00, "Successful Completion"),
     INVALID_OPCODE(GENERIC, 0x01, "Invalid Command Opcode"),
     INVALID_FIELD(GENERIC, 0x02, "Invalid Field in Command"),
@@ -56,14 +56,14 @@ public enum StatusCode {
     NS_WRITE_PROTECTED(GENERIC, 0x20, "Namespace is Write Protected"),
     CMD_INTERRUPTED(GENERIC, 0x21, "Command Interrupted"),
     TRANSIENT_TR_ERR(GENERIC, 0x22, "Transient Transport Error"),
-    // Generic Command Status, NVM Command Set specific range (80h-BFh), NVM Command Set 1.0 Figure 20.
+    // Generic Command Status, NVM Command Set specific range (80h-BFh), NVM Command Set 1.0.
     LBA_RANGE(GENERIC, 0x80, "LBA Out of Range"),
     CAP_EXCEEDED(GENERIC, 0x81, "Capacity Exceeded"),
     NS_NOT_READY(GENERIC, 0x82, "Namespace Not Ready"),
     RESERVATION_CONFLICT(GENERIC, 0x83, "Reservation Conflict"),
     FORMAT_IN_PROGRESS(GENERIC, 0x84, "Format In Progress"),
 
-    // Command Specific Status (SCT 1h), admin commands, NVMe Base 2.0 Figure 102.
+    // Command Specific Status (SCT 1h), admin commands, NVMe Base 2.0.
     CQ_INVALID(COMMAND_SPECIFIC, 0x00, "Completion Queue Invalid"),
     QID_INVALID(COMMAND_SPECIFIC, 0x01, "Invalid Queue Identifier"),
     QUEUE_SIZE(COMMAND_SPECIFIC, 0x02, "Invalid Queue Size"),
@@ -93,11 +93,11 @@ public enum StatusCode {
     CTRL_LIST_INVALID(COMMAND_SPECIFIC, 0x1C, "Controller List Invalid"),
     ANA_GROUP_ID_INVALID(COMMAND_SPECIFIC, 0x24, "ANA Group Identifier Invalid"),
     ANA_ATTACH_FAILED(COMMAND_SPECIFIC, 0x25, "ANA Attach Failed"),
-    // Command Specific Status, NVM I/O commands (80h-BFh), NVM Command Set 1.0 Figure 21.
+    // Command Specific Status, NVM I/O commands (80h-BFh), NVM Command Set 1.0.
     BAD_ATTRIBUTES(COMMAND_SPECIFIC, 0x80, "Conflicting Attributes"),
     INVALID_PI(COMMAND_SPECIFIC, 0x81, "Invalid Protection Information"),
     READ_ONLY(COMMAND_SPECIFIC, 0x82, "Attempted Write to Read Only Range"),
-    // Command Specific Status, fabrics commands, NVMe-oF 1.1 Figure 23 and 5.3 (Linux NVME_SC_CONNECT_*).
+    // Command Specific Status, fabrics commands, NVMe-oF 1.1 (Linux NVME_SC_CONNECT_*).
     CONNECT_FORMAT(COMMAND_SPECIFIC, 0x80, "Incompatible Format", true),
     CONNECT_CTRL_BUSY(COMMAND_SPECIFIC, 0x81, "Controller Busy", true),
     CONNECT_INVALID_PARAM(COMMAND_SPECIFIC, 0x82, "Connect Invalid Parameters", true),
@@ -106,7 +106,7 @@ public enum StatusCode {
     DISCOVERY_RESTART(COMMAND_SPECIFIC, 0x90, "Discover Restart", true),
     AUTH_REQUIRED(COMMAND_SPECIFIC, 0x91, "Authentication Required", true),
 
-    // Media and Data Integrity Errors (SCT 2h), NVMe Base 2.0 Figure 103 / NVM Command Set Figure 22.
+    // Media and Data Integrity Errors (SCT 2h), NVMe Base 2.0.
     WRITE_FAULT(MEDIA_AND_DATA_INTEGRITY, 0x80, "Write Fault"),
     READ_ERROR(MEDIA_AND_DATA_INTEGRITY, 0x81, "Unrecovered Read Error"),
     GUARD_CHECK(MEDIA_AND_DATA_INTEGRITY, 0x82, "End-to-end Guard Check Error"),
@@ -116,7 +116,7 @@ public enum StatusCode {
     ACCESS_DENIED(MEDIA_AND_DATA_INTEGRITY, 0x86, "Access Denied"),
     UNWRITTEN_BLOCK(MEDIA_AND_DATA_INTEGRITY, 0x87, "Deallocated or Unwritten Logical Block"),
 
-    // Path Related Status (SCT 3h), NVMe Base 2.0 Figure 104.
+    // Path Related Status (SCT 3h), NVMe Base 2.0.
     INTERNAL_PATH_ERROR(PATH_RELATED, 0x00, "Internal Path Error"),
     ANA_PERSISTENT_LOSS(PATH_RELATED, 0x01, "Asymmetric Access Persistent Loss"),
     ANA_INACCESSIBLE(PATH_RELATED, 0x02, "Asymmetric Access Inaccessible"),

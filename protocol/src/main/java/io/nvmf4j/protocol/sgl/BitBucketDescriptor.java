@@ -4,7 +4,7 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * SGL Bit Bucket descriptor, type 1h (NVMe Base 2.0, 4.3.2, Figure 117): on a read, {@code length} bytes of data
+ * SGL Bit Bucket descriptor, type 1h (NVMe Base 2.0, 4.3.2): on a read, {@code length} bytes of data
  * to discard. The address field is reserved.
  *
  * @param length bytes to discard, 0..2^32-1

@@ -4,7 +4,7 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Keyed SGL Data Block descriptor, type 4h (NVMe Base 2.0, 4.3.2, Figure 120; NVMe-oF RDMA transport binding):
+ * Keyed SGL Data Block descriptor, type 4h (NVMe Base 2.0, 4.3.2; NVMe-oF RDMA transport binding):
  * a remote buffer the target reaches by RDMA Read (host writes) or RDMA Write (host reads). Bytes 7:0 address,
  * bytes 10:8 length (24 bits: at most 16 MiB - 1 per descriptor), bytes 14:11 key (the RDMA rkey / STag),
  * byte 15 identifier 40h, or 4Fh when the host asks the target to invalidate the key with a Send with Invalidate

@@ -4,8 +4,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A 16-byte SGL descriptor (NVMe Base 2.0, 4.3.2, Figure 113 "SGL Descriptor Format"). Bytes 14:0 are type
- * specific; byte 15 is the SGL Identifier: descriptor type in bits 7:4, subtype in bits 3:0 (Figures 114-115).
+ * A 16-byte SGL descriptor (NVMe Base 2.0, 4.3.2). Bytes 14:0 are type
+ * specific; byte 15 is the SGL Identifier: descriptor type in bits 7:4, subtype in bits 3:0.
  *
  * <pre>
  *  unkeyed (Linux struct nvme_sgl_desc)       keyed (Linux struct nvme_keyed_sgl_desc)

@@ -4,8 +4,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Transport SGL Data Block descriptor, type 5h with subtype Ah "transport specific" (NVMe Base 2.0, 4.3.2,
- * Figure 121): the data moves by a transport mechanism rather than by address. NVMe/TCP uses it for data sent in
+ * Transport SGL Data Block descriptor, type 5h with subtype Ah "transport specific" (NVMe Base 2.0,
+ * 4.3.2): the data moves by a transport mechanism rather than by address. NVMe/TCP uses it for data sent in
  * H2C/C2H PDUs (Linux {@code NVME_TRANSPORT_SGL_DATA_DESC << 4 | NVME_SGL_FMT_TRANSPORT_A}, identifier 5Ah);
  * the RDMA binding does not, but a target must still recognise it to refuse it with a status.
  *

@@ -1,0 +1,61 @@
+package io.nvmf4j.protocol.fabrics;
+
+import io.nvmf4j.protocol.CommandId;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Property Set (NVMe Base 2.0, 6.6 "Property Set command"; Linux {@code struct nvmf_property_set_command}): writes a controller
+ * property, typically CC to enable or shut down the controller.
+ *
+ * <pre>
+ *  0 opcode 7Fh | 2..3 CID | 4 FCTYPE 00h | 24..39 SGL1 (no data: null keyed)
+ *  40 ATTRIB (bits 2:0 size) | 41..43 reserved | 44..47 OFST | 48..55 VALUE | 56..63 reserved
+ * </pre>
+ *
+ * @param cid    command identifier
+ * @param size   4 or 8 bytes; for 4 bytes only the low 32 bits of {@code value} are meaningful
+ * @param offset the property's offset (OFST)
+ * @param value  the value to write
+ */
+public record PropertySetCommand(CommandId cid, PropertySize size, int offset, long value) implements FabricsCommand {
+
+    public static final int OFFSET_ATTRIB = PropertySize.OFFSET_ATTRIB;
+    public static final int OFFSET_OFST = 44;
+    public static final int OFFSET_VALUE = 48;
+
+    public static PropertySetCommand of(CommandId cid, ControllerProperty property, long value) {
+        return new PropertySetCommand(cid, property.size(), property.offset(), value);
+    }
+
+    @Override
+    public FabricsCommandType fctype() {
+        return FabricsCommandType.PROPERTY_SET;
+    }
+
+    @Override
+    public void encode(SubmissionQueueEntry sqe) {
+        FabricsCommand.encodeHeader(sqe, FabricsCommandType.PROPERTY_SET, cid);
+        NULL_SGL.encode(sqe.dptr());
+        MemorySegment s = sqe.segment();
+        Wire.u8(s, OFFSET_ATTRIB, size.code());
+        Wire.u32(s, OFFSET_OFST, Integer.toUnsignedLong(offset));
+        Wire.u64(s, OFFSET_VALUE, size == PropertySize.FOUR_BYTES ? value & 0xFFFF_FFFFL : value);
+    }
+
+    public static PropertySetCommand decode(SubmissionQueueEntry sqe) {
+        FabricsCommand.expect(sqe, FabricsCommandType.PROPERTY_SET);
+        MemorySegment s = sqe.segment();
+        PropertySize size = PropertySize.decodeAttrib(Wire.u8(s, OFFSET_ATTRIB), "Property Set");
+        long value = Wire.u64(s, OFFSET_VALUE);
+        return new PropertySetCommand(CommandId.of(sqe.cid()), size, (int) Wire.u32(s, OFFSET_OFST),
+                size == PropertySize.FOUR_BYTES ? value & 0xFFFF_FFFFL : value);
+    }
+
+    @Override
+    public String toString() {
+        return String.format("PropertySet[cid=%d ofst=%02xh (%s) size=%d value=%xh]", cid.value(), offset,
+                ControllerProperty.at(offset).map(Enum::name).orElse("?"), size.bytes(), value);
+    }
+}
