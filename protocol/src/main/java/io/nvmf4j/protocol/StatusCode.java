@@ -9,10 +9,12 @@ import java.util.Optional;
 
 /**
  * The named NVMe status codes nvmf4j produces or needs to recognise, with the spec's title for each. Names follow
- * Linux {@code NVME_SC_*} ({@code include/linux/nvme.h}); values are the SCT/SC pairs of the NVMe Base 2.0 status code tables
+ * Linux {@code NVME_SC_*} ({@code include/linux/nvme.h}); values are the SCT/SC pairs of the NVMe Base 2.0 status
+ * code tables
  * (generic, command specific, media and data integrity, path related) and of the NVM Command
  * Set 1.0 (command-set-specific codes from 80h). The fabrics codes are the Connect and Discovery codes
- * of NVMe-oF 1.1 (Connect response and discovery log page), which Linux writes {@code NVME_SC_CONNECT_*} (0x180-0x184) and
+ * of NVMe-oF 1.1 (Connect response and discovery log page), which Linux writes {@code NVME_SC_CONNECT_*}
+ * (0x180-0x184) and
  * SPDK {@code SPDK_NVMF_FABRIC_SC_*}.
  *
  * <p>Command-specific values overlap between command sets: SCT 1h / SC 80h is "Conflicting Attributes" for an NVM

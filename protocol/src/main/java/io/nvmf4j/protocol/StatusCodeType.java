@@ -3,7 +3,8 @@ package io.nvmf4j.protocol;
 import java.util.Optional;
 
 /**
- * Status Code Type, bits 10:08 of the completion status field (NVMe Base 2.0, "Status Code Type"). Values 4h-6h are reserved. Linux: {@code NVME_SCT_*} in {@code include/linux/nvme.h};
+ * Status Code Type, bits 10:08 of the completion status field (NVMe Base 2.0, "Status Code Type"). Values 4h-6h
+ * are reserved. Linux: {@code NVME_SCT_*} in {@code include/linux/nvme.h};
  * SPDK: {@code enum spdk_nvme_status_code_type}.
  */
 public enum StatusCodeType {

@@ -8,7 +8,8 @@ import io.nvmf4j.protocol.sgl.SglDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The Connect command (NVMe-oF 1.1, 3.3 "Connect Command and Response"; NVMe Base 2.0, 6.3): creates the admin queue (and with it a controller) or an I/O
+ * The Connect command (NVMe-oF 1.1, 3.3 "Connect Command and Response"; NVMe Base 2.0, 6.3): creates the admin
+ * queue (and with it a controller) or an I/O
  * queue. Byte layout of Linux {@code struct nvmf_connect_command}:
  *
  * <pre>

@@ -6,7 +6,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Property Get (NVMe Base 2.0, 6.5 "Property Get command"; Linux {@code struct nvmf_property_get_command}): reads a controller
+ * Property Get (NVMe Base 2.0, 6.5 "Property Get command"; Linux {@code struct nvmf_property_get_command}): reads
+ * a controller
  * property, which the response returns in CQE DW0 (4 bytes) or DW0-1 (8 bytes).
  *
  * <pre>

@@ -6,7 +6,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Property Set (NVMe Base 2.0, 6.6 "Property Set command"; Linux {@code struct nvmf_property_set_command}): writes a controller
+ * Property Set (NVMe Base 2.0, 6.6 "Property Set command"; Linux {@code struct nvmf_property_set_command}): writes
+ * a controller
  * property, typically CC to enable or shut down the controller.
  *
  * <pre>

@@ -4,7 +4,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * SGL Last Segment descriptor, type 3h (NVMe Base 2.0, 4.3.2): points to the last SGL segment, which holds only data (or bit bucket / keyed) descriptors. The length is
+ * SGL Last Segment descriptor, type 3h (NVMe Base 2.0, 4.3.2): points to the last SGL segment, which holds only
+ * data (or bit bucket / keyed) descriptors. The length is
  * the size of that segment in bytes, a non-zero multiple of 16 (one descriptor each).
  *
  * @param address where the segment lies, or its offset into the in-capsule data when {@code offset} is set

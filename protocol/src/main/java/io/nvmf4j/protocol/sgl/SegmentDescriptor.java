@@ -4,7 +4,8 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * SGL Segment descriptor, type 2h (NVMe Base 2.0, 4.3.2): points to the next SGL segment, which is followed by further segments. The length is
+ * SGL Segment descriptor, type 2h (NVMe Base 2.0, 4.3.2): points to the next SGL segment, which is followed by
+ * further segments. The length is
  * the size of that segment in bytes, a non-zero multiple of 16 (one descriptor each).
  *
  * @param address where the segment lies, or its offset into the in-capsule data when {@code offset} is set
