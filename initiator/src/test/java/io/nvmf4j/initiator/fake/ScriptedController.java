@@ -99,6 +99,7 @@ public final class ScriptedController implements AutoCloseable {
 
     public final Script script;
     public final List<RdmaCmRequest> cmRequests = new CopyOnWriteArrayList<>();
+    public final List<byte[]> cmPrivateData = new CopyOnWriteArrayList<>();
     public final List<Received> received = new CopyOnWriteArrayList<>();
     public final List<ConnectData> connectData = new CopyOnWriteArrayList<>();
     public final AtomicInteger keepAlives = new AtomicInteger();
@@ -163,6 +164,7 @@ public final class ScriptedController implements AutoCloseable {
                 continue;
             }
             try {
+                cmPrivateData.add(request.privateData());
                 RdmaCmRequest cm = RdmaCmRequest.decode(MemorySegment.ofArray(request.privateData()));
                 cmRequests.add(cm);
                 if (script.rejectStatus != 0) {
