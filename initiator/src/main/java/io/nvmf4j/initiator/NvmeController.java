@@ -154,7 +154,10 @@ public final class NvmeController implements AutoCloseable {
         }
         try {
             controller.establish(true);
-            controller.state = ControllerState.LIVE;
+            synchronized (controller.recoveryLock) {
+                controller.requireAllQueuesLive();
+                controller.state = ControllerState.LIVE;
+            }
             controller.startKeepAlive();
             return controller;
         } catch (NvmfException | RuntimeException e) {
@@ -461,6 +464,7 @@ public final class NvmeController implements AutoCloseable {
                 if (state != ControllerState.RECONNECTING) {
                     return;
                 }
+                requireAllQueuesLive(); // a queue that broke during the sequence: try again
                 state = ControllerState.LIVE;
             }
             LOG.info(name + ": reconnected");
@@ -472,6 +476,18 @@ public final class NvmeController implements AutoCloseable {
                 LOG.info(name + ": reconnect failed (" + e.getMessage() + "); next try in "
                         + options.reconnectDelay().toMillis() + " ms");
                 timers.schedule(this::reconnectAttempt, options.reconnectDelay().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Fails when a queue broke while the connect sequence went on (its failure was not acted on then). */
+    private void requireAllQueuesLive() throws NvmfConnectException {
+        if (!admin.isLive()) {
+            throw new NvmfConnectException(name + ": admin queue broke during connect: " + admin.failureReason());
+        }
+        for (RdmaHostQueue q : ioQueues) {
+            if (!q.isLive()) {
+                throw new NvmfConnectException(name + ": " + q.qid() + " broke during connect: " + q.failureReason());
             }
         }
     }
