@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One active namespace of a connected controller, with the NVM command set I/O: read, write, flush, write zeroes
@@ -186,8 +187,8 @@ public final class Namespace {
     private void await(CompletableFuture<Void> future, String what) throws NvmfException {
         ConnectOptions o = controller.options();
         // Bounded: a command times out after command-timeout; waiting I/O fails at ctrl-loss-tmo at the latest.
-        long bound = o.commandTimeout().toMillis() * 2 + o.ctrlLossTimeout().toMillis() + o.reconnectDelay().toMillis()
-                + 5000;
+        long loss = o.ctrlLossTimeout().isNegative() ? TimeUnit.HOURS.toMillis(24) : o.ctrlLossTimeout().toMillis();
+        long bound = o.commandTimeout().toMillis() * 2 + loss + o.reconnectDelay().toMillis() + 5000;
         Futures.await(future, bound, controller.name() + " nsid " + nsid + " " + what);
     }
 

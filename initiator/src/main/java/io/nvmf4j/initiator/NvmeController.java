@@ -402,7 +402,9 @@ public final class NvmeController implements AutoCloseable {
 
     private long adminWaitMillis() {
         // Long enough to ride out a reconnect inside ctrl-loss-tmo, never unbounded.
-        return options.commandTimeout().toMillis() + options.ctrlLossTimeout().toMillis() + 1000;
+        long loss = options.ctrlLossTimeout().isNegative() ? TimeUnit.HOURS.toMillis(24)
+                : options.ctrlLossTimeout().toMillis();
+        return options.commandTimeout().toMillis() + loss + 1000;
     }
 
     private void requireUsable() throws ControllerLostException {
@@ -470,7 +472,7 @@ public final class NvmeController implements AutoCloseable {
             LOG.info(name + ": reconnected");
         } catch (NvmfException | RuntimeException e) {
             long lost = System.nanoTime() - lostSinceNanos;
-            if (lost >= options.ctrlLossTimeout().toNanos()) {
+            if (!options.ctrlLossTimeout().isNegative() && lost >= options.ctrlLossTimeout().toNanos()) {
                 giveUp(e);
             } else {
                 LOG.info(name + ": reconnect failed (" + e.getMessage() + "); next try in "

@@ -119,11 +119,16 @@ public final class ScriptedController implements AutoCloseable {
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
 
     public ScriptedController(Script script) throws Exception {
+        this(script, 0);
+    }
+
+    /** Listens on {@code port} of 127.0.0.1 (0: any free port), e.g. to stand in for a restarted target. */
+    public ScriptedController(Script script, int port) throws Exception {
         this.script = script;
         this.device = RdmaProviders.byName("softiwarp").openDevice(null);
         this.pd = device.allocatePd();
         this.media = arena.allocate(script.blockSize * script.blocks, 4096);
-        this.listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this.listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
         this.acceptor = Thread.ofPlatform().daemon().name("scripted-accept").start(this::acceptLoop);
     }
 
