@@ -706,6 +706,14 @@ public final class RdmaHostQueue implements AutoCloseable {
                     break;
                 }
                 long wrId = wc.wrId();
+                if ((wrId & RECV_FLAG) != 0 && wc.withInvalidate()) {
+                    // We never ask for remote invalidation (keys are registered once); like Linux's "Bogus remote
+                    // invalidation" this is an error: recover, and make our own key valid again if it was ours.
+                    failure = String.format("the target invalidated rkey 0x%08x, which the host never asked for",
+                            wc.invalidatedRkey());
+                    revalidate(wc.invalidatedRkey());
+                    break;
+                }
                 if ((wrId & RECV_FLAG) != 0) {
                     failure = onResponse((int) (wrId & 0xFFFF), wc.byteLength());
                 } else {
@@ -730,6 +738,16 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (failure != null) {
             runCallbacks();
             failureListener.queueFailed(this, name + ": " + failure);
+        }
+    }
+
+    private void revalidate(int rkey) {
+        if (poolRegion.rkey() == rkey && !poolRegion.isValid()) {
+            try {
+                poolRegion.refreshKey();
+            } catch (VerbsException e) {
+                LOG.warning(name + ": cannot re-validate the bounce buffer key: " + e.getMessage());
+            }
         }
     }
 
