@@ -2,7 +2,7 @@ package io.nvmf4j.protocol;
 
 /**
  * A command identifier (CID, SQE bytes 3:2), unique among the outstanding commands of one submission queue
- * (NVMe Base 2.0, 4.2). The completion echoes it.
+ * (NVMe Base 2.0, "Submission Queue Entry"). The completion echoes it.
  */
 public record CommandId(int value) {
 

@@ -123,9 +123,24 @@ public final class CompletionQueueEntry {
         return statusWord((statusWord() & 1) | ((field & 0x7FFF) << 1));
     }
 
+    /** Sets or clears the phase tag, keeping the status field. */
+    public CompletionQueueEntry phase(boolean phase) {
+        return statusWord((statusWord() & ~1) | (phase ? 1 : 0));
+    }
+
+    /** The status field decoded (phase tag ignored). */
+    public Status status() {
+        return Status.fromField(statusField());
+    }
+
+    /** Writes the status field, keeping the phase tag. */
+    public CompletionQueueEntry status(Status status) {
+        return statusField(status.toField());
+    }
+
     @Override
     public String toString() {
-        return String.format("CQE[cid=%d sqid=%d sqhd=%d status=%04xh result=%016xh]",
-                cid(), sqId(), sqHead(), statusField(), result());
+        return String.format("CQE[cid=%d sqid=%d sqhd=%d p=%d status=%04xh %s result=%016xh]",
+                cid(), sqId(), sqHead(), statusWord() & 1, statusField(), status(), result());
     }
 }

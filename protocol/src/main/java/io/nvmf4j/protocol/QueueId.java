@@ -1,7 +1,8 @@
 package io.nvmf4j.protocol;
 
 /**
- * A queue identifier (QID): 0 is the admin queue, 1..65534 I/O queues (NVMe Base 2.0, 3.3; the Connect command
+ * A queue identifier (QID): 0 is the admin queue, 1..65534 I/O queues (NVMe Base 2.0, "Queueing Data Structures";
+ * the Connect command
  * carries it in SQE bytes 43:42, the RDMA CM request in private-data bytes 3:2).
  */
 public record QueueId(int value) implements Comparable<QueueId> {

@@ -11,7 +11,7 @@ import java.nio.ByteOrder;
 
 /**
  * Little-endian field access and size checks shared by the wire structures. NVMe and NVMe-oF fields are
- * little-endian (NVMe Base 2.0, 1.5 "Conventions"); every accessor here is unaligned because capsules and CM
+ * little-endian (NVMe Base 2.0, "Conventions"); every accessor here is unaligned because capsules and CM
  * private data arrive at arbitrary offsets inside receive buffers.
  */
 public final class Wire {

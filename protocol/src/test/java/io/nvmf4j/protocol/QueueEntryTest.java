@@ -58,6 +58,18 @@ class QueueEntryTest {
         assertEquals(7, cqe.cid());
         assertTrue(cqe.phase());
         assertEquals(StatusCode.CONNECT_INVALID_PARAM.withDnr(), Status.fromField(cqe.statusField()));
+        assertEquals("CQE[cid=7 sqid=2 sqhd=31 p=1 status=4182h READ_ONLY|DNR (sct 1h sc 82h): "
+                + "Attempted Write to Read Only Range result=0000000000000001h]", cqe.toString());
+    }
+
+    @Test
+    void statusAndPhaseAreSetIndependently() {
+        CompletionQueueEntry cqe = CompletionQueueEntry.allocate().phase(true).status(StatusCode.INVALID_FIELD.withDnr());
+        // field 4002h -> word 8005h with phase, bytes 05 80
+        assertEquals(Hex.norm(Hex.zeros(14) + "0580"), Hex.of(cqe.segment()));
+        cqe.phase(false);
+        assertEquals(StatusCode.INVALID_FIELD.withDnr(), cqe.status());
+        assertEquals(Hex.norm(Hex.zeros(14) + "0480"), Hex.of(cqe.segment()));
     }
 
     @Test

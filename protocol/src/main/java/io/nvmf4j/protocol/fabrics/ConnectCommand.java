@@ -8,7 +8,8 @@ import io.nvmf4j.protocol.sgl.SglDescriptor;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The Connect command (NVMe-oF 1.1, 3.3 "Connect Command and Response"; NVMe Base 2.0, 6.3): creates the admin
+ * The Connect command (NVMe-oF 1.1, 3.3 "Connect Command and Response"; NVMe Base 2.0, "Connect command"): creates
+ * the admin
  * queue (and with it a controller) or an I/O
  * queue. Byte layout of Linux {@code struct nvmf_connect_command}:
  *
@@ -43,6 +44,9 @@ public record ConnectCommand(CommandId cid, SglDescriptor sgl1, int recfmt, Queu
     public static final int RECFMT_1_0 = 0;
 
     public ConnectCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(sgl1, "sgl1");
+        java.util.Objects.requireNonNull(qid, "qid");
         Wire.checkUnsigned("RECFMT", recfmt, 16);
         Wire.checkUnsigned("SQSIZE", sqsize, 16);
         Wire.checkUnsigned("CATTR", cattr, 8);

@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.UUID;
 
 /**
- * The 1024-byte data of a Connect command (NVMe-oF 1.1, 3.3; Linux {@code struct nvmf_connect_data}):
+ * The 1024-byte data of a Connect command (NVMe-oF 1.1, "Connect Command and Response"; Linux {@code struct
+ * nvmf_connect_data}):
  *
  * <pre>
  *  0..15     HOSTID, the host identifier (a UUID, bytes in the order of its text form: Linux uuid_t)
@@ -20,6 +21,13 @@ import java.util.UUID;
  * </pre>
  */
 public record ConnectData(UUID hostId, ControllerId cntlid, Nqn subsystemNqn, Nqn hostNqn) {
+
+    public ConnectData {
+        java.util.Objects.requireNonNull(hostId, "hostId");
+        java.util.Objects.requireNonNull(cntlid, "cntlid");
+        java.util.Objects.requireNonNull(subsystemNqn, "subsystemNqn");
+        java.util.Objects.requireNonNull(hostNqn, "hostNqn");
+    }
 
     public static final int SIZE = 1024;
     public static final int OFFSET_HOSTID = 0;

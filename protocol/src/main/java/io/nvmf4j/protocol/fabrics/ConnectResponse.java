@@ -4,7 +4,7 @@ import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * The command-specific DW0 of a Connect response (NVMe-oF 1.1, 3.3, "Connect Response"; SPDK
+ * The command-specific DW0 of a Connect response (NVMe-oF 1.1, "Connect Command and Response"; SPDK
  * {@code struct spdk_nvmf_fabric_connect_rsp}):
  * <ul>
  *   <li>on success: CNTLID in bits 15:0, AUTHREQ in bits 18:16 (bit 17 ATR authentication required, bit 18 ASCR

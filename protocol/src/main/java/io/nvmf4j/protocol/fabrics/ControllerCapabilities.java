@@ -3,7 +3,7 @@ package io.nvmf4j.protocol.fabrics;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * CAP, Controller Capabilities, property 0h, 8 bytes (NVMe Base 2.0, 3.1.4.1; SPDK
+ * CAP, Controller Capabilities, property 0h, 8 bytes (NVMe Base 2.0, "Offset 0h: CAP - Controller Capabilities"; SPDK
  * {@code union spdk_nvme_cap_register}). Bits not named here (CPS, PMRS, CMBS, NSSS, CRMS) read as zero.
  *
  * @param mqes   Maximum Queue Entries Supported, 0's based (bits 15:0)

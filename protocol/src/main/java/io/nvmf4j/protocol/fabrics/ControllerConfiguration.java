@@ -3,7 +3,8 @@ package io.nvmf4j.protocol.fabrics;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * CC, Controller Configuration, property 14h, 4 bytes (NVMe Base 2.0, 3.1.4.5; Linux {@code NVME_CC_*}, SPDK
+ * CC, Controller Configuration, property 14h, 4 bytes (NVMe Base 2.0, "Offset 14h: CC - Controller Configuration";
+ * Linux {@code NVME_CC_*}, SPDK
  * {@code union spdk_nvme_cc_register}). Linux hosts enable a fabrics controller by writing 00460001h: EN, CSS
  * NVM, MPS 0 (4 KiB), AMS round robin, IOSQES 6 (64 B), IOCQES 4 (16 B).
  *

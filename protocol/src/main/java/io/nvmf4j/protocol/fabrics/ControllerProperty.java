@@ -3,7 +3,7 @@ package io.nvmf4j.protocol.fabrics;
 import java.util.Optional;
 
 /**
- * The controller properties a fabrics host reaches with Property Get/Set (NVMe Base 2.0, 3.1.4 "Controller
+ * The controller properties a fabrics host reaches with Property Get/Set (NVMe Base 2.0, "Controller
  * Properties"; on a fabric they replace the PCIe registers of {@code struct nvme_bar}). Offsets are
  * Linux {@code NVME_REG_*}. The PCIe-only registers (INTMS, INTMC, AQA, ASQ, ACQ, CMB*) are reserved on a fabric.
  */

@@ -3,7 +3,8 @@ package io.nvmf4j.protocol.fabrics;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * CSTS, Controller Status, property 1Ch, 4 bytes (NVMe Base 2.0, 3.1.4.6; Linux {@code NVME_CSTS_*}, SPDK
+ * CSTS, Controller Status, property 1Ch, 4 bytes (NVMe Base 2.0, "Offset 1Ch: CSTS - Controller Status"; Linux
+ * {@code NVME_CSTS_*}, SPDK
  * {@code union spdk_nvme_csts_register}).
  *
  * @param ready  RDY (bit 0)

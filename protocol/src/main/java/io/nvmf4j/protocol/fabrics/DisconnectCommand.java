@@ -5,7 +5,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * Disconnect (NVMe Base 2.0, 6.4 "Disconnect command", FCTYPE 08h): deletes the I/O queue it is submitted on.
+ * Disconnect (NVMe Base 2.0, "Disconnect command", FCTYPE 08h): deletes the I/O queue it is submitted on.
  * Bytes 41:40 hold RECFMT (0); SGL1 is unused.
  *
  * @param cid    command identifier
@@ -16,6 +16,7 @@ public record DisconnectCommand(CommandId cid, int recfmt) implements FabricsCom
     public static final int OFFSET_RECFMT = 40;
 
     public DisconnectCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
         Wire.checkUnsigned("RECFMT", recfmt, 16);
     }
 

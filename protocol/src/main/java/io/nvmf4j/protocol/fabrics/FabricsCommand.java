@@ -8,7 +8,7 @@ import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 
 /**
  * A fabrics command: opcode 7Fh, byte 1 reserved (PSDT), bytes 3:2 CID, byte 4 FCTYPE, bytes 39:24 SGL1, bytes
- * 63:40 type specific (NVMe-oF 1.1, 2.1 "Fabrics Command"; Linux {@code struct nvmf_common_command}).
+ * 63:40 type specific (NVMe-oF 1.1, "Fabrics Command"; Linux {@code struct nvmf_common_command}).
  */
 public sealed interface FabricsCommand permits ConnectCommand, PropertyGetCommand, PropertySetCommand,
         DisconnectCommand {

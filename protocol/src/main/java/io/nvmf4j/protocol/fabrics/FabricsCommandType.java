@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * The Fabrics Command Type (FCTYPE, SQE byte 4) of a fabrics command, opcode 7Fh (NVMe-oF 1.1, "Fabrics Command Type";
- * NVMe Base 2.0, 6). Linux: {@code enum nvmf_fabrics_opcode} ({@code nvme_fabrics_type_*}); SPDK:
+ * NVMe Base 2.0, "Fabrics Command Set"). Linux: {@code enum nvmf_fabrics_opcode} ({@code nvme_fabrics_type_*}); SPDK:
  * {@code enum spdk_nvmf_fabric_cmd_types}.
  */
 public enum FabricsCommandType {

@@ -3,7 +3,8 @@ package io.nvmf4j.protocol.fabrics;
 import io.nvmf4j.protocol.Wire;
 
 /**
- * VS, Version, property 8h, 4 bytes (NVMe Base 2.0, 3.1.4.2): major in bits 31:16, minor 15:8, tertiary 7:0.
+ * VS, Version, property 8h, 4 bytes (NVMe Base 2.0, "Offset 8h: VS - Version"): major in bits 31:16, minor 15:8,
+ * tertiary 7:0.
  * Linux {@code NVME_VS(major, minor, tertiary)}; e.g. 1.3 is 00010300h.
  */
 public record NvmeVersion(int major, int minor, int tertiary) implements Comparable<NvmeVersion> {

@@ -6,7 +6,7 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Property Get (NVMe Base 2.0, 6.5 "Property Get command"; Linux {@code struct nvmf_property_get_command}): reads
+ * Property Get (NVMe Base 2.0, "Property Get command"; Linux {@code struct nvmf_property_get_command}): reads
  * a controller
  * property, which the response returns in CQE DW0 (4 bytes) or DW0-1 (8 bytes).
  *
@@ -20,6 +20,11 @@ import java.lang.foreign.MemorySegment;
  * @param offset the property's offset (OFST), see {@link ControllerProperty}
  */
 public record PropertyGetCommand(CommandId cid, PropertySize size, int offset) implements FabricsCommand {
+
+    public PropertyGetCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(size, "size");
+    }
 
     public static final int OFFSET_ATTRIB = PropertySize.OFFSET_ATTRIB;
     public static final int OFFSET_OFST = 44;

@@ -6,7 +6,7 @@ import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 
 /**
- * Property Set (NVMe Base 2.0, 6.6 "Property Set command"; Linux {@code struct nvmf_property_set_command}): writes
+ * Property Set (NVMe Base 2.0, "Property Set command"; Linux {@code struct nvmf_property_set_command}): writes
  * a controller
  * property, typically CC to enable or shut down the controller.
  *
@@ -21,6 +21,11 @@ import java.lang.foreign.MemorySegment;
  * @param value  the value to write
  */
 public record PropertySetCommand(CommandId cid, PropertySize size, int offset, long value) implements FabricsCommand {
+
+    public PropertySetCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(size, "size");
+    }
 
     public static final int OFFSET_ATTRIB = PropertySize.OFFSET_ATTRIB;
     public static final int OFFSET_OFST = 44;

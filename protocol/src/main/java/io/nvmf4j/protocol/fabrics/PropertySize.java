@@ -1,7 +1,8 @@
 package io.nvmf4j.protocol.fabrics;
 
 /**
- * ATTRIB bits 2:0 of Property Get / Property Set: the size of the property (NVMe Base 2.0, 6.5 and 6.6;
+ * ATTRIB bits 2:0 of Property Get / Property Set: the size of the property (NVMe Base 2.0, "Property Get command"
+ * and "Property Set command";
  * SPDK {@code SPDK_NVMF_PROP_SIZE_4/8}).
  */
 public enum PropertySize {

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.admin.AsciiField;
+import io.nvmf4j.protocol.rdma.RdmaTsas;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
@@ -24,8 +25,7 @@ import java.nio.ByteOrder;
  * ({@code spdk_strcpy_pad(.., ' ')} in {@code nvmf_rdma_discover()}). We write like Linux (NUL padding) and read
  * both, as nvme-cli does (text ends at the first NUL, trailing spaces dropped). SUBNQN is NUL padded everywhere.
  *
- * <p>TSAS for RDMA (NVMe RDMA transport binding, Figure 5): RDMA_QPTYPE@768, RDMA_PRTYPE@769, RDMA_CMS@770,
- * RDMA_PKEY u16@776.
+ * <p>TSAS for RDMA is {@link RdmaTsas} (RDMA_QPTYPE@768, RDMA_PRTYPE@769, RDMA_CMS@770, RDMA_PKEY u16@776).
  */
 public final class DiscoveryLogEntry {
 
@@ -47,10 +47,6 @@ public final class DiscoveryLogEntry {
     public static final int TRADDR_LENGTH = 256;
     public static final int OFFSET_TSAS = 768;
     public static final int TSAS_LENGTH = 256;
-    public static final int OFFSET_RDMA_QPTYPE = OFFSET_TSAS;
-    public static final int OFFSET_RDMA_PRTYPE = OFFSET_TSAS + 1;
-    public static final int OFFSET_RDMA_CMS = OFFSET_TSAS + 2;
-    public static final int OFFSET_RDMA_PKEY = OFFSET_TSAS + 8;
 
     /** Transport types (NVMe-oF 1.1, Figure 38 / Linux {@code NVMF_TRTYPE_*}). */
     public static final int TRTYPE_RDMA = 1;
@@ -74,15 +70,6 @@ public final class DiscoveryLogEntry {
     public static final int TREQ_DISABLE_SQFLOW = 1 << 2;
     /** CNTLID FFFFh: dynamic controller model (Linux {@code NVME_CNTLID_DYNAMIC}). */
     public static final int CNTLID_DYNAMIC = 0xFFFF;
-    /** RDMA TSAS values (Linux {@code NVMF_RDMA_QPTYPE_CONNECTED}, {@code NVMF_RDMA_PRTYPE_NOT_SPECIFIED}, {@code NVMF_RDMA_CMS_RDMA_CM}). */
-    public static final int RDMA_QPTYPE_CONNECTED = 1;
-    public static final int RDMA_QPTYPE_DATAGRAM = 2;
-    public static final int RDMA_PRTYPE_NOT_SPECIFIED = 1;
-    public static final int RDMA_PRTYPE_IB = 2;
-    public static final int RDMA_PRTYPE_ROCE = 3;
-    public static final int RDMA_PRTYPE_ROCEV2 = 4;
-    public static final int RDMA_PRTYPE_IWARP = 5;
-    public static final int RDMA_CMS_RDMA_CM = 1;
 
     private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -156,18 +143,15 @@ public final class DiscoveryLogEntry {
         return segment.asSlice(OFFSET_TSAS, TSAS_LENGTH);
     }
 
-    public int rdmaQpType() { return u8(OFFSET_RDMA_QPTYPE); }
-    public int rdmaProviderType() { return u8(OFFSET_RDMA_PRTYPE); }
-    public int rdmaCms() { return u8(OFFSET_RDMA_CMS); }
-    public int rdmaPkey() { return u16(OFFSET_RDMA_PKEY); }
+    /** TSAS read as the RDMA subtype (meaningful when TRTYPE is RDMA). */
+    public RdmaTsas rdmaTsas() {
+        return RdmaTsas.decode(tsas());
+    }
 
-    /** Writes the RDMA TSAS (and zeroes the rest of the 256 bytes), as nvmet configfs sets it for trtype rdma. */
-    public DiscoveryLogEntry rdmaTsas(int qpType, int providerType, int cms, int pkey) {
-        tsas().fill((byte) 0);
-        u8(OFFSET_RDMA_QPTYPE, qpType);
-        u8(OFFSET_RDMA_PRTYPE, providerType);
-        u8(OFFSET_RDMA_CMS, cms);
-        return u16(OFFSET_RDMA_PKEY, pkey);
+    /** Writes the RDMA TSAS (all 256 bytes, reserved ones zero), as nvmet configfs sets it for trtype rdma. */
+    public DiscoveryLogEntry rdmaTsas(RdmaTsas tsas) {
+        tsas.encode(tsas());
+        return this;
     }
 
     public static String trtypeName(int trtype) {
@@ -223,6 +207,7 @@ public final class DiscoveryLogEntry {
     public String toString() {
         return String.format("DiscoveryLogEntry[trtype=%s adrfam=%s subtype=%s treq=%d portid=%d trsvcid=%s subnqn=%s "
                         + "traddr=%s cntlid=%d asqsz=%d]", trtypeName(trtype()), adrfamName(adrfam()),
-                subtypeName(subtype()), treq(), portId(), trsvcid(), subnqn(), traddr(), cntlid(), asqsz());
+                subtypeName(subtype()), treq(), portId(), trsvcid(), subnqn(), traddr(), cntlid(), asqsz())
+                + (trtype() == TRTYPE_RDMA ? " " + rdmaTsas() : "");
     }
 }

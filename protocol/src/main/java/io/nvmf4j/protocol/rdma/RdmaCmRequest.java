@@ -36,6 +36,8 @@ public record RdmaCmRequest(int recfmt, QueueId qid, int hrqsize, int hsqsize, C
     public static final int RECFMT_1_0 = 0;
 
     public RdmaCmRequest {
+        java.util.Objects.requireNonNull(qid, "qid");
+        java.util.Objects.requireNonNull(cntlid, "cntlid");
         Wire.checkUnsigned("RECFMT", recfmt, 16);
         Wire.checkUnsigned("HRQSIZE", hrqsize, 16);
         Wire.checkUnsigned("HSQSIZE", hsqsize, 16);

@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * SGL Data Block descriptor, type 0h (NVMe Base 2.0, 4.3.2). With subtype 1h "offset" the address
  * field is an offset into the data that follows the SQE in the same command capsule: this is how NVMe-oF carries
- * in-capsule data (NVMe-oF 1.1, 2.4 / 7.3.2; Linux {@code nvme_rdma_map_sg_inline()} writes
+ * in-capsule data (NVMe-oF 1.1, "Capsules and Data Transfer"; Linux {@code nvme_rdma_map_sg_inline()} writes
  * {@code NVME_SGL_FMT_DATA_DESC << 4 | NVME_SGL_FMT_OFFSET}, identifier 01h, and nvmet checks the offset against
  * the capsule in {@code nvmet_rdma_map_sgl_inline()}).
  *

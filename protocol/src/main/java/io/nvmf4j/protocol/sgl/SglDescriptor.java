@@ -118,6 +118,30 @@ public sealed interface SglDescriptor permits DataBlockDescriptor, BitBucketDesc
         };
     }
 
+    /**
+     * Decodes the descriptors of an SGL segment of {@code length} bytes at the start of {@code segment}, e.g. the
+     * in-capsule segment a Last Segment descriptor with the offset subtype points to (SPDK
+     * {@code nvmf_rdma_request_parse_sgl()} accepts such lists of keyed descriptors). Errors name the descriptor's
+     * index and report the byte offset within the whole segment.
+     */
+    static java.util.List<SglDescriptor> decodeSegment(MemorySegment segment, long length) {
+        if (length <= 0 || length % SIZE != 0) {
+            throw new SglDescriptorException(SglDescriptorException.Problem.SEGMENT_LENGTH,
+                    "SGL segment length " + length + " is not a non-zero multiple of " + SIZE, 0);
+        }
+        MemorySegment s = Wire.require(segment, length, "SGL segment of " + length / SIZE + " descriptors");
+        java.util.List<SglDescriptor> list = new java.util.ArrayList<>((int) (length / SIZE));
+        for (int i = 0; i < length / SIZE; i++) {
+            try {
+                list.add(decode(s.asSlice((long) i * SIZE, SIZE)));
+            } catch (SglDescriptorException e) {
+                throw new SglDescriptorException(e.problem(), "SGL segment descriptor " + i + ": " + e.getMessage(),
+                        i * SIZE + e.fieldOffset().orElse(0));
+            }
+        }
+        return java.util.List.copyOf(list);
+    }
+
     private static void requireSubtype(int identifier, boolean valid, String allowed) {
         if (!valid) {
             throw new SglDescriptorException(SglDescriptorException.Problem.SUBTYPE, String.format(

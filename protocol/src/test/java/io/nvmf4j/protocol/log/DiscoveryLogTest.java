@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.rdma.RdmaCms;
+import io.nvmf4j.protocol.rdma.RdmaTsas;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -58,8 +60,7 @@ class DiscoveryLogTest {
                 .adrfam(DiscoveryLogEntry.ADRFAM_IPV4).subtype(DiscoveryLogEntry.SUBTYPE_NVME)
                 .treq(DiscoveryLogEntry.TREQ_NOT_SPECIFIED).portId(1).cntlid(DiscoveryLogEntry.CNTLID_DYNAMIC)
                 .asqsz(32).trsvcid("4420").subsystemNqn(Nqn.parse(NQN)).traddr("127.0.0.1")
-                .rdmaTsas(DiscoveryLogEntry.RDMA_QPTYPE_CONNECTED, DiscoveryLogEntry.RDMA_PRTYPE_NOT_SPECIFIED,
-                        DiscoveryLogEntry.RDMA_CMS_RDMA_CM, 0);
+                .rdmaTsas(RdmaTsas.linuxDefault());
         byte[] actual = e.segment().toArray(ValueLayout.JAVA_BYTE);
         assertArrayEquals(nvmetEntry(), actual);
         // spot checks at the offsets the brief lists
@@ -80,7 +81,8 @@ class DiscoveryLogTest {
         assertEquals("127.0.0.1", linux.traddr());
         assertEquals(Nqn.parse(NQN), linux.subsystemNqn());
         assertEquals(0xFFFF, linux.cntlid());
-        assertEquals(DiscoveryLogEntry.RDMA_CMS_RDMA_CM, linux.rdmaCms());
+        assertEquals(RdmaTsas.linuxDefault(), linux.rdmaTsas());
+        assertEquals(RdmaCms.RDMA_CM, linux.rdmaTsas().connectionManagement().orElseThrow());
 
         byte[] spdk = nvmetEntry();
         for (int i = 32 + 4; i < 64; i++) {

@@ -142,6 +142,28 @@ class SglDescriptorTest {
     }
 
     @Test
+    void inCapsuleSegmentOfKeyedDescriptorsDecodesInOrder() {
+        String segment = "0010000000000000 002000 11000000 40"   // 8 KiB at 1000h, key 11h
+                + "0040000000000000 001000 22000000 4f";          // 4 KiB at 4000h, key 22h, invalidate
+        assertEquals(java.util.List.of(new KeyedSglDescriptor(0x1000, 8192, 0x11, false),
+                        new KeyedSglDescriptor(0x4000, 4096, 0x22, true)),
+                SglDescriptor.decodeSegment(Hex.segment(segment), 32));
+    }
+
+    @Test
+    void badDescriptorInASegmentIsNamedByIndexAndOffset() {
+        String segment = "0010000000000000 002000 11000000 40" + Hex.zeros(15) + "70";
+        SglDescriptorException e = assertThrows(SglDescriptorException.class,
+                () -> SglDescriptor.decodeSegment(Hex.segment(segment), 32));
+        assertTrue(e.getMessage().startsWith("SGL segment descriptor 1: SGL descriptor byte 15 (identifier 70h): type 7h"));
+        assertEquals(31, e.fieldOffset().orElseThrow());
+        assertEquals("SGL segment of 2 descriptors needs 32 bytes, got 16 (truncated)",
+                assertThrows(MalformedStructureException.class,
+                        () -> SglDescriptor.decodeSegment(Hex.segment(Hex.zeros(16)), 32)).getMessage());
+        assertThrows(SglDescriptorException.class, () -> SglDescriptor.decodeSegment(Hex.segment(Hex.zeros(16)), 8));
+    }
+
+    @Test
     void truncatedDescriptorIsRefusedWithoutIndexOutOfBounds() {
         assertEquals("SGL descriptor needs 16 bytes, got 15 (truncated)",
                 assertThrows(MalformedStructureException.class,
