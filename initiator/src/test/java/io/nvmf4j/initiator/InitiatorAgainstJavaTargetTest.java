@@ -49,13 +49,15 @@ class InitiatorAgainstJavaTargetTest {
     private RdmaTransport transport;
     private InetSocketAddress address;
     private Path image;
+    private Port port;
+    private Subsystem subsystem;
     private final HostIdentity host = HostIdentity.generate();
 
     @BeforeEach
     void startTarget() throws Exception {
         target = new NvmeTarget();
-        Port port = Port.rdma(1, "127.0.0.1", "0").mdts(3).build();
-        Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JE2E0001").model("nvmf4j e2e")
+        port = Port.rdma(1, "127.0.0.1", "0").mdts(3).build();
+        subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JE2E0001").model("nvmf4j e2e")
                 .allowAnyHost(true).build();
         subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
         image = dir.resolve("ns2.img");
@@ -184,6 +186,52 @@ class InitiatorAgainstJavaTargetTest {
             NvmeStatusException e = assertThrows(NvmeStatusException.class,
                     () -> ns.read(ns.blockCount() - 2, 4, MemorySegment.ofArray(new byte[2048])));
             assertEquals(StatusCode.LBA_RANGE, e.statusCode().orElseThrow());
+        }
+    }
+
+    @Test
+    void transportKilledAndRestartedMidRunEveryIoCompletesOrFailsCleanly() throws Exception {
+        try (NvmeController c = NvmeController.connect(ConnectOptions.builder(address, SUBNQN).host(host)
+                .provider("softiwarp").ioQueues(2).queueSize(32).commandTimeout(Duration.ofSeconds(10))
+                .reconnectDelay(Duration.ofMillis(300)).ctrlLossTimeout(Duration.ofSeconds(30)).build())) {
+            Namespace ns = c.namespace(2).orElseThrow(); // the file namespace survives the transport restart
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            List<byte[]> payloads = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                byte[] block = new byte[4096];
+                java.util.Arrays.fill(block, (byte) (i + 1));
+                payloads.add(block);
+                writes.add(ns.writeAsync(i, 1, MemorySegment.ofArray(block)));
+                if (i == 20) {
+                    transport.close(); // the target's transport dies with I/O in flight
+                }
+            }
+            Thread.sleep(500);
+            transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
+                    Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+            Port same = Port.rdma(2, "127.0.0.1", String.valueOf(address.getPort())).mdts(3).build();
+            target.addPort(same);
+            same.addSubsystem(subsystem);
+            transport.listen(same);
+            int completed = 0;
+            for (CompletableFuture<Void> w : writes) {
+                try {
+                    w.get(40, TimeUnit.SECONDS);
+                    completed++;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertTrue(e.getCause() instanceof NvmfException, "clean failure: " + e.getCause());
+                }
+            }
+            assertEquals(ControllerState.LIVE, c.state());
+            assertTrue(completed >= 43, "writes issued after the restart began complete: " + completed);
+            for (int i = 0; i < 64; i++) {
+                if (writes.get(i).isCompletedExceptionally()) {
+                    continue;
+                }
+                byte[] back = new byte[4096];
+                ns.read(i, 1, MemorySegment.ofArray(back));
+                assertArrayEquals(payloads.get(i), back, "block " + i);
+            }
         }
     }
 
