@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
-        subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class,
+                io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
+                io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override
@@ -23,6 +25,7 @@ public final class Nvmf4j implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Nvmf4j()).execute(args));
+        System.exit(new CommandLine(new Nvmf4j())
+                .setExecutionExceptionHandler(new io.nvmf4j.cli.host.FailureReport()).execute(args));
     }
 }
