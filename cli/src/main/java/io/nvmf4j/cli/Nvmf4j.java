@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
         subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class,
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
-                io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class})
+                io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
+                io.nvmf4j.cli.perf.PerfCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 public final class DiscoverCommand implements Callable<Integer> {
 
     @Mixin
-    FabricOptions fabric;
+    ConnectFlags fabric;
 
     @Mixin
     OutputOptions output;

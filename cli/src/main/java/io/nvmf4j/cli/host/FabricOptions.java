@@ -12,15 +12,22 @@ import picocli.CommandLine.Option;
  * The connect options every host command shares, with nvme-cli's letters and names ({@code nvme connect} /
  * {@code nvme discover}, {@code fabrics.c}), turned into one {@link ConnectOptions} in a straight line: each flag
  * becomes exactly one builder call, nothing is re-parsed on the way.
+ *
+ * <p>{@code -t/--transport} and {@code -q/--hostnqn} are declared by the subclasses: {@link ConnectFlags} gives
+ * them nvme-cli's letters; {@code perf} keeps {@code -q} and {@code -t} for depth and time (as SPDK perf and fio
+ * do) and offers only the long names.
  */
-public final class FabricOptions {
+public abstract class FabricOptions {
+
+    /** {@code --transport}. */
+    protected abstract String transport();
+
+    /** {@code --hostnqn}, or null. */
+    protected abstract String hostnqn();
+
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
-
-    @Option(names = {"-t", "--transport"}, defaultValue = "rdma", paramLabel = "TRTYPE",
-            description = "Transport type; only rdma (default: ${DEFAULT-VALUE}).")
-    String transport = "rdma";
 
     @Option(names = {"-a", "--traddr"}, defaultValue = "127.0.0.1", paramLabel = "TRADDR",
             description = "Transport address of the target (default: ${DEFAULT-VALUE}).")
@@ -33,10 +40,6 @@ public final class FabricOptions {
     @Option(names = {"-n", "--nqn"}, paramLabel = "SUBNQN",
             description = "Subsystem NQN (default: the first NVM subsystem the discovery log lists).")
     String nqn;
-
-    @Option(names = {"-q", "--hostnqn"}, paramLabel = "HOSTNQN",
-            description = "Host NQN (default: /etc/nvme/hostnqn, else a generated uuid NQN).")
-    String hostnqn;
 
     @Option(names = {"-I", "--hostid"}, paramLabel = "HOSTID",
             description = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN).")
@@ -69,14 +72,24 @@ public final class FabricOptions {
             description = "Bound on connecting to an absent or silent target (default: ${DEFAULT-VALUE}).")
     int connectTimeout = 5;
 
+    /** -i as given, or null (callers with their own default ask). */
+    public Integer nrIoQueuesGiven() {
+        return nrIoQueues;
+    }
+
+    /** -Q as given, or null. */
+    public Integer queueSizeGiven() {
+        return queueSize;
+    }
+
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
         return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
     }
 
     public InetSocketAddress address() {
-        if (!"rdma".equals(transport)) {
-            throw new UsageProblem("transport '" + transport + "' is not supported: nvmf4j speaks NVMe over RDMA "
+        if (!"rdma".equals(transport())) {
+            throw new UsageProblem("transport '" + transport() + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "(-t rdma)");
         }
         if (trsvcid < 1 || trsvcid > 65535) {
@@ -92,6 +105,7 @@ public final class FabricOptions {
 
     /** Host identity from -q/-I, falling back to /etc/nvme like nvme-cli. */
     public HostIdentity hostIdentity() {
+        String hostnqn = hostnqn();
         HostIdentity system = hostnqn == null || hostid == null ? HostIdentity.fromSystem() : null;
         Nqn host = hostnqn != null ? parseNqn("--hostnqn", hostnqn) : system.hostNqn();
         UUID id;

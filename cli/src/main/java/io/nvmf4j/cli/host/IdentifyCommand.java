@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 public final class IdentifyCommand implements Callable<Integer> {
 
     @Mixin
-    FabricOptions fabric;
+    ConnectFlags fabric;
 
     @Option(names = "--nsid", paramLabel = "NSID", description = "Only this namespace (default: all active ones).")
     Long nsid;

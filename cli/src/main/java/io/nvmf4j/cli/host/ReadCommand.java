@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
 public final class ReadCommand implements Callable<Integer> {
 
     @Mixin
-    FabricOptions fabric;
+    ConnectFlags fabric;
 
     @Mixin
     BlockRangeOptions range;

@@ -23,7 +23,7 @@ import picocli.CommandLine.Spec;
 public final class WriteCommand implements Callable<Integer> {
 
     @Mixin
-    FabricOptions fabric;
+    ConnectFlags fabric;
 
     @Mixin
     BlockRangeOptions range;
