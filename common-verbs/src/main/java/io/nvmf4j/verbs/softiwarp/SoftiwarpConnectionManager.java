@@ -135,6 +135,10 @@ final class SoftiwarpConnectionManager implements ConnectionManager {
             if (e instanceof VerbsException ve) {
                 throw ve;
             }
+            if (e instanceof java.net.ConnectException) {
+                throw new VerbsException(VerbsErrorCode.CONNECTION_REFUSED, "connection to " + remote + " refused: "
+                        + e.getMessage(), e);
+            }
             throw new VerbsException(VerbsErrorCode.CONNECTION_RESET, "connection to " + remote + " failed: "
                     + e.getMessage(), e);
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.QueuePairSetup;
+import io.nvmf4j.verbs.conformance.GuardedRegion;
 import io.nvmf4j.verbs.conformance.Loopback;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -34,6 +35,66 @@ class MpaConnectionSetupWireTest {
             assertArrayEquals(WireBench.REQUEST_PRIVATE_DATA, h.provider().peerPrivateData(),
                     "the accepted connection exposes the request's ULP private data");
             assertTrue(h.provider().isConnected());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void requestBytesCapturedFromLinuxNvmeRdmaOverSiwAreAccepted() throws Exception {
+        // shared/lab/LAB.md: the 56 bytes a guest kernel nvme-rdma host sent over siw (IRD 128, ORD 0, then the
+        // 32-byte NVMe-oF RDMA CM request: recfmt 0, qid 0, hrqsize 32, hsqsize 31)
+        byte[] captured = java.util.HexFormat.of().parseHex("4d504120494420526571204672616d65" + "10020024"
+                + "00800000" + "0000000020001f00" + "00".repeat(24));
+        try (WireBench wire = WireBench.open()) {
+            RawIwarpInitiator raw = wire.connectRaw();
+            raw.write(captured);
+            io.nvmf4j.verbs.ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "the listener did not surface Linux's MPA request");
+            assertArrayEquals(Arrays.copyOfRange(captured, 24, 56), request.privateData(), "NVMe-oF CM request");
+            assertEquals(128, request.peerIrd());
+            assertEquals(0, request.peerOrd());
+            wire.bench().track(request.accept(new io.nvmf4j.verbs.AcceptParams(wire.provider().pd(),
+                    wire.provider().cq(), wire.provider().cq(), io.nvmf4j.verbs.QueuePairAttributes.defaults(),
+                    new byte[] {0, 0, 0x20, 0})));
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            assertTrue(reply.isReplyKey() && !reply.reject() && reply.enhanced() && !reply.crc(), reply::toString);
+            assertEquals(2, reply.revision());
+            // RFC 6581, 5.2: the responder's IRD covers the initiator's ORD (0), its ORD stays within the
+            // initiator's IRD (128) and what the accepting side asked for (16)
+            assertTrue(reply.ird() >= 0 && reply.ord() <= 16, reply.ird() + "/" + reply.ord());
+            assertArrayEquals(new byte[] {0, 0, 0x20, 0}, reply.ulpPrivateData());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void revisionOneRequestWithoutIrdOrdIsAcceptedWithARevisionOneReplyAndCarriesData() throws Exception {
+        try (WireBench wire = WireBench.open()) {
+            GuardedRegion inbox = wire.provider().registerOpen(64);
+            RawIwarpInitiator raw = wire.connectRaw();
+            raw.write(MpaConnectionFrame.encode(MpaConnectionFrame.REQUEST_KEY, 0, 1,
+                    WireBench.REQUEST_PRIVATE_DATA.length, WireBench.REQUEST_PRIVATE_DATA));
+            io.nvmf4j.verbs.ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "the listener did not surface an MPA revision 1 request");
+            assertArrayEquals(WireBench.REQUEST_PRIVATE_DATA, request.privateData());
+            assertEquals(-1, request.peerIrd(), "MPA v1 says nothing about IRD");
+            assertEquals(-1, request.peerOrd(), "MPA v1 says nothing about ORD");
+            io.nvmf4j.verbs.RdmaConnection connection = wire.bench().track(request.accept(
+                    new io.nvmf4j.verbs.AcceptParams(wire.provider().pd(), wire.provider().cq(), wire.provider().cq(),
+                            io.nvmf4j.verbs.QueuePairAttributes.defaults(), WireBench.REPLY_PRIVATE_DATA,
+                            WireBench.postReceive(1, inbox, 0, 64))));
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            assertTrue(reply.isReplyKey() && !reply.reject(), reply::toString);
+            assertEquals(1, reply.revision(), "RFC 6581, 5: a revision 1 request gets a revision 1 reply");
+            assertFalse(reply.enhanced(), reply::toString);
+            assertArrayEquals(WireBench.REPLY_PRIVATE_DATA, reply.privateData(), "v1 reply: no IRD/ORD words");
+            raw.crc(reply.crc());
+            byte[] payload = io.nvmf4j.verbs.conformance.Patterns.bytes(60, 24);
+            raw.sendFpdu(DdpSegment.send(raw.takeSendMsn(), payload));
+            io.nvmf4j.verbs.WorkCompletion wc = wire.provider().awaitCompletion(Loopback.TIMEOUT);
+            io.nvmf4j.verbs.conformance.WorkRequests.assertSuccess(wc, 1, io.nvmf4j.verbs.WcOpcode.RECV);
+            io.nvmf4j.verbs.conformance.Patterns.assertSameBytes(payload, inbox.segment().asSlice(0, 24), "Send");
+            assertTrue(connection.isConnected());
         }
     }
 
