@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
         subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class,
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
                 io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
-                io.nvmf4j.cli.perf.PerfCommand.class})
+                io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override

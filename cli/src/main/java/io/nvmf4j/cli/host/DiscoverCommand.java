@@ -24,6 +24,7 @@ public final class DiscoverCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         DiscoveryLog log = Connections.discover(fabric);
         PrintWriter out = spec.commandLine().getOut();
         if (output.json) {

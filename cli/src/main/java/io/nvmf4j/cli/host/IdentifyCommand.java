@@ -32,6 +32,7 @@ public final class IdentifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         PrintWriter out = spec.commandLine().getOut();
         // One I/O queue is enough: identify moves no data; the admin queue carries everything.
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {

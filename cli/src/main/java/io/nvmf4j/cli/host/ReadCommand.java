@@ -33,6 +33,7 @@ public final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         if (range.blockCount == null) {
             throw new UsageProblem("read: --block-count is required");
         }

@@ -36,6 +36,7 @@ public final class WriteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         if (range.blockCount != null && range.blockCount < 1) {
             throw new UsageProblem("write: --block-count must be at least 1");
         }

@@ -64,7 +64,15 @@ public final class LatencyMeter {
                 }
             }
         }
-        return new LatencyStats(s.count(), s.mean(TimeUnit.NANOSECONDS) / 1000.0, table,
-                s.max(TimeUnit.NANOSECONDS) / 1000.0, curveP, curveUs);
+        // A percentile is the upper edge of its HdrHistogram bucket (3 significant digits), which can sit a hair
+        // above the exact maximum: no percentile is shown above the largest latency actually seen.
+        double max = s.max(TimeUnit.NANOSECONDS) / 1000.0;
+        for (int t = 0; t < table.length; t++) {
+            table[t] = Math.min(table[t], max);
+        }
+        for (int i = 0; i < curveUs.length; i++) {
+            curveUs[i] = Math.min(curveUs[i], max);
+        }
+        return new LatencyStats(s.count(), s.mean(TimeUnit.NANOSECONDS) / 1000.0, table, max, curveP, curveUs);
     }
 }

@@ -103,6 +103,7 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         PerfSpec spec = spec();
         PrintWriter out = commandSpec.commandLine().getOut();
         PrintWriter err = commandSpec.commandLine().getErr();

@@ -22,7 +22,12 @@ public final class PerfTable {
     /** Prints one heading line per run and all rows under one column header (so several runs line up). */
     public static void print(PrintWriter out, List<PerfResult> results) {
         boolean footnote = false;
-        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-24s", "latency in us"));
+        int width = 14;
+        for (PerfResult r : results) {
+            width = Math.max(width, (results.size() == 1 ? 0 : r.label().length() + 1) + 8);
+        }
+        String nameColumn = "%-" + width + "s";
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, nameColumn, "latency in us"));
         for (String h : HEADINGS) {
             header.append(String.format(Locale.ROOT, "%11s", h));
         }
@@ -33,20 +38,20 @@ public final class PerfTable {
         for (PerfResult r : results) {
             String name = results.size() == 1 ? "" : r.label() + " ";
             if (r.read().ios() > 0) {
-                footnote |= row(out, name + "read", r.read());
+                footnote |= row(out, nameColumn, name + "read", r.read());
             }
             if (r.write().ios() > 0) {
-                footnote |= row(out, name + "write", r.write());
+                footnote |= row(out, nameColumn, name + "write", r.write());
             }
             if (r.read().ios() > 0 && r.write().ios() > 0) {
-                out.println(String.format(Locale.ROOT, "%-24s%11.0f%11.2f%11.1f", name + "total", r.totalIops(),
+                out.println(String.format(Locale.ROOT, nameColumn + "%11.0f%11.2f%11.1f", name + "total", r.totalIops(),
                         r.totalMibps(), r.totalAverageUs()));
             }
             if (r.read().ios() == 0 && r.write().ios() == 0) {
-                out.println(String.format(Locale.ROOT, "%-24s%11s", name + "(no I/O completed)", "-"));
+                out.println(String.format(Locale.ROOT, nameColumn + "%11s", name + "(no I/O completed)", "-"));
             }
             if (r.spec().verify()) {
-                out.println(String.format(Locale.ROOT, "%-24s%d blocks read back and verified, no mismatch",
+                out.println(String.format(Locale.ROOT, nameColumn + "%,d blocks read back and verified, no mismatch",
                         name + "verify", r.verifiedBlocks()));
             }
         }
@@ -56,9 +61,10 @@ public final class PerfTable {
         out.flush();
     }
 
-    private static boolean row(PrintWriter out, String name, PerfResult.OpResult op) {
+    private static boolean row(PrintWriter out, String nameColumn, String name, PerfResult.OpResult op) {
         LatencyStats l = op.latency();
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-24s%11.0f%11.2f%11.1f", name, op.iops(),
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, nameColumn + "%11.0f%11.2f%11.1f", name,
+                op.iops(),
                 op.mibps(), l.averageUs()));
         boolean marked = false;
         for (int i = 0; i < LatencyMeter.TABLE_PERCENTILES.length; i++) {
