@@ -52,8 +52,8 @@ public final class IdentifyText {
         int inUse = ns.formattedLbaIndex();
         for (int i = 0; i <= ns.nlbaf() && i < IdentifyNamespace.MAX_LBA_FORMATS; i++) {
             LbaFormat f = ns.lbaFormat(i);
-            out.printf("lbaf %2d : ms:%-3d lbads:%-2d rp:%#x%s%n", i, f.metadataSize(), f.lbaDataSizeShift(),
-                    f.relativePerformance(), i == inUse ? " (in use)" : "");
+            out.printf("lbaf %2d : ms:%-3d lbads:%-2d rp:%s%s%n", i, f.metadataSize(), f.lbaDataSizeShift(),
+                    cHex(f.relativePerformance()), i == inUse ? " (in use)" : "");
         }
         out.flush();
     }

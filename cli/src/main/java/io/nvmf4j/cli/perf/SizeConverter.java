@@ -1,6 +1,7 @@
 package io.nvmf4j.cli.perf;
 
 import java.util.Locale;
+import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 
 /** "4096", "4k", "128K", "1m", "1g": binary multiples, as fio and SPDK perf read sizes. */
@@ -27,11 +28,11 @@ public final class SizeConverter implements ITypeConverter<Long> {
         try {
             long n = Long.parseLong(digits);
             if (n < 0) {
-                throw new IllegalArgumentException("negative size '" + value + "'");
+                throw new CommandLine.TypeConversionException("negative size '" + value + "'");
             }
             return Math.multiplyExact(n, unit);
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("'" + value + "' is not a size (e.g. 4096, 4k, 128k, 1m)");
+            throw new CommandLine.TypeConversionException("'" + value + "' is not a size (e.g. 4096, 4k, 128k, 1m)");
         }
     }
 }
