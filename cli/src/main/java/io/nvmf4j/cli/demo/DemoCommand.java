@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "demo", sortOptions = false, description = {
     "Start a target with a RAM namespace on 127.0.0.1 in this process, connect to it over softiwarp",
     "and run a short perf series: a verified 4 KiB random write/read pass, 4 KiB random read at",
-    "QD1 and QD32, 128 KiB sequential read."})
+    "QD1 and QD32, 128 KiB sequential read (the verified pass uses the first 64 MiB)."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--size", defaultValue = "256", paramLabel = "MIB",
@@ -74,16 +74,16 @@ public final class DemoCommand implements Callable<Integer> {
         if (sizeMib < 16 || seconds <= 0) {
             throw new io.nvmf4j.cli.host.UsageProblem("demo: --size must be at least 16 MiB and -t positive");
         }
+        long bytes = (long) sizeMib << 20;
         Duration window = Duration.ofMillis(Math.round(seconds * 1000));
         Duration ramp = Duration.ofMillis(Math.min(1000, window.toMillis() / 3));
         List<PerfSpec> series = List.of(
-                new PerfSpec(Workload.RANDRW, 4096, 32, 1, 50, window, ramp, true, 0),
+                new PerfSpec(Workload.RANDRW, 4096, 32, 1, 50, window, ramp, true, Math.min(64L << 20, bytes)),
                 new PerfSpec(Workload.RANDREAD, 4096, 1, 1, 100, window, ramp, false, 0),
                 new PerfSpec(Workload.RANDREAD, 4096, 32, 1, 100, window, ramp, false, 0),
                 new PerfSpec(Workload.READ, 128 * 1024, 8, 1, 100, window, ramp, false, 0));
         List<String> labels = List.of("4k-randrw-qd32-verify", "4k-randread-qd1", "4k-randread-qd32",
                 "128k-read-qd8");
-        long bytes = (long) sizeMib << 20;
         long started = System.nanoTime();
         try (EmbeddedTarget target = EmbeddedTarget.start(bytes, 512, provider, port, 1)) {
             err.printf(Locale.ROOT, "demo: target with a %d MiB RAM namespace (512-byte blocks) listening on %s:%d "

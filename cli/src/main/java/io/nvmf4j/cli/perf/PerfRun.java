@@ -69,8 +69,14 @@ public final class PerfRun {
             for (int q = 0; q < queues; q++) {
                 IoBuffer buffer = controller.allocateBuffer((long) spec.depth() * spec.ioSize());
                 buffers.add(buffer);
-                workers.add(new PerfWorker(q, queues, namespace.onQueue(q), buffer, spec, control, readLatency,
-                        writeLatency, regionBlocks, runId, runId * 31 + q + 1));
+                IoBuffer prefill = null;
+                if (spec.verify()) {
+                    prefill = controller.allocateBuffer(
+                            (long) PerfWorker.PREFILL_DEPTH * PerfWorker.prefillUnitBytes(spec.ioSize()));
+                    buffers.add(prefill);
+                }
+                workers.add(new PerfWorker(q, queues, namespace.onQueue(q), buffer, prefill, spec, control,
+                        readLatency, writeLatency, regionBlocks, runId, runId * 31 + q + 1));
             }
             registerCounters(workers, tagLabel);
             if (spec.verify()) {

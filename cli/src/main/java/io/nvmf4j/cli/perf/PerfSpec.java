@@ -48,7 +48,9 @@ public record PerfSpec(Workload workload, int ioSize, int depth, int queues, int
         String mix = workload.mixed() ? " (" + readPercent + "% reads)" : "";
         return workload.label() + mix + ", " + ioSize + "-byte I/O, queue depth " + depth + " x " + queues
                 + (queues == 1 ? " queue" : " queues") + ", " + seconds(duration) + " s"
-                + (ramp.isZero() ? "" : " after " + seconds(ramp) + " s ramp") + (verify ? ", verify" : "");
+                + (ramp.isZero() ? "" : " after " + seconds(ramp) + " s ramp") + (verify ? ", verify" : "")
+                + (regionBytes > 0 ? ", first " + (regionBytes >= (1 << 20) ? (regionBytes >> 20) + " MiB"
+                        : regionBytes + " bytes") : "");
     }
 
     private static String seconds(Duration d) {

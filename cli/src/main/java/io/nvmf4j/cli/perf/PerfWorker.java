@@ -18,9 +18,11 @@ import java.util.function.BiConsumer;
  * thread and read by the progress line. What the initiator library allocates per command (its future and command
  * objects) is its own; see NOTES-cli.md for the reusable-command API that would remove it.
  *
- * <p>I/O units: the region is cut into units of one I/O each; worker {@code w} of {@code n} owns units
- * {@code w, w+n, w+2n ...}, so no two workers ever touch the same blocks and verification needs no shared state.
- * With {@code --verify} a unit with an I/O in flight is not chosen again until it completes.
+ * <p>I/O units: the region is cut into units of one I/O each; worker {@code w} of {@code n} owns the w-th of n
+ * equal contiguous slices (fio's {@code offset_increment}), so no two workers ever touch the same blocks and
+ * verification needs no shared state. With {@code --verify} a unit with an I/O in flight is not chosen again until
+ * it completes, and a prefill pass first writes every unit once with large sequential writes
+ * ({@link #PREFILL_BYTES} each, whatever {@code -o} is).
  */
 final class PerfWorker {
 
@@ -32,6 +34,11 @@ final class PerfWorker {
     static final int LATENCY_NANOS = 4;
     static final int VERIFIED_BLOCKS = 5;
     static final int COUNTERS = 6;
+
+    /** Bytes per prefill write (rounded down to whole I/O units): large, so the prefill is quick. */
+    static final int PREFILL_BYTES = 128 * 1024;
+    /** Prefill writes in flight per worker. */
+    static final int PREFILL_DEPTH = 4;
 
     private final int index;
     private final int workers;
@@ -55,6 +62,10 @@ final class PerfWorker {
     private final int[] generation; // per local unit, verify only
     private final boolean[] busy;   // per local unit, verify only
     private final Completion[] completions;
+    private final IoBuffer prefillBuffer;
+    private final int unitsPerPrefill;
+    private final long[] prefillFirstUnit = new long[PREFILL_DEPTH];
+    private final int[] prefillUnits = new int[PREFILL_DEPTH];
 
     private long rng;
     private long cursor;
@@ -62,8 +73,9 @@ final class PerfWorker {
     private boolean prefilling;
     private CountDownLatch idle;
 
-    PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, PerfSpec spec, RunControl control,
-            LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId, long seed) {
+    PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer, PerfSpec spec,
+            RunControl control, LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId,
+            long seed) {
         this.index = index;
         this.workers = workers;
         this.ns = ns;
@@ -84,10 +96,12 @@ final class PerfWorker {
         this.submitNanos = new long[depth];
         this.slotRead = new boolean[depth];
         this.slotUnit = new long[depth];
-        this.completions = new Completion[depth];
-        for (int i = 0; i < depth; i++) {
+        this.completions = new Completion[depth + PREFILL_DEPTH];
+        for (int i = 0; i < completions.length; i++) {
             completions[i] = new Completion(i);
         }
+        this.prefillBuffer = prefillBuffer;
+        this.unitsPerPrefill = Math.max(1, prefillUnitBytes(spec.ioSize()) / spec.ioSize());
         if (spec.verify()) {
             this.generation = new int[Math.toIntExact(units)];
             this.busy = new boolean[Math.toIntExact(units)];
@@ -105,12 +119,21 @@ final class PerfWorker {
         return units;
     }
 
+    /** Bytes of one prefill write for I/O size {@code ioSize}: whole units, about {@link #PREFILL_BYTES}. */
+    static int prefillUnitBytes(int ioSize) {
+        return Math.max(1, PREFILL_BYTES / ioSize) * ioSize;
+    }
+
+    private long slbaOf(long unit) {
+        return ((long) index * units + unit) * blocksPerIo;
+    }
+
     /** Starts the prefill pass (verify): every unit written once, sequentially; {@code done} counts down at the end. */
     synchronized void startPrefill(CountDownLatch done) {
         prefilling = true;
         cursor = 0;
         idle = done;
-        for (int slot = 0; slot < spec.depth() && cursor < units; slot++) {
+        for (int slot = 0; slot < PREFILL_DEPTH && cursor < units; slot++) {
             issuePrefill(slot);
         }
         if (inFlight == 0) {
@@ -143,9 +166,30 @@ final class PerfWorker {
 
     // ---- submission (under the monitor) ---------------------------------------------------------------------
 
+    /** One large sequential write of whole units, every block stamped with generation 1. */
     private void issuePrefill(int slot) {
-        long unit = cursor++;
-        submit(slot, unit, false);
+        long first = cursor;
+        int n = (int) Math.min(unitsPerPrefill, units - first);
+        cursor += n;
+        prefillFirstUnit[slot] = first;
+        prefillUnits[slot] = n;
+        MemorySegment m = prefillBuffer.segment();
+        long base = (long) slot * unitsPerPrefill * spec.ioSize();
+        long slba = slbaOf(first);
+        long blocks = (long) n * blocksPerIo;
+        for (long b = 0; b < blocks; b++) {
+            VerifyPattern.fill(m, base + b * blockSize, blockSize, slba + b, runId, 1);
+        }
+        for (int u = 0; u < n; u++) {
+            generation[(int) (first + u)] = 1;
+        }
+        inFlight++;
+        try {
+            ns.writeAsync(slba, blocks, prefillBuffer, base).whenComplete(completions[spec.depth() + slot]);
+        } catch (RuntimeException e) {
+            inFlight--;
+            control.fail(e);
+        }
     }
 
     private void issue(int slot) {
@@ -158,7 +202,7 @@ final class PerfWorker {
     }
 
     private void submit(int slot, long unit, boolean read) {
-        long slba = (unit * workers + index) * blocksPerIo;
+        long slba = slbaOf(unit);
         long offset = (long) slot * spec.ioSize();
         if (busy != null) {
             busy[(int) unit] = true;
@@ -227,6 +271,10 @@ final class PerfWorker {
     // ---- completion (on the queue's completion thread) ------------------------------------------------------
 
     private synchronized void completed(int slot, Throwable error) {
+        if (slot >= spec.depth()) {
+            prefillCompleted(slot - spec.depth(), error);
+            return;
+        }
         long latency = System.nanoTime() - submitNanos[slot];
         inFlight--;
         boolean read = slotRead[slot];
@@ -240,7 +288,7 @@ final class PerfWorker {
                     verify(slot, unit);
                 }
             }
-            if (!prefilling && control.measuring()) {
+            if (control.measuring()) {
                 if (read) {
                     readLatency.record(latency);
                     counters.lazySet(READS, counters.get(READS) + 1);
@@ -253,14 +301,23 @@ final class PerfWorker {
                 counters.lazySet(LATENCY_NANOS, counters.get(LATENCY_NANOS) + latency);
             }
         }
-        if (prefilling) {
-            if (error == null && cursor < units && !control.stopped()) {
-                issuePrefill(slot);
-            }
-        } else if (error == null && !control.stopped()) {
+        if (error == null && !control.stopped()) {
             issue(slot);
         }
-        if (inFlight == 0 && idle != null && (prefilling || control.stopped() || error != null)) {
+        if (inFlight == 0 && idle != null && (control.stopped() || error != null)) {
+            idle.countDown();
+            idle = null;
+        }
+    }
+
+    private void prefillCompleted(int slot, Throwable error) {
+        inFlight--;
+        if (error != null) {
+            control.fail(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+        } else if (cursor < units && !control.stopped()) {
+            issuePrefill(slot);
+        }
+        if (inFlight == 0 && idle != null) {
             prefilling = false;
             idle.countDown();
             idle = null;
@@ -272,7 +329,7 @@ final class PerfWorker {
         if (gen == 0) {
             return; // never written in this run (no prefill): nothing to compare against
         }
-        long slba = (unit * workers + index) * blocksPerIo;
+        long slba = slbaOf(unit);
         long offset = (long) slot * spec.ioSize();
         for (int b = 0; b < blocksPerIo; b++) {
             long at = offset + (long) b * blockSize;

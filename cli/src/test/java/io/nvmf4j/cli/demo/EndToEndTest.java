@@ -132,6 +132,16 @@ class EndToEndTest {
     }
 
     @Test
+    void twoQueuesVerifyTheirOwnSlicesOfTheNamespace() throws Exception {
+        CliRunner.Result r = CliRunner.run(at("perf", "--queues", "2", "-q", "4", "-o", "8k", "-w", "randrw", "-t",
+                "1", "--ramp", "0", "--verify", "--size", "4m", "--json"));
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode o = new ObjectMapper().readTree(r.out());
+        assertEquals(2, o.get("queues").asInt(), r.out());
+        assertTrue(o.get("verified_blocks").asLong() > 0, r.out());
+    }
+
+    @Test
     void perfPrintsTheTable() {
         CliRunner.Result r = CliRunner.run(at("perf", "-w", "randread", "-q", "4", "-t", "1", "--ramp", "0"));
         assertEquals(0, r.exitCode(), r.err());
