@@ -142,6 +142,41 @@ class EndToEndTest {
     }
 
     @Test
+    void prometheusTextCanBeScrapedWhilePerfRuns() throws Exception {
+        int metricsPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            metricsPort = s.getLocalPort();
+        }
+        java.util.concurrent.CompletableFuture<CliRunner.Result> run = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> CliRunner.run(at("perf", "-w", "randread", "-q", "4", "-t", "3", "--ramp", "0",
+                        "--metrics-port", Integer.toString(metricsPort))));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        String body = "";
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!run.isDone() && System.nanoTime() < deadline) {
+            try {
+                java.net.http.HttpResponse<String> resp = http.send(java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + metricsPort + "/metrics"))
+                        .timeout(java.time.Duration.ofSeconds(5)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                if (resp.statusCode() == 200 && resp.body().contains("nvmf4j_perf_ios_total{")
+                        && resp.body().matches("(?s).*nvmf4j_perf_ios_total\\{op=\"read\".*\\} [1-9].*")) {
+                    body = resp.body();
+                    break;
+                }
+            } catch (java.io.IOException notYet) {
+                // the endpoint starts with the command
+            }
+            Thread.sleep(200);
+        }
+        CliRunner.Result r = run.get(60, TimeUnit.SECONDS);
+        assertEquals(0, r.exitCode(), r.err());
+        assertTrue(body.contains("nvmf4j_perf_latency_seconds"), body);
+        assertTrue(r.err().contains("perf: Prometheus metrics on http://127.0.0.1:" + metricsPort + "/metrics"),
+                r.err());
+    }
+
+    @Test
     void perfPrintsTheTable() {
         CliRunner.Result r = CliRunner.run(at("perf", "-w", "randread", "-q", "4", "-t", "1", "--ramp", "0"));
         assertEquals(0, r.exitCode(), r.err());
