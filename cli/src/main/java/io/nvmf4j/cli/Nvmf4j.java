@@ -10,10 +10,11 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
-        subcommands = {ModulesCommand.class, CommandLine.HelpCommand.class,
+        subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
                 io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
-                io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class})
+                io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override

@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param ioQueues          {@code -i/--nr-io-queues}; the controller may grant fewer
  * @param queueSize         {@code -Q/--queue-size}: entries per I/O queue, bounded by CAP.MQES+1 and MAXCMD
  * @param keepAliveTimeout  {@code -k/--keep-alive-tmo}; KATO sent in the admin Connect; zero disables keep-alive
- * @param ctrlLossTimeout   {@code -l/--ctrl-loss-tmo}: how long to keep reconnecting before failing all I/O
+ * @param ctrlLossTimeout   {@code -l/--ctrl-loss-tmo}: how long to keep reconnecting before failing all I/O;
+ *                          negative: forever (Linux -1)
  * @param reconnectDelay    {@code -c/--reconnect-delay}: pause between reconnect attempts
  * @param connectTimeout    bound on one RDMA connection setup (absent or silent targets fail within it)
  * @param commandTimeout    bound on one command (admin or I/O); on expiry the controller is reset like Linux does

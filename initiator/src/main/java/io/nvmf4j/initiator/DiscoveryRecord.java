@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import io.nvmf4j.protocol.rdma.RdmaTsas;
 
 /**
  * One Discovery Log Page entry (NVMe-oF 1.1, 5.3, Figure 40), decoded: what {@code nvme discover} prints.
@@ -21,9 +22,9 @@ public record DiscoveryRecord(int trtype, int adrfam, int subtype, int treq, int
         String trsvcid, String subnqn, String traddr, int rdmaQpType, int rdmaProviderType, int rdmaCms) {
 
     static DiscoveryRecord from(DiscoveryLogEntry e) {
+        RdmaTsas tsas = e.rdmaTsas();
         return new DiscoveryRecord(e.trtype(), e.adrfam(), e.subtype(), e.treq(), e.portId(), e.cntlid(), e.asqsz(),
-                e.trsvcid().strip(), e.subnqn().strip(), e.traddr().strip(), e.rdmaQpType(), e.rdmaProviderType(),
-                e.rdmaCms());
+                e.trsvcid().strip(), e.subnqn().strip(), e.traddr().strip(), tsas.qptype(), tsas.prtype(), tsas.cms());
     }
 
     /** True for an entry that points at another discovery service (subtype 1). */

@@ -9,6 +9,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One active namespace of a connected controller, with the NVM command set I/O: read, write, flush, write zeroes
@@ -107,6 +108,19 @@ public final class Namespace {
         return transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false);
     }
 
+    /**
+     * Callback form of a zero-copy read: no future is made; {@code callback} runs on the completion thread once
+     * every command of the read has completed.
+     */
+    public void submitRead(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
+        transfer(IoCommand.Kind.READ, slba, blocks, null, buffer, offset, false, callback);
+    }
+
+    /** Callback form of a zero-copy write. */
+    public void submitWrite(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
+        transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false, callback);
+    }
+
     /** Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. */
     public CompletableFuture<Void> flushAsync() {
         IoOperation op = new IoOperation(1);
@@ -186,8 +200,8 @@ public final class Namespace {
     private void await(CompletableFuture<Void> future, String what) throws NvmfException {
         ConnectOptions o = controller.options();
         // Bounded: a command times out after command-timeout; waiting I/O fails at ctrl-loss-tmo at the latest.
-        long bound = o.commandTimeout().toMillis() * 2 + o.ctrlLossTimeout().toMillis() + o.reconnectDelay().toMillis()
-                + 5000;
+        long loss = o.ctrlLossTimeout().isNegative() ? TimeUnit.HOURS.toMillis(24) : o.ctrlLossTimeout().toMillis();
+        long bound = o.commandTimeout().toMillis() * 2 + loss + o.reconnectDelay().toMillis() + 5000;
         Futures.await(future, bound, controller.name() + " nsid " + nsid + " " + what);
     }
 
@@ -195,6 +209,11 @@ public final class Namespace {
 
     private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua) {
+        return transfer(kind, slba, blocks, segment, buffer, offset, fua, null);
+    }
+
+    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+            IoBuffer buffer, long offset, boolean fua, IoCallback callback) {
         checkBlocks(blocks);
         long bytes = blocks * blockSize;
         Direction direction = kind == IoCommand.Kind.READ ? Direction.CONTROLLER_TO_HOST : Direction.HOST_TO_CONTROLLER;
@@ -215,7 +234,7 @@ public final class Namespace {
         }
         int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), pathLimit);
         int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
-        IoOperation op = new IoOperation(count);
+        IoOperation op = new IoOperation(count, callback);
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
             long byteOffset = done * blockSize;

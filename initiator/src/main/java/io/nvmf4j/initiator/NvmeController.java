@@ -154,7 +154,10 @@ public final class NvmeController implements AutoCloseable {
         }
         try {
             controller.establish(true);
-            controller.state = ControllerState.LIVE;
+            synchronized (controller.recoveryLock) {
+                controller.requireAllQueuesLive();
+                controller.state = ControllerState.LIVE;
+            }
             controller.startKeepAlive();
             return controller;
         } catch (NvmfException | RuntimeException e) {
@@ -399,7 +402,9 @@ public final class NvmeController implements AutoCloseable {
 
     private long adminWaitMillis() {
         // Long enough to ride out a reconnect inside ctrl-loss-tmo, never unbounded.
-        return options.commandTimeout().toMillis() + options.ctrlLossTimeout().toMillis() + 1000;
+        long loss = options.ctrlLossTimeout().isNegative() ? TimeUnit.HOURS.toMillis(24)
+                : options.ctrlLossTimeout().toMillis();
+        return options.commandTimeout().toMillis() + loss + 1000;
     }
 
     private void requireUsable() throws ControllerLostException {
@@ -461,17 +466,30 @@ public final class NvmeController implements AutoCloseable {
                 if (state != ControllerState.RECONNECTING) {
                     return;
                 }
+                requireAllQueuesLive(); // a queue that broke during the sequence: try again
                 state = ControllerState.LIVE;
             }
             LOG.info(name + ": reconnected");
         } catch (NvmfException | RuntimeException e) {
             long lost = System.nanoTime() - lostSinceNanos;
-            if (lost >= options.ctrlLossTimeout().toNanos()) {
+            if (!options.ctrlLossTimeout().isNegative() && lost >= options.ctrlLossTimeout().toNanos()) {
                 giveUp(e);
             } else {
                 LOG.info(name + ": reconnect failed (" + e.getMessage() + "); next try in "
                         + options.reconnectDelay().toMillis() + " ms");
                 timers.schedule(this::reconnectAttempt, options.reconnectDelay().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Fails when a queue broke while the connect sequence went on (its failure was not acted on then). */
+    private void requireAllQueuesLive() throws NvmfConnectException {
+        if (!admin.isLive()) {
+            throw new NvmfConnectException(name + ": admin queue broke during connect: " + admin.failureReason());
+        }
+        for (RdmaHostQueue q : ioQueues) {
+            if (!q.isLive()) {
+                throw new NvmfConnectException(name + ": " + q.qid() + " broke during connect: " + q.failureReason());
             }
         }
     }

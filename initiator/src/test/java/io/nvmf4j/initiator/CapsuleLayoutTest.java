@@ -60,6 +60,35 @@ class CapsuleLayoutTest {
         }
     }
 
+    @Test
+    void adminConnectAndEnableMatchLinuxFabricsLayouts() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        try (ScriptedController target = new ScriptedController(script);
+                NvmeController c = NvmeController.connect(ConnectOptions.builder(target.address(), script.subsystem)
+                        .host(HostIdentity.generate()).provider("softiwarp").ioQueues(1).queueSize(32)
+                        .keepAliveTimeout(java.time.Duration.ofSeconds(5)).commandTimeout(Duration.ofSeconds(5))
+                        .build())) {
+            byte[] connect = target.received.get(0).sqe();
+            // struct nvmf_connect_command: opcode 7Fh, flags 40h, fctype 01h at 4, SGL1 keyed (id 40h at 39),
+            // recfmt 0 at 40, qid 0 at 42, sqsize 31 at 44 (NVME_AQ_DEPTH - 1), cattr 0 at 46, kato 5000 ms at 48
+            assertEquals(0x7F, connect[0] & 0xFF);
+            assertEquals(0x40, connect[1] & 0xFF);
+            assertEquals(0x01, connect[4]);
+            assertArrayEquals(hex("000400"), slice(connect, 32, 3), "1024 bytes of connect data");
+            assertEquals(0x40, connect[39] & 0xFF);
+            assertArrayEquals(hex("0000 0000 1f00 0000 88130000"), slice(connect, 40, 12));
+            // Property Set CC: attrib 0 (4 bytes) at 40, offset 14h at 44, value at 48:
+            // EN | IOSQES 6 << 16 | IOCQES 4 << 20 (nvme_enable_ctrl with NVME_CTRL_PAGE_SHIFT 12, CSS NVM)
+            byte[] setCc = target.received.stream().filter(r -> r.opcode() == 0x7F && r.sqe()[4] == 0x00)
+                    .findFirst().orElseThrow().sqe();
+            assertArrayEquals(hex("00000000 14000000 01004600 00000000"), slice(setCc, 40, 16));
+            // the I/O queue Connect names the allocated controller and sqsize 31
+            byte[] ioConnect = target.received.stream().filter(r -> r.qid() == 1).findFirst().orElseThrow().sqe();
+            assertArrayEquals(hex("0000 0100 1f00 0000 00000000"), slice(ioConnect, 40, 12));
+            assertEquals(c.controllerId().value(), target.connectData.get(1).cntlid().value());
+        }
+    }
+
     private static byte[] slice(byte[] b, int from, int len) {
         byte[] out = new byte[len];
         System.arraycopy(b, from, out, 0, len);

@@ -133,6 +133,24 @@ class HostAgainstScriptedControllerTest {
     }
 
     @Test
+    void callbackFormReportsSuccessAndStatusErrors() throws Exception {
+        NvmeController c = connect(new ScriptedController.Script(), 1, 32);
+        Namespace ns = c.firstNamespace();
+        try (IoBuffer buffer = c.allocateBuffer(8192)) {
+            buffer.segment().fill((byte) 0x33);
+            CompletableFuture<NvmfException> ok = new CompletableFuture<>();
+            ns.submitWrite(10, 16, buffer, 0, ok::complete);
+            assertEquals(null, ok.get(10, TimeUnit.SECONDS));
+            CompletableFuture<NvmfException> bad = new CompletableFuture<>();
+            ns.submitRead(8190, 16, buffer, 0, bad::complete);
+            NvmfException e = bad.get(10, TimeUnit.SECONDS);
+            assertTrue(e instanceof NvmeStatusException s && s.statusCode().orElseThrow() == StatusCode.LBA_RANGE,
+                    String.valueOf(e));
+        }
+        assertEquals((byte) 0x33, target.media().get(ValueLayout.JAVA_BYTE, 10 * 512 + 8191));
+    }
+
+    @Test
     void outOfRangeReadFailsWithNamedStatus() throws Exception {
         NvmeController c = connect(new ScriptedController.Script(), 1, 32);
         Namespace ns = c.firstNamespace();

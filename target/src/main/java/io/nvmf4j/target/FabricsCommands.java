@@ -154,14 +154,14 @@ final class FabricsCommands {
         // nvmet_alloc_ctrl()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
-            LOG.log(Level.WARNING, "Connect from {0} for unknown subsystem {1} on {2} refused", hostNqn, subsysNqn,
+            LOG.log(Level.WARNING, "rejected host {0} for {1}: no such subsystem on {2}", hostNqn, subsysNqn,
                     sq.port());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_SUBNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         if (hostNqn == null || !subsystem.hostAllowed(hostNqn)) {
-            LOG.log(Level.WARNING, "Connect by host {0} for {1} not allowed", hostNqn, subsystem.nqn());
+            LOG.log(Level.WARNING, "rejected host {0} for {1}: not in allowed_hosts", hostNqn, subsystem.nqn());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_HOST.withDnr();
@@ -172,7 +172,8 @@ final class FabricsCommands {
         Controller ctrl = subsystem.registerController(
                 id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato));
         if (ctrl == null) {
-            LOG.log(Level.WARNING, "Connect by {0} for {1}: no free controller ID", hostNqn, subsystem.nqn());
+            LOG.log(Level.WARNING, "rejected host {0} for {1}: no free controller ID (controller busy)", hostNqn,
+                    subsystem.nqn());
             return StatusCode.CONNECT_CTRL_BUSY.withDnr();
         }
         Status installed = install(req, ctrl, 0, sqsize);

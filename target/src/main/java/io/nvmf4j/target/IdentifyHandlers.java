@@ -95,6 +95,7 @@ final class IdentifyHandlers {
         Port port = req.queue().port();
         IdentifyController id = commonControllerData(req);
         id.rab(6)
+                .ieee(ctrl.subsystem().ieeeOui())
                 .cmic(CMIC_MULTI_PORT_MULTI_CTRL)
                 .mdts(port.mdts())
                 .oaes(OAES_NS_ATTRIBUTE)

@@ -45,6 +45,8 @@ public final class Subsystem {
     private final int cntlidMin;
     private final int cntlidMax;
     private final int maxIoQueues;
+    private final int version;
+    private final int ieeeOui;
     private volatile boolean allowAnyHost;
     private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
     private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
@@ -61,6 +63,8 @@ public final class Subsystem {
         this.cntlidMin = b.cntlidMin;
         this.cntlidMax = b.cntlidMax;
         this.maxIoQueues = type == Type.DISCOVERY ? 0 : b.maxIoQueues;
+        this.version = b.version;
+        this.ieeeOui = b.ieeeOui;
         this.allowAnyHost = b.allowAnyHost || type == Type.DISCOVERY;
         this.allowedHosts.addAll(b.allowedHosts);
     }
@@ -103,8 +107,14 @@ public final class Subsystem {
         return firmwareRevision;
     }
 
+    /** The NVMe version reported in VS and Identify Controller VER (nvmet attr_version), 1.3 by default. */
     public int version() {
-        return NVME_VERSION_1_3;
+        return version;
+    }
+
+    /** IEEE OUI of Identify Controller (nvmet attr_ieee_oui), 0 by default. */
+    public int ieeeOui() {
+        return ieeeOui;
     }
 
     /** Highest I/O queue ID a controller of this subsystem may create ({@code max_qid}). */
@@ -266,6 +276,8 @@ public final class Subsystem {
         private int cntlidMin = ControllerId.MIN;
         private int cntlidMax = ControllerId.MAX;
         private int maxIoQueues = DEFAULT_MAX_IO_QUEUES;
+        private int version = NVME_VERSION_1_3;
+        private int ieeeOui;
 
         private Builder(Nqn nqn) {
             this.nqn = Objects.requireNonNull(nqn, "nqn");
@@ -315,6 +327,23 @@ public final class Subsystem {
                 throw new IllegalArgumentException("I/O queue count " + count + " outside 1..65534");
             }
             this.maxIoQueues = count;
+            return this;
+        }
+
+        /** VS/VER as {@code major << 16 | minor << 8 | tertiary}; at least 1.3, the features we implement. */
+        public Builder version(int vs) {
+            if (vs < NVME_VERSION_1_3 || vs > 0xFFFF_FF) {
+                throw new IllegalArgumentException(String.format("NVMe version %06xh not 1.3 or later", vs));
+            }
+            this.version = vs;
+            return this;
+        }
+
+        public Builder ieeeOui(int oui) {
+            if (oui < 0 || oui > 0xFF_FFFF) {
+                throw new IllegalArgumentException("IEEE OUI " + oui + " is not 24 bits");
+            }
+            this.ieeeOui = oui;
             return this;
         }
 

@@ -306,7 +306,9 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        conn.onDisconnect(event -> connectionFailed("connection ended: " + event.cause() + " " + event.detail()));
+        int generation = connectionGeneration;
+        conn.onDisconnect(event -> connectionFailed(generation,
+                "connection ended: " + event.cause() + " " + event.detail()));
     }
 
     /** Names the reject status like Linux {@code nvme_rdma_cm_msg()}: "NVME_RDMA_CM_INVALID_HSQSIZE (4): ...". */
@@ -490,7 +492,9 @@ public final class RdmaHostQueue implements AutoCloseable {
             releaseSlot(tag);
             command.tag = -1;
             pending.addFirst(command);
-            markFailed(name + ": post send failed: " + e.getMessage());
+            if (markFailed(name + ": post send failed: " + e.getMessage())) {
+                failureToReport = failureReason;
+            }
             return true;
         }
         return true;
@@ -571,6 +575,8 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     private final ArrayDeque<Object[]> failures = new ArrayDeque<>();
+    /** A failure found while posting, reported to the listener once the lock is released. */
+    private String failureToReport;
 
     private void failLater(HostCommand command, NvmfException error) {
         failures.add(new Object[] {command, error});
@@ -583,6 +589,17 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     /** Runs the callbacks collected under the lock, outside it (completions first, then failures). */
     private void runCallbacks() {
+        String report;
+        lock.lock();
+        try {
+            report = failureToReport;
+            failureToReport = null;
+        } finally {
+            lock.unlock();
+        }
+        if (report != null) {
+            failureListener.queueFailed(this, report);
+        }
         boolean onPoller = Thread.currentThread() == poller;
         int n;
         HostCommand[] cmds;
@@ -689,6 +706,14 @@ public final class RdmaHostQueue implements AutoCloseable {
                     break;
                 }
                 long wrId = wc.wrId();
+                if ((wrId & RECV_FLAG) != 0 && wc.withInvalidate()) {
+                    // We never ask for remote invalidation (keys are registered once); like Linux's "Bogus remote
+                    // invalidation" this is an error: recover, and make our own key valid again if it was ours.
+                    failure = String.format("the target invalidated rkey 0x%08x, which the host never asked for",
+                            wc.invalidatedRkey());
+                    revalidate(wc.invalidatedRkey());
+                    break;
+                }
                 if ((wrId & RECV_FLAG) != 0) {
                     failure = onResponse((int) (wrId & 0xFFFF), wc.byteLength());
                 } else {
@@ -713,6 +738,16 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (failure != null) {
             runCallbacks();
             failureListener.queueFailed(this, name + ": " + failure);
+        }
+    }
+
+    private void revalidate(int rkey) {
+        if (poolRegion.rkey() == rkey && !poolRegion.isValid()) {
+            try {
+                poolRegion.refreshKey();
+            } catch (VerbsException e) {
+                LOG.warning(name + ": cannot re-validate the bounce buffer key: " + e.getMessage());
+            }
         }
     }
 
@@ -782,11 +817,19 @@ public final class RdmaHostQueue implements AutoCloseable {
         }
     }
 
-    /** Called from the provider's disconnect listener, or by the controller. */
+    /** Called by the controller: the connection is to be considered broken. */
     public void connectionFailed(String reason) {
+        connectionFailed(-1, reason);
+    }
+
+    /** From the provider's disconnect listener of connection {@code generation} (-1: whatever is current). */
+    private void connectionFailed(int generation, String reason) {
         boolean first;
         lock.lock();
         try {
+            if (generation != -1 && generation != connectionGeneration) {
+                return; // a late event of a connection already replaced
+            }
             first = markFailed(name + ": " + reason);
         } finally {
             lock.unlock();

@@ -119,11 +119,16 @@ public final class ScriptedController implements AutoCloseable {
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
 
     public ScriptedController(Script script) throws Exception {
+        this(script, 0);
+    }
+
+    /** Listens on {@code port} of 127.0.0.1 (0: any free port), e.g. to stand in for a restarted target. */
+    public ScriptedController(Script script, int port) throws Exception {
         this.script = script;
         this.device = RdmaProviders.byName("softiwarp").openDevice(null);
         this.pd = device.allocatePd();
         this.media = arena.allocate(script.blockSize * script.blocks, 4096);
-        this.listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        this.listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
         this.acceptor = Thread.ofPlatform().daemon().name("scripted-accept").start(this::acceptLoop);
     }
 
@@ -426,8 +431,7 @@ public final class ScriptedController implements AutoCloseable {
                             .subtype(referral ? DiscoveryLogEntry.SUBTYPE_REFERRAL : DiscoveryLogEntry.SUBTYPE_NVME)
                             .portId(1).cntlid(0xFFFF).asqsz(32).trsvcid("4420").traddr("127.0.0.1");
                     e.subsystemNqn(referral ? Nqn.DISCOVERY : Nqn.parse("nqn.2026-12.io.nvmf4j:sub" + i));
-                    e.rdmaTsas(DiscoveryLogEntry.RDMA_QPTYPE_CONNECTED, DiscoveryLogEntry.RDMA_PRTYPE_IWARP,
-                            DiscoveryLogEntry.RDMA_CMS_RDMA_CM, 0);
+                    e.rdmaTsas(new io.nvmf4j.protocol.rdma.RdmaTsas(1, 5, 1, 0)); // connected, iWARP, RDMA_CM
                 }
                 int len = (int) get.lengthBytes();
                 MemorySegment out = data.segment().asSlice(0, len);
