@@ -1,12 +1,13 @@
 package io.nvmf4j.cli.perf;
 
 import io.nvmf4j.initiator.IoBuffer;
+import io.nvmf4j.initiator.IoCallback;
 import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NvmfException;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.BiConsumer;
 
 /**
  * Keeps {@code depth} I/Os in flight on one I/O queue. Each completion is handled on that queue's polling
@@ -15,8 +16,9 @@ import java.util.function.BiConsumer;
  *
  * <p>Pre-allocated: one registered buffer with a slice per slot (zero-copy keyed SGLs), per-slot state in arrays,
  * one completion callback object per slot, counters in an {@link AtomicLongArray} written by the one completion
- * thread and read by the progress line. What the initiator library allocates per command (its future and command
- * objects) is its own; see NOTES-cli.md for the reusable-command API that would remove it.
+ * thread and read by the progress line. I/O goes through the library's callback form
+ * ({@link Namespace#submitRead}, no future per I/O); what the library still allocates per command (its operation
+ * and command objects) is its own, see NOTES-cli.md for the reusable-request API that would remove it.
  *
  * <p>I/O units: the region is cut into units of one I/O each; worker {@code w} of {@code n} owns the w-th of n
  * equal contiguous slices (fio's {@code offset_increment}), so no two workers ever touch the same blocks and
@@ -185,7 +187,7 @@ final class PerfWorker {
         }
         inFlight++;
         try {
-            ns.writeAsync(slba, blocks, prefillBuffer, base).whenComplete(completions[spec.depth() + slot]);
+            ns.submitWrite(slba, blocks, prefillBuffer, base, completions[spec.depth() + slot]);
         } catch (RuntimeException e) {
             inFlight--;
             control.fail(e);
@@ -219,9 +221,9 @@ final class PerfWorker {
         submitNanos[slot] = System.nanoTime();
         try {
             if (read) {
-                ns.readAsync(slba, blocksPerIo, buffer, offset).whenComplete(completions[slot]);
+                ns.submitRead(slba, blocksPerIo, buffer, offset, completions[slot]);
             } else {
-                ns.writeAsync(slba, blocksPerIo, buffer, offset).whenComplete(completions[slot]);
+                ns.submitWrite(slba, blocksPerIo, buffer, offset, completions[slot]);
             }
         } catch (RuntimeException e) {
             inFlight--;
@@ -342,8 +344,8 @@ final class PerfWorker {
         counters.lazySet(VERIFIED_BLOCKS, counters.get(VERIFIED_BLOCKS) + blocksPerIo);
     }
 
-    /** One per slot, made once: {@code whenComplete} gets the same object every time. */
-    private final class Completion implements BiConsumer<Void, Throwable> {
+    /** One per slot, made once: the library's callback form gets the same object every time (no future). */
+    private final class Completion implements IoCallback {
         private final int slot;
 
         Completion(int slot) {
@@ -351,8 +353,8 @@ final class PerfWorker {
         }
 
         @Override
-        public void accept(Void ignored, Throwable error) {
-            completed(slot, error);
+        public void completed(NvmfException error) {
+            PerfWorker.this.completed(slot, error);
         }
     }
 }
