@@ -11,7 +11,10 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
         subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
-            CommandLine.HelpCommand.class})
+                io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
+                io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
+                io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override
@@ -24,6 +27,7 @@ public final class Nvmf4j implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Nvmf4j()).execute(args));
+        System.exit(new CommandLine(new Nvmf4j())
+                .setExecutionExceptionHandler(new io.nvmf4j.cli.host.FailureReport()).execute(args));
     }
 }
