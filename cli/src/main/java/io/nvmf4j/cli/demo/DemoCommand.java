@@ -32,10 +32,12 @@ import picocli.CommandLine.Spec;
  * this process (softiwarp: no RDMA hardware, no kernel module), connects the initiator to it over real TCP
  * sockets, runs a short perf series and prints the table.
  */
-@Command(name = "demo", sortOptions = false, description = {
-    "Start a target with a RAM namespace on 127.0.0.1 in this process, connect to it over softiwarp",
-    "and run a short perf series: a verified 4 KiB random write/read pass, 4 KiB random read at",
-    "QD1 and QD32, 128 KiB sequential read (the verified pass uses the first 64 MiB)."})
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "demo", sortOptions = false, description = {
+    "Run a short perf series against a RAM target started in this process (softiwarp on loopback).",
+    "The target serves a RAM namespace on 127.0.0.1; the initiator connects to it over real TCP sockets and",
+    "runs a verified 4 KiB random write/read pass (first 64 MiB), 4 KiB random read at QD1 and QD32, and",
+    "128 KiB sequential read."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--size", defaultValue = "256", paramLabel = "MIB",
