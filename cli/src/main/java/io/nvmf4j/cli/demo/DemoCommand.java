@@ -48,6 +48,10 @@ public final class DemoCommand implements Callable<Integer> {
             description = "Measured seconds per run (default: ${DEFAULT-VALUE}).")
     double seconds;
 
+    @Option(names = "--warmup", defaultValue = "2", paramLabel = "SECONDS",
+            description = "Unmeasured I/O first, so the JIT has compiled both sides (default: ${DEFAULT-VALUE}).")
+    double warmupSeconds;
+
     @Option(names = "--port", defaultValue = "0", paramLabel = "PORT",
             description = "Loopback port of the target (default: a free one).")
     int port;
@@ -113,6 +117,15 @@ public final class DemoCommand implements Callable<Integer> {
                 err.flush();
                 SimpleMeterRegistry registry = new SimpleMeterRegistry();
                 try {
+                    if (warmupSeconds > 0) {
+                        // A fresh JVM runs both the target and the initiator interpreted at first; the first
+                        // seconds of I/O would otherwise be charged to whichever run comes first.
+                        err.printf(Locale.ROOT, "demo: warming up for %.0f s (not measured)%n", warmupSeconds);
+                        err.flush();
+                        new PerfRun(controller, ns, new PerfSpec(Workload.RANDRW, 4096, 32, 1, 50,
+                                Duration.ofMillis(Math.round(warmupSeconds * 1000)), Duration.ZERO, false, 0),
+                                registry, null, "warmup", false).run();
+                    }
                     for (int i = 0; i < series.size(); i++) {
                         PerfSpec spec = series.get(i);
                         err.println("demo: run " + (i + 1) + "/" + series.size() + ": " + spec.describe());
