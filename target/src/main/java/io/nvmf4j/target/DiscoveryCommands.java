@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
@@ -176,8 +177,9 @@ final class DiscoveryCommands {
                 .cntlid(DiscoveryLogEntry.CNTLID_DYNAMIC)
                 .asqsz(Port.ADMIN_QUEUE_DEPTH)
                 .trsvcid(port.trsvcid())
-                .traddr(traddr)
-                .subsystemNqn(subsystem.nqn());
+                .traddr(traddr);
+        Nqn.writeField(e.segment().asSlice(DiscoveryLogEntry.OFFSET_SUBNQN, DiscoveryLogEntry.SUBNQN_LENGTH),
+                subsystem.nqn().value());
         if (port.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
             e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, port.rdmaProviderType(), RdmaCms.RDMA_CM, 0));
         }

@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
@@ -39,6 +40,11 @@ final class IdentifyHandlers {
     /** NMIC bit 0: the namespace may be shared by controllers. */
     static final int NMIC_SHARED = 1;
 
+    /** CNS 06h: I/O Command Set specific Identify Controller (a host asks for it when VS is 2.0 or later). */
+    static final int CNS_IO_COMMAND_SET_CONTROLLER = 0x06;
+    /** Command Set Identifier of the NVM command set. */
+    static final int CSI_NVM = 0;
+
     private IdentifyHandlers() {
     }
 
@@ -53,6 +59,7 @@ final class IdentifyHandlers {
             case IdentifyCommand.CNS_CONTROLLER -> identifyController(req);
             case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> activeNamespaceList(req, cmd);
             case IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST -> namespaceDescriptors(req, cmd);
+            case CNS_IO_COMMAND_SET_CONTROLLER -> ioCommandSetController(req, cmd);
             default -> {
                 req.errorLocation(IdentifyCommand.OFFSET_CNS);
                 yield StatusCode.INVALID_FIELD.withDnr();
@@ -75,8 +82,10 @@ final class IdentifyHandlers {
                 .ver(subsys.version())
                 .maxcmd(port.maxQueueSize())
                 .kas(KAS_ONE_SECOND)
-                .sgls(sgls(port))
-                .subsystemNqn(subsys.nqn());
+                .sgls(sgls(port));
+        // SUBNQN as text: nvmet allows names outside the NQN forms, so no Nqn validation here
+        Nqn.writeField(data.asSlice(IdentifyController.OFFSET_SUBNQN, IdentifyController.SUBNQN_LENGTH),
+                subsys.nqn().value());
         return id;
     }
 
@@ -149,6 +158,19 @@ final class IdentifyHandlers {
                 .nguid(ns.nguid())
                 .eui64(ns.eui64())
                 .lbaFormat(0, LbaFormat.ofBlockSize(ns.backend().blockSize()));
+        return Status.SUCCESS;
+    }
+
+    /**
+     * CNS 06h for CSI 0 (NVM): all zeroes, no NVM-specific limits beyond MDTS (nvme_execute_identify_ctrl_nvm()
+     * does the same); other command sets are an invalid field.
+     */
+    private static Status ioCommandSetController(Request req, IdentifyCommand cmd) {
+        if (cmd.csi() != CSI_NVM) {
+            req.errorLocation(IdentifyCommand.OFFSET_CNS);
+            return StatusCode.INVALID_FIELD.withDnr();
+        }
+        req.data().fill((byte) 0);
         return Status.SUCCESS;
     }
 

@@ -28,7 +28,7 @@ public final class NvmeTarget implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(NvmeTarget.class.getName());
 
     private final Subsystem discovery = Subsystem.discovery();
-    private final Map<Nqn, Subsystem> subsystems = new ConcurrentHashMap<>();
+    private final Map<SubsystemNqn, Subsystem> subsystems = new ConcurrentHashMap<>();
     private final List<Port> ports = new CopyOnWriteArrayList<>();
     private final AtomicLong generation = new AtomicLong(1);
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -70,6 +70,10 @@ public final class NvmeTarget implements AutoCloseable {
     }
 
     public Subsystem subsystem(Nqn nqn) {
+        return subsystems.get(SubsystemNqn.of(nqn));
+    }
+
+    public Subsystem subsystem(SubsystemNqn nqn) {
         return subsystems.get(nqn);
     }
 

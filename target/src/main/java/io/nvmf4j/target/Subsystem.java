@@ -37,7 +37,7 @@ public final class Subsystem {
 
     public enum Type { NVM, DISCOVERY }
 
-    private final Nqn nqn;
+    private final SubsystemNqn nqn;
     private final Type type;
     private final String serial;
     private final String model;
@@ -70,6 +70,11 @@ public final class Subsystem {
     }
 
     public static Builder builder(Nqn nqn) {
+        return new Builder(SubsystemNqn.of(nqn));
+    }
+
+    /** A subsystem named as nvmet allows: any {@link SubsystemNqn}, not only a standard NQN. */
+    public static Builder builder(SubsystemNqn nqn) {
         return new Builder(nqn);
     }
 
@@ -83,7 +88,7 @@ public final class Subsystem {
         return String.format("%016x", ThreadLocalRandom.current().nextLong());
     }
 
-    public Nqn nqn() {
+    public SubsystemNqn nqn() {
         return nqn;
     }
 
@@ -267,7 +272,7 @@ public final class Subsystem {
     }
 
     public static final class Builder {
-        private final Nqn nqn;
+        private final SubsystemNqn nqn;
         private String serial;
         private String model = "nvmf4j";
         private String firmwareRevision = "0.1.0";
@@ -279,7 +284,7 @@ public final class Subsystem {
         private int version = NVME_VERSION_1_3;
         private int ieeeOui;
 
-        private Builder(Nqn nqn) {
+        private Builder(SubsystemNqn nqn) {
             this.nqn = Objects.requireNonNull(nqn, "nqn");
         }
 

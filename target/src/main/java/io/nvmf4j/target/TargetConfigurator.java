@@ -56,7 +56,7 @@ public final class TargetConfigurator {
                 Port port = port(pc, settings);
                 target.addPort(port);
                 for (String nqn : pc.subsystems()) {
-                    Subsystem s = Nqn.isValid(nqn) ? target.subsystem(Nqn.parse(nqn)) : null;
+                    Subsystem s = target.subsystem(SubsystemNqn.of(nqn));
                     if (s == null) {
                         throw new IOException("port " + pc.portid() + " exports unknown subsystem " + nqn);
                     }
@@ -72,12 +72,13 @@ public final class TargetConfigurator {
 
     static Subsystem subsystem(SubsystemConfig sc) throws IOException {
         SubsystemAttributes attr = sc.attr();
-        if (!Nqn.isValid(sc.nqn())) {
-            // nvmet accepts any name (nvmetcli's examples use "testnqn"); our Subsystem is keyed by a validated Nqn
-            throw new IOException("subsystem \"" + sc.nqn() + "\" is not an NQN of the forms nqn.yyyy-mm.domain:name or "
-                    + Nqn.UUID_PREFIX + "<uuid>; nvmf4j cannot serve it yet");
+        SubsystemNqn name = SubsystemNqn.of(sc.nqn());
+        if (!name.isStandard()) {
+            // nvmet accepts any name (nvmetcli's examples use "testnqn"); so do we, with a word in the log
+            LOG.log(Level.WARNING, "subsystem \"{0}\" is not an NQN of the standard forms; serving it anyway, as nvmet",
+                    name);
         }
-        Subsystem.Builder b = Subsystem.builder(Nqn.parse(sc.nqn()))
+        Subsystem.Builder b = Subsystem.builder(name)
                 .allowAnyHost(attr.allowAnyHost())
                 .controllerIdRange(attr.cntlidMin(), attr.cntlidMax());
         if (attr.serial() != null) {

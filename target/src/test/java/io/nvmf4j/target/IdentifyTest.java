@@ -191,6 +191,17 @@ class IdentifyTest {
     }
 
     @Test
+    void nvmCommandSetSpecificIdentifyControllerIsZeroesOtherSetsAreInvalid() {
+        MemorySegment d = host.buffer(4096);
+        d.fill((byte) 9);
+        assertEquals(0, identify(6, 0, d).cqe().statusField());
+        assertTrue(Wire.isZero(d, 0, 4096));
+        SubmissionQueueEntry zns = SubmissionQueueEntry.allocate();
+        IdentifyCommand.create(zns, 6, 0).csi(2);
+        assertEquals(0x6002, host.submit(host.admin, zns, d).cqe().statusField(), "CSI 2 (zoned) not supported");
+    }
+
+    @Test
     void unknownCnsIsInvalidFieldAndAShortBufferIsAnSglLengthError() {
         Request r = identify(0x10, 0, host.buffer(4096));
         assertEquals(0x6002, r.cqe().statusField());

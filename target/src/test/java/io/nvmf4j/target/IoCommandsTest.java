@@ -298,6 +298,6 @@ class IoCommandsTest {
         SubmissionQueueEntry past = SubmissionQueueEntry.allocate();
         WriteCommand.create(past, 3, 256, 1);
         assertEquals(0x6080, host.submit(io, past, host.buffer(4096)).cqe().statusField());
-        assertEquals(Nqn.parse(SUBNQN), fx.subsystem.nqn());
+        assertEquals(SUBNQN, fx.subsystem.nqn().value());
     }
 }

@@ -15,7 +15,6 @@ import io.nvmf4j.protocol.admin.IdentifyCommand;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.target.backend.FileBackend;
 import io.nvmf4j.target.backend.RamBackend;
-import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
@@ -112,10 +111,20 @@ class TargetConfiguratorTest {
     }
 
     @Test
-    void aNameOutsideTheNqnFormsIsRefusedWithAClearMessage() throws Exception {
-        TargetConfig config = load("testnqn");
-        IOException e = assertThrows(IOException.class, () -> TargetConfigurator.build(config));
-        assertTrue(e.getMessage().contains("testnqn"), e.getMessage());
+    void aNameOutsideTheNqnFormsIsServedAsNvmetDoes() throws Exception {
+        try (NvmeTarget target = TargetConfigurator.build(load("testnqn"))) {
+            Subsystem s = target.subsystem(SubsystemNqn.of("testnqn"));
+            assertFalse(s.nqn().isStandard());
+            Port port = target.ports().getFirst();
+            LoopHost host = new LoopHost(target, port, HOST).connectAndEnable("testnqn");
+            MemorySegment id = host.buffer(4096);
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            IdentifyCommand.create(sqe, IdentifyCommand.CNS_CONTROLLER, 0);
+            assertEquals(0, host.submit(host.admin, sqe, id).cqe().statusField());
+            assertEquals("testnqn", Nqn.readField(id.asSlice(768, 256)));
+        }
+        assertThrows(IllegalArgumentException.class, () -> SubsystemNqn.of("a/b"));
+        assertThrows(IllegalArgumentException.class, () -> SubsystemNqn.of(""));
     }
 
     @Test

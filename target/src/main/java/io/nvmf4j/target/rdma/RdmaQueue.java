@@ -257,7 +257,7 @@ final class RdmaQueue implements TransportQueue {
             if (wc.status() != WcStatus.SUCCESS) {
                 // nvmet_rdma_read_data_done(): the command is dropped and the connection ends
                 if (wc.status() != WcStatus.WR_FLUSH_ERR) {
-                    LOG.log(Level.WARNING, "{0}: RDMA Read of the host's data for {1} failed: {2}", this,
+                    LOG.log(Level.WARNING, "{0}: RDMA Read of host data for {1} failed: {2}", this,
                             r.request.sqe(), wc);
                     beginTeardown("RDMA Read failed: " + wc.status());
                 }

@@ -358,4 +358,30 @@ class RdmaTransportTest {
             assertEquals(0, next.identify(1, 0, 0, false).status());
         }
     }
+
+    @Test
+    void aWriteWithABadKeyEndsOnlyThatConnection() throws Exception {
+        try (ScriptedRdmaHost admin = adminEnabled()) {
+            int cntlid = fixture.subsystem.controllers().iterator().next().id();
+            ScriptedRdmaHost io = ioQueue(cntlid, 1);
+            try {
+                SubmissionQueueEntry w = io.readWrite(0x01, 1, 0, 8);
+                new io.nvmf4j.protocol.sgl.KeyedSglDescriptor(io.dataRegion.address(), 4096,
+                        io.dataRegion.rkey() ^ 0x5500, false).encode(w.dptr());
+                io.send(64);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (io.connection.isConnected() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertFalse(io.connection.isConnected(), "the RDMA Read with an unknown key ended the connection");
+            } finally {
+                io.close();
+            }
+            // the admin queue of the same controller on another connection is untouched
+            assertEquals(0, admin.identify(1, 0, 0, false).status());
+            try (ScriptedRdmaHost other = adminEnabled()) {
+                assertEquals(0, other.identify(1, 0, 0, false).status());
+            }
+        }
+    }
 }
