@@ -9,7 +9,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j discover}: reads the Discovery Log Page (log 70h) and prints it like {@code nvme discover}. */
-@Command(name = "discover", description = "Print the discovery log of a target (like nvme discover).",
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "discover", description = "Print the discovery log of a target (like nvme discover).",
         sortOptions = false)
 public final class DiscoverCommand implements Callable<Integer> {
 

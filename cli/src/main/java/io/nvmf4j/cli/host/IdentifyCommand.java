@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j identify}: connects, then prints Identify Controller and each active namespace in brief. */
-@Command(name = "identify", description = "Connect and print the controller and its namespaces "
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "identify", description = "Connect and print the controller and its namespaces "
         + "(like nvme id-ctrl and id-ns, in brief).", sortOptions = false)
 public final class IdentifyCommand implements Callable<Integer> {
 

@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout (like nvme read). */
-@Command(name = "read", description = "Read logical blocks into a file or stdout (like nvme read).",
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "read", description = "Read logical blocks into a file or stdout (like nvme read).",
         sortOptions = false)
 public final class ReadCommand implements Callable<Integer> {
 

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
  * {@code nvmf4j write}: a file or stdin onto a remote namespace from {@code --start-block} (like nvme write).
  * Without {@code --block-count} the whole input is written, its last partial block padded with zeros.
  */
-@Command(name = "write", description = "Write a file or stdin to logical blocks (like nvme write).",
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "write", description = "Write a file or stdin to logical blocks (like nvme write).",
         sortOptions = false)
 public final class WriteCommand implements Callable<Integer> {
 

@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  * {@code nvmf4j perf}: a load generator in the spirit of SPDK's {@code nvme perf} and fio, with their option
  * letters ({@code -q} depth, {@code -o} size, {@code -w} pattern, {@code -M} read share, {@code -t} time).
  */
-@Command(name = "perf", sortOptions = false,
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "perf", sortOptions = false,
         description = {"Measure IOPS, bandwidth and latency percentiles against a remote namespace "
                 + "(like SPDK nvme perf / fio).",
             "Example: nvmf4j perf -a 127.0.0.1 -q 32 -o 4096 -w randread -t 10"})

@@ -259,7 +259,8 @@ public final class PerfReport {
     }
 
     private static String formatUs(double us) {
-        return us >= 1000 ? String.format(Locale.ROOT, "%.0f ms", us / 1000) : String.format(Locale.ROOT, "%.0f us", us);
+        return us >= 1000 ? String.format(Locale.ROOT, "%.0f ms", us / 1000)
+                : String.format(Locale.ROOT, "%.0f us", us);
     }
 
     private static double niceCeiling(double v) {

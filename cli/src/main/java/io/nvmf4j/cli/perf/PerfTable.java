@@ -56,7 +56,8 @@ public final class PerfTable {
             }
         }
         if (footnote) {
-            out.println("* fewer samples than the percentile needs (p99.99 needs 10000): the value is the largest seen");
+            out.println("* fewer samples than the percentile needs (p99.99 needs 10000): "
+                    + "the value is the largest seen");
         }
         out.flush();
     }

@@ -220,7 +220,7 @@ class EndToEndTest {
 
     @Test
     void theDemoRunsItsSeriesAndExitsZero() {
-        CliRunner.Result r = CliRunner.run("demo", "--size", "16", "-t", "0.5");
+        CliRunner.Result r = CliRunner.run("demo", "--size", "16", "-t", "0.5", "--warmup", "0.5");
         assertEquals(0, r.exitCode(), r.err());
         for (String row : new String[] {"4k-randrw-qd32-verify read", "4k-randrw-qd32-verify write",
             "4k-randread-qd1 read", "4k-randread-qd32 read", "128k-read-qd8 read"}) {

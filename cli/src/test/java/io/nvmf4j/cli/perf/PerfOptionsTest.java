@@ -60,6 +60,15 @@ class PerfOptionsTest {
     }
 
     @Test
+    void everyHostCommandHasHelp() {
+        for (String command : new String[] {"discover", "identify", "read", "write", "perf", "demo"}) {
+            CliRunner.Result r = CliRunner.run(command, "--help");
+            assertEquals(0, r.exitCode(), command + ": " + r.err());
+            assertTrue(r.out().startsWith("Usage: nvmf4j " + command), r.out());
+        }
+    }
+
+    @Test
     void sizesTakeBinarySuffixes() {
         SizeConverter c = new SizeConverter();
         assertEquals(4096L, c.convert("4096"));
