@@ -29,7 +29,9 @@
  *     memory-segment-backed buffer (scope releasers in sun.nio.ch.IOUtil). An FPDU with at most
  *     {@code nvmf4j.softiwarp.copyThreshold} (16 KiB) of payload is copied with its header and CRC into a per-QP
  *     direct buffer and leaves with one write; larger ones as header, payload from the region, trailer. The
- *     receive side reads straight into the registered memory.</li>
+ *     receive side reads what the socket has into a per-QP staging buffer (one read per small FPDU, or per several
+ *     coalesced ones) and copies payload into the region; with an empty staging buffer and 8 KiB or more of
+ *     payload due it reads straight into the registered memory.</li>
  * </ul>
  */
 package io.nvmf4j.verbs.softiwarp;
