@@ -41,8 +41,6 @@ final class ProgressEngine implements Runnable {
     /** Hands a connected queue pair to this engine; its socket must be non-blocking. */
     void add(SoftiwarpQueuePair qp) {
         qp.engine = this;
-        qp.sendCq.attach(qp);
-        qp.recvCq.attach(qp);
         added.add(qp);
         selector.wakeup();
     }
@@ -69,8 +67,6 @@ final class ProgressEngine implements Runnable {
                                 key.cancel();
                             }
                             queuePairs.remove(i);
-                            qp.sendCq.detach(qp);
-                            qp.recvCq.detach(qp);
                         } else {
                             qp.kickTx();
                         }
@@ -81,8 +77,16 @@ final class ProgressEngine implements Runnable {
                                 "completion queue overrun: completions were lost", null);
                         continue;
                     }
-                    if (qp.pollReceive()) {
-                        progress = true;
+                    try {
+                        if (qp.receiver.poll()) {
+                            progress = true;
+                        }
+                    } catch (RuntimeException e) {
+                        // e.g. the arena of a registered region was closed: this connection cannot go on
+                        LOG.log(Level.WARNING, "softiwarp QP " + qp.number() + " receive failed", e);
+                        qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                                "receive failed: " + e, null);
+                        continue;
                     }
                     if (qp.txBlocked) {
                         SelectionKey key = qp.channel.keyFor(selector);

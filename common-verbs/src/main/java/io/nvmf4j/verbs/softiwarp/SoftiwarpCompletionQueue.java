@@ -22,8 +22,6 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     private volatile Thread waiter;
     private volatile boolean overflowed;
     private volatile boolean closed;
-    /** Connected QPs completing here: a polling thread runs their receivers itself (see drive()). */
-    private volatile SoftiwarpQueuePair[] attached = new SoftiwarpQueuePair[0];
 
     SoftiwarpCompletionQueue(int entries, long spinNanos) {
         ring = new WorkCompletion[entries];
@@ -67,47 +65,10 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         return true;
     }
 
-    synchronized void attach(SoftiwarpQueuePair qp) {
-        for (SoftiwarpQueuePair q : attached) {
-            if (q == qp) {
-                return;
-            }
-        }
-        SoftiwarpQueuePair[] a = java.util.Arrays.copyOf(attached, attached.length + 1);
-        a[a.length - 1] = qp;
-        attached = a;
-    }
-
-    synchronized void detach(SoftiwarpQueuePair qp) {
-        SoftiwarpQueuePair[] a = attached;
-        for (int i = 0; i < a.length; i++) {
-            if (a[i] == qp) {
-                SoftiwarpQueuePair[] b = new SoftiwarpQueuePair[a.length - 1];
-                System.arraycopy(a, 0, b, 0, i);
-                System.arraycopy(a, i + 1, b, i, a.length - i - 1);
-                attached = b;
-                return;
-            }
-        }
-    }
-
-    /**
-     * Runs the receivers of the attached QPs on the polling thread (unless the progress engine is at one):
-     * completions then do not wait for the engine thread to be scheduled - polled like SPDK's pollers.
-     */
-    private void drive() {
-        for (SoftiwarpQueuePair qp : attached) {
-            qp.pollReceive();
-        }
-    }
-
     @Override
     public int poll(WorkCompletion[] out) {
         if (published == head) {
-            drive();
-            if (published == head) {
-                return 0;
-            }
+            return 0;
         }
         synchronized (this) {
             int n = 0;

@@ -67,8 +67,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
     volatile boolean txBlocked;
 
     private final AtomicInteger txWip = new AtomicInteger();
-    /** Held by whichever thread runs the receiver: the progress engine or a thread polling one of our CQs. */
-    private final java.util.concurrent.atomic.AtomicBoolean rxBusy = new java.util.concurrent.atomic.AtomicBoolean();
     final Transmitter transmitter;
     final Receiver receiver;
 
@@ -322,27 +320,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
         synchronized (orqLock) {
             orq[(int) (orqTail % orq.length)] = wqe;
             orqTail++;
-        }
-    }
-
-    /**
-     * Runs the receiver unless another thread is running it; true if it consumed bytes. The progress engine
-     * calls it, and so does a thread polling one of this QP's completion queues: then the application thread
-     * reads its own socket and no thread hand-off (a ~55 us wake-up when the engine sleeps or is descheduled)
-     * lies between the arriving bytes and the completion.
-     */
-    boolean pollReceive() {
-        if (state != QueuePairState.RTS || !rxBusy.compareAndSet(false, true)) {
-            return false;
-        }
-        try {
-            return receiver.poll();
-        } catch (RuntimeException e) {
-            // e.g. the arena of a registered region was closed: this connection cannot go on
-            enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
-            return true;
-        } finally {
-            rxBusy.set(false);
         }
     }
 
