@@ -18,9 +18,15 @@ import java.nio.channels.SocketChannel;
 
 /**
  * The receive side of a queue pair (siw_qp_rx.c, siw_tcp_rx_data): an FPDU state machine over the non-blocking
- * socket. Headers are read into a small buffer; payload is read from the socket straight into the registered
- * memory it is for (an RDMA Write's sink region, the posted receive's buffers, our Read's sink), after every check
- * passed - nothing is ever written outside a region. Runs on the progress engine thread only.
+ * socket. Payload goes to the registered memory it is for (an RDMA Write's sink region, the posted receive's
+ * buffers, our Read's sink) only after every check passed - nothing is ever written outside a region. Runs on the
+ * progress engine thread only.
+ *
+ * <p>Syscalls: bytes are taken from a per-QP direct staging buffer that one {@code read} fills with whatever the
+ * socket has, so a small FPDU (header, payload, trailer) - or several coalesced ones - costs one read instead of
+ * 3-4, and its payload is copied from the staging buffer into the region. When the staging buffer is empty and
+ * at least {@link #DIRECT_READ_MIN} bytes of payload are still due, the payload is read from the socket straight
+ * into the registered memory (bulk data: no copy). Single-buffer reads only (no allocation, see Transmitter).
  */
 final class Receiver {
     private static final int GET_HEADER = 0;
@@ -30,11 +36,16 @@ final class Receiver {
     /** siw MIN_DDP_HDR: every FPDU is at least a tagged header long. */
     private static final int MIN_HEADER = DdpTaggedHeader.LENGTH;
     private static final int MAX_FPDUS_PER_POLL = 32;
+    /** Payload still due from which an empty staging buffer is bypassed (read straight into the region). */
+    static final int DIRECT_READ_MIN = 8192;
+    private static final int STAGING_CAPACITY = 32768;
 
     private final SoftiwarpQueuePair qp;
     private final ByteBuffer header = ByteBuffer.allocateDirect(128);
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     private final ByteBuffer discard = ByteBuffer.allocateDirect(512);
+    /** Bytes read from the socket not consumed yet, in [position, limit). */
+    private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_CAPACITY).limit(0);
     private final Crc32c crc = new Crc32c();
     private ByteBuffer view;
     private SoftiwarpMemoryRegion viewRegion;
@@ -110,7 +121,7 @@ final class Receiver {
     private int step(SocketChannel ch) throws IOException {
         switch (state) {
             case GET_HEADER, GET_HEADER_REST -> {
-                int n = ch.read(header);
+                int n = fill(ch, header, false);
                 if (n <= 0) {
                     return n;
                 }
@@ -134,7 +145,7 @@ final class Receiver {
                 return readPayload(ch);
             }
             case GET_TRAILER -> {
-                int n = ch.read(trailer);
+                int n = fill(ch, trailer, false);
                 if (n <= 0) {
                     return n;
                 }
@@ -145,6 +156,30 @@ final class Receiver {
             }
             default -> throw new IllegalStateException("receiver state " + state);
         }
+    }
+
+    /**
+     * Moves the next bytes of the stream into {@code dst}: first what the staging buffer holds; else, for a
+     * payload with at least DIRECT_READ_MIN bytes due, one read straight into {@code dst}; else one read of what
+     * the socket has into the staging buffer. Returns the bytes moved, 0 if the socket had none, -1 at its end.
+     */
+    private int fill(SocketChannel ch, ByteBuffer dst, boolean payload) throws IOException {
+        if (!staging.hasRemaining()) {
+            if (payload && dst.remaining() >= DIRECT_READ_MIN) {
+                return ch.read(dst);
+            }
+            staging.clear();
+            int n = ch.read(staging);
+            staging.flip();
+            if (n <= 0) {
+                return n;
+            }
+        }
+        int n = Math.min(staging.remaining(), dst.remaining());
+        dst.put(dst.position(), staging, staging.position(), n);
+        dst.position(dst.position() + n);
+        staging.position(staging.position() + n);
+        return n;
     }
 
     /** siw_get_hdr(): versions and opcode of a new FPDU (first 16 bytes in). */
@@ -334,7 +369,7 @@ final class Receiver {
                 discard.clear().limit(Math.min(discard.capacity(), payloadLength - payloadReceived));
             }
             int start = into.position();
-            int n = ch.read(into);
+            int n = fill(ch, into, false);
             if (n <= 0) {
                 return n;
             }
@@ -352,7 +387,7 @@ final class Receiver {
             return 0; // a failed check moved the queue pair to error
         }
         int start = target.position();
-        int n = ch.read(target);
+        int n = fill(ch, target, true);
         if (n <= 0) {
             return n;
         }

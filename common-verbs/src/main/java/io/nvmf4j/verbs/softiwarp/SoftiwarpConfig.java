@@ -21,21 +21,34 @@ import java.time.Duration;
  *                           false); a peer's request for CRC is always honoured (RFC 5044 7.1)
  * @param peerToPeer         {@code nvmf4j.softiwarp.peerToPeer}: request the RFC 6581 RTR handshake as initiator
  *                           (siw peer_to_peer, default false); we then offer a zero-length RDMA Write RTR only
+ * @param copyThreshold      {@code nvmf4j.softiwarp.copyThreshold}: FPDUs with at most this much payload are copied
+ *                           with their header and CRC into a per-QP direct buffer and leave with one write (one
+ *                           syscall); larger payloads are written from the registered memory between a header and
+ *                           a trailer write (default 16384, i.e. every FPDU at the default maxFpduPayload)
  * @param mpaTimeout         {@code nvmf4j.softiwarp.mpaTimeoutMillis}: how long a listener waits for the MPA
  *                           request of an accepted TCP connection (default 10 s)
  */
 public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
-                              boolean crcRequired, boolean peerToPeer, Duration mpaTimeout) {
+                              boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold) {
 
     /** Largest DDP payload of one FPDU: the 16-bit MPA length minus the largest DDP/RDMAP header. */
     public static final int MAX_FPDU_PAYLOAD_LIMIT = 65535 - 46;
 
     public SoftiwarpConfig {
         if (engines < 1 || maxFpduPayload < 1 || maxFpduPayload > MAX_FPDU_PAYLOAD_LIMIT || engineSpinNanos < 0
-                || cqSpinNanos < 0) {
+                || cqSpinNanos < 0 || copyThreshold < 0 || copyThreshold > MAX_FPDU_PAYLOAD_LIMIT) {
             throw new IllegalArgumentException("invalid softiwarp configuration");
         }
     }
+
+    /** The configuration with the default copy threshold. */
+    public SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
+                           boolean crcRequired, boolean peerToPeer, Duration mpaTimeout) {
+        this(engineSpinNanos, cqSpinNanos, engines, maxFpduPayload, crcRequired, peerToPeer, mpaTimeout,
+                DEFAULT_COPY_THRESHOLD);
+    }
+
+    static final int DEFAULT_COPY_THRESHOLD = 16384;
 
     public static SoftiwarpConfig fromSystemProperties() {
         return new SoftiwarpConfig(
@@ -45,6 +58,8 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
                 Math.min(MAX_FPDU_PAYLOAD_LIMIT, Integer.getInteger("nvmf4j.softiwarp.maxFpduPayload", 16384)) & ~3,
                 Boolean.getBoolean("nvmf4j.softiwarp.crcRequired"),
                 Boolean.getBoolean("nvmf4j.softiwarp.peerToPeer"),
-                Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.mpaTimeoutMillis", 10_000L)));
+                Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.mpaTimeoutMillis", 10_000L)),
+                Math.min(MAX_FPDU_PAYLOAD_LIMIT,
+                        Integer.getInteger("nvmf4j.softiwarp.copyThreshold", DEFAULT_COPY_THRESHOLD)));
     }
 }

@@ -123,6 +123,10 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
         }
     }
 
+    synchronized boolean answered() {
+        return answered;
+    }
+
     /** Rejects without private data if still unanswered (listener closing). */
     void abandon() {
         synchronized (this) {

@@ -36,6 +36,8 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     private final ServerSocketChannel server;
     private final Selector selector;
     private final BlockingQueue<SoftiwarpConnectRequest> requests;
+    /** Requests handed to the application and maybe not answered yet: rejected when the listener closes. */
+    private final java.util.Set<SoftiwarpConnectRequest> handedOut = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final InetSocketAddress localAddress;
     private final Thread thread;
     private volatile boolean closed;
@@ -76,6 +78,13 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         SoftiwarpConnectRequest r = requests.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
         if (r == null && closed) {
             throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
+        }
+        if (r != null) {
+            handedOut.removeIf(SoftiwarpConnectRequest::answered);
+            handedOut.add(r);
+            if (closed) {
+                r.abandon(); // the listener closed meanwhile: close() may have missed it
+            }
         }
         return r;
     }
@@ -198,6 +207,12 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         while ((r = requests.poll()) != null) {
             r.abandon();
         }
+        // rdma_destroy_id of a listener: requests taken but never answered are refused too (the connector must
+        // not wait for its MPA timeout)
+        for (SoftiwarpConnectRequest taken : handedOut) {
+            taken.abandon();
+        }
+        handedOut.clear();
         device.connectionManagerImpl().forget(this);
     }
 }

@@ -30,7 +30,7 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
      * A whole-region ByteBuffer view to duplicate from, or null above 2 GiB. It keeps the arena's scope, so an
      * arena cannot be closed under a transfer in progress (NIO holds the scope during each read/write). The JDK
      * pays for that with two small objects per scoped buffer in a gathering write (IOUtil.write: LinkedRunnable
-     * and Releaser): the only per-operation allocation on the data path, and not ours to remove.
+     * and Releaser), so the data path uses single-buffer reads and writes only, which allocate nothing.
      */
     private final ByteBuffer wholeView;
     private final int index;

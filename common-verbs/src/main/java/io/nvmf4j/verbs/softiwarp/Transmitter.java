@@ -14,26 +14,41 @@ import io.nvmf4j.verbs.softiwarp.rdmap.TerminateCodes;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 
 /**
- * The transmit side of a queue pair (siw_qp_tx.c): turns work requests and answers to peer Reads into FPDUs and
- * writes each with one gathering write - header buffer, payload slices straight out of the registered memory,
- * pad+CRC trailer. Answers to RDMA Read Requests go before new send queue work (siw_activate_tx). Only one thread
- * runs it at a time (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
+ * The transmit side of a queue pair (siw_qp_tx.c): turns work requests and answers to peer Reads into FPDUs.
+ * Answers to RDMA Read Requests go before new send queue work (siw_activate_tx). Only one thread runs it at a time
+ * (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
+ *
+ * <p>How an FPDU leaves: with a payload of at most {@code copyThreshold} bytes (every NVMe capsule and response,
+ * 4 KiB data) header, payload, pad and CRC are assembled in one per-QP direct buffer and written with one
+ * {@code write} - one syscall, one TCP segment under TCP_NODELAY. Larger payloads go as three single-buffer writes:
+ * header, the payload straight out of the registered memory, pad+CRC. No gathering write: on JDK 25
+ * {@code SocketChannel.write(ByteBuffer[])} allocates two objects per memory-segment-backed buffer
+ * (sun.nio.ch.IOUtil: a Releaser and a LinkedRunnable to release the segment's scope), a single-buffer write of
+ * the same buffer allocates nothing.
  */
 final class Transmitter {
+    /** Largest DDP/RDMAP header we send (a Read Request) plus the largest pad and the CRC. */
+    private static final int STAGING_OVERHEAD = ReadRequestHeader.LENGTH + 3 + DdpHeader.MPA_CRC_LENGTH;
+
     private final SoftiwarpQueuePair qp;
-    private final ByteBuffer header = ByteBuffer.allocateDirect(64);
+    /** The header at 0; for a copied payload also payload, pad and CRC behind it. */
+    private final ByteBuffer staging;
+    private final MemorySegment stagingSegment;
+    private final int copyThreshold;
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
-    private final ByteBuffer[] gather;
-    /** Per gather slot, the view last used and the region it belongs to (reused while the region repeats). */
+    /** The buffers of the FPDU being written, in wire order; written one by one from {@link #pieceIndex}. */
+    private final ByteBuffer[] pieces;
+    /** Per piece slot, the view last used and the region it belongs to (reused while the region repeats). */
     private final ByteBuffer[] slotViews;
     private final SoftiwarpMemoryRegion[] slotRegions;
     private final Crc32c crc = new Crc32c();
-    private int gatherCount;
-    private long fpduRemaining;
+    private int pieceCount;
+    private int pieceIndex;
 
     private static final int JOB_NONE = 0;
     private static final int JOB_SQ = 1;
@@ -51,9 +66,25 @@ final class Transmitter {
     Transmitter(SoftiwarpQueuePair qp) {
         this.qp = qp;
         int slots = qp.attributes().maxSendSge() + 3;
-        gather = new ByteBuffer[slots];
+        pieces = new ByteBuffer[slots];
         slotViews = new ByteBuffer[slots];
         slotRegions = new SoftiwarpMemoryRegion[slots];
+        copyThreshold = Math.min(qp.config.copyThreshold(), qp.config.maxFpduPayload());
+        staging = ByteBuffer.allocateDirect(STAGING_OVERHEAD + copyThreshold);
+        stagingSegment = MemorySegment.ofBuffer(staging);
+    }
+
+    /** Writes the rest of the FPDU in progress; false if the socket took not all of it. */
+    private boolean writePieces(SocketChannel ch) throws IOException {
+        while (pieceIndex < pieceCount) {
+            ByteBuffer piece = pieces[pieceIndex];
+            ch.write(piece);
+            if (piece.hasRemaining()) {
+                return false;
+            }
+            pieceIndex++;
+        }
+        return true;
     }
 
     /** Sends as much as the socket takes; returns when idle or blocked (then the engine waits for OP_WRITE). */
@@ -64,10 +95,8 @@ final class Transmitter {
         }
         try {
             while (true) {
-                if (fpduRemaining > 0) {
-                    long written = ch.write(gather, 0, gatherCount);
-                    fpduRemaining -= written;
-                    if (fpduRemaining > 0) {
+                if (pieceCount > 0) {
+                    if (!writePieces(ch)) {
                         qp.txBlocked = true;
                         ProgressEngine e = qp.engine;
                         if (e != null) {
@@ -75,6 +104,8 @@ final class Transmitter {
                         }
                         return;
                     }
+                    pieceCount = 0;
+                    pieceIndex = 0;
                     fpduSent();
                     continue;
                 }
@@ -127,7 +158,7 @@ final class Transmitter {
                 sendMsn++;
             }
         }
-        header.clear();
+        staging.clear();
         switch (wqe.opcode) {
             case SEND, SEND_WITH_INVALIDATE -> {
                 int payload = nextPayload(wqe);
@@ -137,14 +168,14 @@ final class Transmitter {
                         ? (wqe.solicited ? RdmapOpcode.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE
                         : RdmapOpcode.SEND_WITH_INVALIDATE)
                         : (wqe.solicited ? RdmapOpcode.SEND_WITH_SOLICITED_EVENT : RdmapOpcode.SEND);
-                DdpUntaggedHeader.encode(header, op.code(), last, invalidate ? wqe.invalidateRkey : 0,
+                DdpUntaggedHeader.encode(staging, op.code(), last, invalidate ? wqe.invalidateRkey : 0,
                         DdpUntaggedHeader.QN_SEND, sendMsn, (int) wqe.processed, payload);
                 assemble(DdpUntaggedHeader.LENGTH, wqe, payload);
             }
             case RDMA_WRITE -> {
                 int payload = nextPayload(wqe);
                 boolean last = wqe.processed + payload == wqe.totalLength;
-                DdpTaggedHeader.encode(header, RdmapOpcode.RDMA_WRITE.code(), last, wqe.rkey,
+                DdpTaggedHeader.encode(staging, RdmapOpcode.RDMA_WRITE.code(), last, wqe.rkey,
                         wqe.remoteAddress + wqe.processed, payload);
                 assemble(DdpTaggedHeader.LENGTH, wqe, payload);
             }
@@ -152,7 +183,7 @@ final class Transmitter {
                 readMsn++;
                 int sinkStag = wqe.numSge > 0 ? wqe.lkey[0] : 0;
                 long sinkTo = wqe.numSge > 0 ? wqe.address[0] : 0;
-                ReadRequestHeader.encode(header, readMsn, sinkStag, sinkTo, (int) wqe.totalLength, wqe.rkey,
+                ReadRequestHeader.encode(staging, readMsn, sinkStag, sinkTo, (int) wqe.totalLength, wqe.rkey,
                         wqe.remoteAddress);
                 // in the ORQ before it is on the wire: the response may arrive before this thread continues
                 qp.orqAppend(wqe);
@@ -191,11 +222,10 @@ final class Transmitter {
         return (int) Math.min(wqe.totalLength - wqe.processed, qp.config.maxFpduPayload());
     }
 
-    /** Fills the gather array: header, payload slices from the WQE's SG list (from the current position), trailer. */
+    /** Lays out the FPDU: header, payload from the WQE's SG list (from the current position), pad and CRC. */
     private void assemble(int headerLength, SendWqe wqe, int payload) {
-        header.limit(headerLength).position(0);
-        gather[0] = header;
-        gatherCount = 1;
+        boolean copy = startFpdu(headerLength, payload);
+        int position = headerLength;
         int remaining = payload;
         while (remaining > 0) {
             while (wqe.length[sgeIndex] == 0 || sgeOffset == Integer.toUnsignedLong(wqe.length[sgeIndex])) {
@@ -205,27 +235,59 @@ final class Transmitter {
             SoftiwarpMemoryRegion mr = wqe.regions[sgeIndex];
             int piece = (int) Math.min(remaining, Integer.toUnsignedLong(wqe.length[sgeIndex]) - sgeOffset);
             long offset = wqe.address[sgeIndex] - mr.address() + sgeOffset;
-            addPayload(mr, offset, piece);
+            if (copy) {
+                MemorySegment.copy(mr.segment(), offset, stagingSegment, position, piece);
+                position += piece;
+            } else {
+                addPayload(mr, offset, piece);
+            }
             sgeOffset += piece;
             remaining -= piece;
         }
         jobPayload = payload;
-        finishFpdu(headerLength, payload);
+        finishFpdu(headerLength, payload, copy);
+    }
+
+    /** Starts the piece list after the header was encoded into the staging buffer; true to copy the payload. */
+    private boolean startFpdu(int headerLength, int payload) {
+        pieceIndex = 0;
+        pieces[0] = staging;
+        pieceCount = 1;
+        boolean copy = payload <= copyThreshold;
+        if (!copy) {
+            staging.limit(headerLength).position(0);
+        }
+        return copy;
     }
 
     private void addPayload(SoftiwarpMemoryRegion mr, long offset, int length) {
-        int slot = gatherCount;
+        int slot = pieceCount;
         ByteBuffer reuse = slotRegions[slot] == mr ? slotViews[slot] : null;
         ByteBuffer view = mr.view(reuse, offset, length);
         slotViews[slot] = view;
         slotRegions[slot] = mr.hasWholeView() ? mr : null;
-        gather[gatherCount++] = view;
+        pieces[pieceCount++] = view;
     }
 
     /** Pad to 4 and CRC (RFC 5044 4.1, 4.4), computed over header, payload and pad. */
-    private void finishFpdu(int headerLength, int payload) {
+    private void finishFpdu(int headerLength, int payload, boolean copied) {
         int mpaLength = headerLength - DdpHeader.MPA_HEADER_LENGTH + payload;
         int pad = DdpHeader.padLength(mpaLength);
+        if (copied) {
+            int end = headerLength + payload;
+            for (int i = 0; i < pad; i++) {
+                staging.put(end + i, (byte) 0);
+            }
+            int crcValue = 0;
+            if (qp.crcEnabled) {
+                crc.reset();
+                crc.update(staging, 0, end + pad);
+                crcValue = crc.wireValue();
+            }
+            staging.putInt(end + pad, crcValue);
+            staging.limit(end + pad + DdpHeader.MPA_CRC_LENGTH).position(0);
+            return;
+        }
         trailer.clear();
         for (int i = 0; i < pad; i++) {
             trailer.put(i, (byte) 0);
@@ -233,17 +295,16 @@ final class Transmitter {
         int crcValue = 0;
         if (qp.crcEnabled) {
             crc.reset();
-            crc.update(header, 0, headerLength);
-            for (int i = 1; i < gatherCount; i++) {
-                crc.update(gather[i], gather[i].position(), gather[i].remaining());
+            crc.update(staging, 0, headerLength);
+            for (int i = 1; i < pieceCount; i++) {
+                crc.update(pieces[i], pieces[i].position(), pieces[i].remaining());
             }
             crc.update(trailer, 0, pad);
             crcValue = crc.wireValue();
         }
         trailer.putInt(pad, crcValue);
         trailer.limit(pad + DdpHeader.MPA_CRC_LENGTH).position(0);
-        gather[gatherCount++] = trailer;
-        fpduRemaining = headerLength + payload + pad + DdpHeader.MPA_CRC_LENGTH;
+        pieces[pieceCount++] = trailer;
     }
 
     /** Bookkeeping after an FPDU left completely. */
@@ -300,17 +361,20 @@ final class Transmitter {
         }
         int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
         boolean last = r.processed + payload == size;
-        header.clear();
-        DdpTaggedHeader.encode(header, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
+        staging.clear();
+        DdpTaggedHeader.encode(staging, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
                 r.sinkTo + r.processed, payload);
-        header.limit(DdpTaggedHeader.LENGTH).position(0);
-        gather[0] = header;
-        gatherCount = 1;
+        boolean copy = startFpdu(DdpTaggedHeader.LENGTH, payload);
         if (payload > 0) {
-            addPayload(r.source, r.sourceTo - r.source.address() + r.processed, payload);
+            long offset = r.sourceTo - r.source.address() + r.processed;
+            if (copy) {
+                MemorySegment.copy(r.source.segment(), offset, stagingSegment, DdpTaggedHeader.LENGTH, payload);
+            } else {
+                addPayload(r.source, offset, payload);
+            }
         }
         jobPayload = payload;
-        finishFpdu(DdpTaggedHeader.LENGTH, payload);
+        finishFpdu(DdpTaggedHeader.LENGTH, payload, copy);
         return true;
     }
 
@@ -333,13 +397,12 @@ final class Transmitter {
     void sendTerminateBestEffort(SocketChannel ch, TerminateMessage terminate) {
         long deadline = System.nanoTime() + 200_000_000L;
         try {
-            while (fpduRemaining > 0 && System.nanoTime() < deadline) {
-                fpduRemaining -= ch.write(gather, 0, gatherCount);
-                if (fpduRemaining > 0) {
-                    Thread.onSpinWait();
-                }
+            boolean complete = writePieces(ch);
+            while (!complete && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                complete = writePieces(ch);
             }
-            if (fpduRemaining > 0) {
+            if (!complete) {
                 return;
             }
             ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);

@@ -139,6 +139,28 @@ class ConnectionConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void requestLeftUnansweredIsRefusedWhenTheListenerCloses(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Future<RdmaConnection> waiting = bench.startConnect(QueuePairAttributes.defaults(), new byte[8]);
+            Future<RdmaConnection> notYetAccepted = bench.startConnect(QueuePairAttributes.defaults(), new byte[8]);
+            assertNotNull(bench.listener().accept(TIMEOUT), "first request"); // taken, never answered
+            Thread.sleep(200); // the second request reaches the listener's backlog
+            long start = System.nanoTime();
+            bench.listener().close();
+            for (Future<RdmaConnection> connector : List.of(waiting, notYetAccepted)) {
+                VerbsException refused = assertThrows(VerbsException.class, () -> Loopback.await(connector));
+                assertTrue(refused.code() == VerbsErrorCode.CONNECTION_REFUSED
+                        || refused.code() == VerbsErrorCode.CONNECTION_RESET, refused::getMessage);
+            }
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(elapsedMillis < 5_000, "connectors learned of the closed listener after " + elapsedMillis
+                    + " ms");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPortWithNoListenerFailsWithinTheTimeout(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
             InetSocketAddress nobody = Loopback.unusedLoopbackAddress();

@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The hand-built bytes of the raw-socket tests checked against vectors written out from outside sources, so a
  * negative test that gets a Terminate back fails for the reason it names and not for a mistake of ours.
  */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
 class HandBuiltFrameVectorsTest {
     private static final HexFormat HEX = HexFormat.of();
 
