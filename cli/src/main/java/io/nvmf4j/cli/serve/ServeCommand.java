@@ -123,7 +123,11 @@ public final class ServeCommand implements Callable<Integer> {
 
     private void installStopSignal(String name) {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopRequested.countDown());
+            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
+                System.getLogger(ServeCommand.class.getName()).log(System.Logger.Level.INFO,
+                        "SIG{0} received: stopping", signal.getName());
+                stopRequested.countDown();
+            });
         } catch (IllegalArgumentException e) {
             // signal not available on this platform: the shutdown hook still flushes the backends
         }
