@@ -82,17 +82,19 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
         }
         SoftiwarpQueuePair qp = null;
         try {
-            qp = device.createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
+            // the queue pair belongs to the device of its protection domain (its STags live there)
+            qp = pd.softiwarpDevice().createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
             int[] irdOrd = MpaNegotiation.acceptedIrdOrd(request, params.qpAttributes().ird(),
                     params.qpAttributes().ord(), SoftiwarpDevice.MAX_IRD, SoftiwarpDevice.MAX_ORD);
             qp.negotiated(irdOrd[0], irdOrd[1], request.crc());
             params.setup().beforeConnect(qp);
             byte[] reply = MpaNegotiation.reply(request, irdOrd[0], irdOrd[1], params.privateData()).encode();
-            qp.establish(channel);
             SoftiwarpConnection connection = new SoftiwarpConnection(qp, request.privateData(), local, remote);
+            // the reply goes out before the queue pair may transmit: no FPDU can overtake it
             ChannelIo.writeFully(channel, ByteBuffer.wrap(reply),
                     System.nanoTime() + device.config().mpaTimeout().toNanos());
-            device.engine().add(qp);
+            qp.establish(channel);
+            qp.device.engine().add(qp);
             return connection;
         } catch (IOException e) {
             if (qp != null) {

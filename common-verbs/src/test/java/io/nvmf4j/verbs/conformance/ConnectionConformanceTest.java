@@ -7,6 +7,7 @@ import static io.nvmf4j.verbs.conformance.WorkRequests.send;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -101,6 +103,36 @@ class ConnectionConformanceTest {
             // the listener serves the next request normally
             Loopback.Pair pair = bench.connect();
             assertTrue(pair.client().isConnected());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void eightConcurrentConnectsAreAllAcceptedWithTheirOwnPrivateData(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            int count = 8;
+            List<Future<RdmaConnection>> connecting = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                connecting.add(bench.startConnect(QueuePairAttributes.defaults(), new byte[] {(byte) i}));
+            }
+            Map<Integer, RdmaConnection> servers = new HashMap<>();
+            for (int i = 0; i < count; i++) {
+                ConnectRequest incoming = bench.listener().accept(TIMEOUT);
+                assertNotNull(incoming, "request " + i + " of " + count);
+                byte[] data = incoming.privateData();
+                assertEquals(1, data.length);
+                RdmaConnection server = bench.track(incoming.accept(new AcceptParams(bench.server().pd(),
+                        bench.server().cq(), bench.server().cq(), QueuePairAttributes.defaults(),
+                        new byte[] {data[0], (byte) 0xAC})));
+                assertNull(servers.put((int) data[0], server), "request " + data[0] + " arrived twice");
+            }
+            for (int i = 0; i < count; i++) {
+                RdmaConnection client = bench.track(Loopback.await(connecting.get(i)));
+                assertArrayEquals(new byte[] {(byte) i, (byte) 0xAC}, client.peerPrivateData(),
+                        "connector " + i + " got the reply meant for it");
+                assertEquals(client.localAddress(), servers.get(i).remoteAddress());
+            }
         }
     }
 

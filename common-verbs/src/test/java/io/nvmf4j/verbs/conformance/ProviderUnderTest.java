@@ -44,6 +44,12 @@ public record ProviderUnderTest(RdmaProvider provider) {
                             + provider.availability().reason());
                 }
             }
+            for (String expected : List.of("softiwarp", "ibverbs")) {
+                if (all.stream().noneMatch(p -> p.name().equals(expected))) {
+                    System.err.println("conformance: provider '" + expected + "' not tested: it is not on the "
+                            + "class path");
+                }
+            }
         }
         return all.stream().filter(p -> p.availability().present()).map(ProviderUnderTest::new);
     }

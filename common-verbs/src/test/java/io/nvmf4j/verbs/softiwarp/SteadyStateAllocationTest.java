@@ -25,10 +25,12 @@ class SteadyStateAllocationTest {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    private static long allocatedBySoftiwarpAndMe() {
+    private static long allocatedBySoftiwarpAndMe(LoopbackPair p) {
+        String a = ((SoftiwarpDevice) p.serverDevice).engineThreadNamePrefix();
+        String b = ((SoftiwarpDevice) p.clientDevice).engineThreadNamePrefix();
         long total = THREADS.getThreadAllocatedBytes(Thread.currentThread().threadId());
         for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().startsWith("softiwarp-engine")) {
+            if (t.getName().startsWith(a) || t.getName().startsWith(b)) {
                 total += THREADS.getThreadAllocatedBytes(t.threadId());
             }
         }
@@ -48,13 +50,13 @@ class SteadyStateAllocationTest {
             ReceiveWorkRequest clientRecv = new ReceiveWorkRequest().wrId(11).local(p.clientMr, 65536, 4096);
             WorkCompletion[] wc = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion(),
                     new WorkCompletion()};
-            int warmup = 5_000;
+            int warmup = 10_000;
             int measured = 3_000;
             long before = 0;
             long start = 0;
             for (int i = 0; i < warmup + measured; i++) {
                 if (i == warmup) {
-                    before = allocatedBySoftiwarpAndMe();
+                    before = allocatedBySoftiwarpAndMe(p);
                     start = System.nanoTime();
                 }
                 p.server.queuePair().postReceive(serverRecv);
@@ -70,7 +72,7 @@ class SteadyStateAllocationTest {
                 expect(p.clientCq, wc, 1);
             }
             long elapsed = System.nanoTime() - start;
-            long perOp = (allocatedBySoftiwarpAndMe() - before) / measured;
+            long perOp = (allocatedBySoftiwarpAndMe(p) - before) / measured;
             System.out.printf("softiwarp steady state: %d bytes allocated per iteration (send+recv+reply+write+read),"
                     + " %.1f us per iteration%n", perOp, elapsed / 1000.0 / measured);
             // 4 gathering writes with one segment-backed payload slice each: Send, reply Send, Write, Read Response

@@ -143,7 +143,8 @@ class HandBuiltDataPathWireTest {
             assertSuccess(wire.provider().awaitCompletion(TIMEOUT), 2, WcOpcode.SEND);
 
             // the provider's RDMA Write: tagged, to the STag/TO it was given
-            h.provider().queuePair().postSend(WorkRequests.rdmaWrite(3, local, 1000, 500, 0x1234_5678_9000L, 0x00abcd01));
+            h.provider().queuePair().postSend(
+                    WorkRequests.rdmaWrite(3, local, 1000, 500, 0x1234_5678_9000L, 0x00abcd01));
             byte[] write = h.raw().readFpdu(TIMEOUT).ulpdu();
             ByteBuffer w = ByteBuffer.wrap(write);
             assertEquals(DdpSegment.control(true, true, DdpSegment.OP_RDMA_WRITE), w.getShort() & 0xffff);

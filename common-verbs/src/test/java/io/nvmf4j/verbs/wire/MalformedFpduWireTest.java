@@ -181,6 +181,86 @@ class MalformedFpduWireTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void secondSegmentOfAWriteNamingAnotherStagIsTerminated() throws Exception {
+        Setup s = Setup.open(true);
+        try {
+            GuardedRegion other = s.wire().provider().registerOpen(SIZE);
+            s.h().raw().sendFpdu(DdpSegment.tagged(DdpSegment.control(true, false, DdpSegment.OP_RDMA_WRITE),
+                    s.target().rkey(), s.target().address(0), Patterns.bytes(95, 32)));
+            s.h().raw().sendFpdu(DdpSegment.tagged(DdpSegment.control(true, true, DdpSegment.OP_RDMA_WRITE),
+                    other.rkey(), other.address(32), Patterns.bytes(96, 32)));
+            // siw_write_check_ntoh(): a continuation must name the STag of the message it continues
+            WireBench.assertTerminatedWith(s.h(),
+                    term(LAYER_DDP, DDP_ETYPE_TAGGED, TerminateMessage.DDP_T_ECODE_INVALID_STAG));
+            Patterns.assertSameBytes(new byte[SIZE], other.segment(), "region named by the stray continuation");
+            other.assertGuardsIntact();
+            s.target().assertGuardsIntact();
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void secondSegmentOfAWriteThatSkipsAheadIsTerminatedWithBaseOrBounds() throws Exception {
+        Setup s = Setup.open(true);
+        try {
+            s.h().raw().sendFpdu(DdpSegment.tagged(DdpSegment.control(true, false, DdpSegment.OP_RDMA_WRITE),
+                    s.target().rkey(), s.target().address(0), Patterns.bytes(97, 32)));
+            s.h().raw().sendFpdu(DdpSegment.tagged(DdpSegment.control(true, true, DdpSegment.OP_RDMA_WRITE),
+                    s.target().rkey(), s.target().address(1000), Patterns.bytes(98, 32)));
+            WireBench.assertTerminatedWith(s.h(),
+                    term(LAYER_DDP, DDP_ETYPE_TAGGED, TerminateMessage.DDP_T_ECODE_BASE_BOUNDS));
+            byte[] after = s.target().snapshot();
+            System.arraycopy(s.targetBefore(), 0, after, 0, 32); // the first segment was legal and may be placed
+            Patterns.assertSameBytes(s.targetBefore(), MemorySegment.ofArray(after), "region past the first segment");
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void sendSegmentWithAWrongMessageOffsetIsTerminated() throws Exception {
+        Setup s = Setup.open(true);
+        try {
+            int msn = s.h().raw().takeSendMsn();
+            s.h().raw().sendFpdu(DdpSegment.untagged(DdpSegment.control(false, false, DdpSegment.OP_SEND), 0,
+                    DdpSegment.QN_SEND, msn, 0, Patterns.bytes(99, 16)));
+            s.h().raw().sendFpdu(DdpSegment.untagged(DdpSegment.control(false, true, DdpSegment.OP_SEND), 0,
+                    DdpSegment.QN_SEND, msn, 40, Patterns.bytes(100, 16))); // MO should be 16
+            WireBench.assertTerminatedWith(s.h(),
+                    term(LAYER_DDP, DDP_ETYPE_UNTAGGED, TerminateMessage.DDP_UT_ECODE_INVALID_MO));
+            s.wire().assertReceiveFailed(RECV_ID);
+            s.assertInboxUntouchedOutsideTheReceive();
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void sendWithInvalidateNamingARegionOfAnotherProtectionDomainIsTerminatedAndInvalidatesNothing()
+            throws Exception {
+        Setup s = Setup.open(true);
+        try {
+            ProtectionDomain other = s.wire().bench().track(s.wire().bench().device().allocatePd());
+            GuardedRegion foreign = GuardedRegion.register(s.wire().bench().arena(), other, 64,
+                    EnumSet.allOf(AccessFlag.class));
+            s.h().raw().sendFpdu(DdpSegment.sendWithInvalidate(s.h().raw().takeSendMsn(), foreign.rkey(),
+                    Patterns.bytes(101, 8)));
+            // siw_invalidate_stag() refuses a PD mismatch with -EACCES: RDMAP remote protection, cannot invalidate
+            WireBench.assertTerminatedWith(s.h(), term(LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION,
+                    TerminateMessage.RDMAP_ECODE_CANNOT_INVALIDATE));
+            s.wire().assertReceiveFailed(RECV_ID);
+            assertTrue(foreign.region().isValid(), "a peer invalidated a region of another protection domain");
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void taggedWriteToAnUnknownStagIsTerminatedWithInvalidStagAndReportsTheSegment() throws Exception {
         Setup s = Setup.open(true);
         try {

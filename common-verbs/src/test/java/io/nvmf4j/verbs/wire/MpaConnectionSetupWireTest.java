@@ -134,6 +134,26 @@ class MpaConnectionSetupWireTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void applicationRejectIsAnMpaReplyWithTheRejectFlagCarryingItsPrivateDataThenClose() throws Exception {
+        try (WireBench wire = WireBench.open()) {
+            RawIwarpInitiator raw = wire.connectRaw();
+            raw.write(MpaConnectionFrame.enhancedRequest(false, 16, 16, WireBench.REQUEST_PRIVATE_DATA));
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "request");
+            byte[] nvmeReject = {0x00, 0x00, 0x06, 0x00}; // NVMe-oF RDMA CM reject: recfmt 0, status 6
+            request.reject(nvmeReject);
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            assertTrue(reply.isReplyKey(), reply::toString);
+            assertTrue(reply.reject(), () -> "an application reject must set R: " + reply);
+            // siw_reject(): an enhanced request gets the IRD/ORD words before the ULP's reject data
+            byte[] ulp = reply.revision() == 2 && reply.enhanced() ? reply.ulpPrivateData() : reply.privateData();
+            assertArrayEquals(nvmeReject, ulp, "reject private data as the initiator's ULP sees it");
+            assertTrue(raw.awaitClose(Loopback.TIMEOUT).closed(), "stream open after the reject");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void requestAskingForCrcIsAnsweredWithCrc() throws Exception {
         try (WireBench wire = WireBench.open()) {
             WireBench.Handshake h = wire.handshake(true, QueuePairSetup.NONE);

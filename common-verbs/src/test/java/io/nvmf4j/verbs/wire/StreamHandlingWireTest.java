@@ -18,6 +18,8 @@ import io.nvmf4j.verbs.conformance.WorkRequests;
 import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -156,6 +158,40 @@ class StreamHandlingWireTest {
             assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), wc::toString);
             assertTrue(h.raw().awaitClose(TIMEOUT).closed(), "the provider kept the stream after a Terminate");
         }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void providerWorkOutstandingWhenThePeerResetsTheStreamCompletesWithFlushErrors() throws Exception {
+        try (WireBench wire = WireBench.open()) {
+            GuardedRegion inbox = wire.provider().registerOpen(64);
+            GuardedRegion sink = wire.provider().registerOpen(1 << 20);
+            WireBench.Handshake h = wire.handshake(false, WireBench.postReceive(1, inbox, 0, 64));
+            h.raw().sendFpdu(DdpSegment.send(h.raw().takeSendMsn(), new byte[4]));
+            assertSuccess(wire.provider().awaitCompletion(TIMEOUT), 1, WcOpcode.RECV);
+            postReadTowardsThePeerAndTwoReceives(h, sink);
+            h.raw().readFpdu(TIMEOUT); // the Read Request: we will never answer it
+            h.raw().reset();
+
+            DisconnectEvent end = Loopback.awaitDisconnect(h.provider());
+            assertTrue(end.cause() == DisconnectEvent.Cause.TRANSPORT_ERROR
+                    || end.cause() == DisconnectEvent.Cause.PEER_DISCONNECT, end::toString);
+            Set<Long> flushed = new HashSet<>();
+            for (WorkCompletion wc : wire.provider().awaitCompletions(3, TIMEOUT)) {
+                assertEquals(WcStatus.WR_FLUSH_ERR, wc.status(), wc::toString);
+                flushed.add(wc.wrId());
+            }
+            assertEquals(Set.of(2L, 3L, 4L), flushed, "the Read and both receives are flushed");
+            sink.assertGuardsIntact();
+        }
+    }
+
+    /** Posts a 1 MiB RDMA Read towards the raw peer and two more receives on the provider's queue pair. */
+    private static void postReadTowardsThePeerAndTwoReceives(WireBench.Handshake h, GuardedRegion sink)
+            throws Exception {
+        h.provider().queuePair().postSend(WorkRequests.rdmaRead(2, sink, 0, 1 << 20, 0x1000, 0x00abcd00));
+        h.provider().queuePair().postReceive(WorkRequests.receive(3, sink, 0, 64));
+        h.provider().queuePair().postReceive(WorkRequests.receive(4, sink, 64, 64));
     }
 
     @Test

@@ -50,6 +50,7 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
     static final int DDP_UT_ECODE_INVALID_QN = 0x01;
     static final int DDP_UT_ECODE_NO_BUFFER = 0x02;
     static final int DDP_UT_ECODE_INVALID_MSN_RANGE = 0x03;
+    static final int DDP_UT_ECODE_INVALID_MO = 0x04;
     static final int DDP_UT_ECODE_MESSAGE_TOO_LONG = 0x05;
     static final int DDP_UT_ECODE_INVALID_VERSION = 0x06;
 
@@ -59,7 +60,8 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
 
     /** Whether this ULPDU is a Terminate (untagged, RDMAP opcode 7). */
     static boolean isTerminate(byte[] ulpdu) {
-        return ulpdu.length >= 2 && !DdpSegment.isTagged(ulpdu) && DdpSegment.opcodeOf(ulpdu) == DdpSegment.OP_TERMINATE;
+        return ulpdu.length >= 2 && !DdpSegment.isTagged(ulpdu)
+                && DdpSegment.opcodeOf(ulpdu) == DdpSegment.OP_TERMINATE;
     }
 
     /**
@@ -69,7 +71,8 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
      */
     static TerminateMessage parse(byte[] ulpdu) {
         if (!isTerminate(ulpdu)) {
-            throw new IllegalArgumentException("not a Terminate: control 0x" + Integer.toHexString(DdpSegment.controlOf(ulpdu)));
+            throw new IllegalArgumentException(
+                    "not a Terminate: control 0x" + Integer.toHexString(DdpSegment.controlOf(ulpdu)));
         }
         if (ulpdu.length < 22) {
             throw new IllegalArgumentException("Terminate ULPDU of " + ulpdu.length + " bytes, at least 22 needed");

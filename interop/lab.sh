@@ -1,0 +1,240 @@
+#!/bin/bash
+# The nvmf4j interop lab: a QEMU (TCG) guest running Debian bookworm's stock kernel plus an
+# out-of-tree siw.ko built from the matching linux-source package, so that the Linux kernel's
+# own RDMA and NVMe-oF code (siw, rdma_rxe, nvme-rdma, nvmet-rdma, rdma-core's rping, nvme-cli)
+# can be run against nvmf4j on the host. Derived from the team's shared lab (shared/lab/lab.sh).
+# interop/run drives the checks; this script only builds and boots.
+#
+#   interop/lab.sh build      host packages, kernel, siw.ko, rootfs, initramfs (~70 s, ~600 MB)
+#   interop/lab.sh built      exit 0 when the lab is built and current, 1 otherwise
+#   interop/lab.sh run CMD    boot the guest, run CMD (bash -c) inside it, power off
+#   interop/lab.sh shell      boot the guest with an interactive shell on the console
+#   interop/lab.sh tapdown    delete the tap devices created by NET=tap
+#   interop/lab.sh clean      remove everything the build made (the work directory)
+#
+# Everything built lives in $WORK (default interop/work/, git-ignored). In the guest, $WORK/share
+# appears at /lab (read-write), the host JDK ($JDK) at /opt/jdk (read-only).
+#
+# Env knobs: WORK (dir), MEM (MiB, 2048), SMP (2), NET=user|tap, RESTRICT=on|off (slirp eth0;
+#   off lets the guest reach the host's loopback as 10.0.2.2), FWD_PORT (host 127.0.0.1 port
+#   forwarded to guest 10.0.2.15:4420, default 14420), HOSTFWD (extra ",hostfwd=..." for
+#   NET=user), ACCEL (tcg; kvm does NOT work on kvm_pvm hosts), ACCELOPT (",thread=single" for
+#   JVM work in the guest: multi-threaded TCG made JIT'd code crash in ~10-30% of runs), CPU
+#   (-cpu model, default max), PRUNE (1), KEEP_DEBS (0), JDK (host JDK dir shared into the guest).
+#
+# Networking stays on the host's loopback: NET=user is QEMU user networking (slirp) with host
+# forwards bound to 127.0.0.1. NET=tap creates tap devices with private addresses and therefore
+# refuses to run outside a network namespace made for the lab (ip netns add lab; ip netns exec lab ...).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+WORK=${WORK:-$HERE/work}
+MEM=${MEM:-2048}
+SMP=${SMP:-2}
+NET=${NET:-user}
+ACCEL=${ACCEL:-tcg}
+FWD_PORT=${FWD_PORT:-14420}
+JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+SUITE=bookworm
+# Bump when the build recipe changes: `built` then reports the old build as stale.
+BUILD_VERSION=1
+# the Debian mirror this host's apt already uses (first "URIs:" of a deb822 source, else sources.list)
+apt_mirror() {
+  cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
+    | awk '/^URIs:/{print $2} $1=="deb"{print $2}' | grep -v security | head -1 || true
+}
+MIRROR=${MIRROR:-$(apt_mirror)}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+GUEST_PKGS=kmod,iproute2,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,nvme-cli,fio,procps,iputils-ping,netcat-openbsd,python3-minimal,util-linux,e2fsprogs
+TAPDEV=labtap TAPNET=192.168.77 TAPNET2=192.168.78
+
+log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+
+# ---------------------------------------------------------------- build ---
+host_pkgs() {
+  log "host packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null
+  apt-get install -y -q --no-install-recommends qemu-system-x86 qemu-utils \
+      debootstrap busybox-static kmod cpio xz-utils make gcc binutils \
+      iproute2 python3 >/dev/null
+}
+
+kernel_abi() {  # e.g. 6.1.0-57-amd64, from the linux-image-amd64 metapackage
+  apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); print $2; exit}'
+}
+
+get_kernel() {
+  KABI=$(kernel_abi)
+  [ -n "$KABI" ] || { log "cannot find the kernel ABI from linux-image-amd64 (apt-get update?)"; exit 1; }
+  KVER=$(apt-cache show --no-all-versions "linux-image-$KABI" | awk '/^Version:/{print $2; exit}')
+  KSER=${KABI%%.0-*}                     # 6.1
+  log "kernel linux-image-$KABI $KVER (series $KSER)"
+  mkdir -p debs boot && cd debs
+  [ -e linux-image-"$KABI"_*.deb ] || apt-get download -q "linux-image-$KABI=$KVER" 2>&1 | grep -v unsandboxed || true
+  [ -e linux-source-"$KSER"_*.deb ] || apt-get download -q "linux-source-$KSER=$KVER" 2>&1 | grep -v unsandboxed || true
+  cd "$WORK"
+  dpkg-deb --fsys-tarfile debs/linux-image-"$KABI"_*.deb | tar -x -C "$WORK" "./boot/vmlinuz-$KABI" "./boot/config-$KABI"
+  # headers for building siw.ko out of tree (Debian does not enable CONFIG_RDMA_SIW)
+  apt-get install -y -q --no-install-recommends "linux-headers-$KABI=$KVER" >/dev/null
+}
+
+build_siw() {
+  log "building siw.ko out of tree"
+  rm -rf siw-build && mkdir -p siw-build
+  dpkg-deb --fsys-tarfile debs/linux-source-"$KSER"_*.deb | tar -xO "./usr/src/linux-source-$KSER.tar.xz" \
+    | xz -dc -T2 | tar -x -C siw-build --strip-components=5 --wildcards "linux-source-$KSER/drivers/infiniband/sw/siw/*"
+  make -s -C "/usr/src/linux-headers-$KABI" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
+  test -s siw-build/siw.ko
+}
+
+build_rootfs() {
+  if [ ! -x rootfs/usr/sbin/nvme ] || [ ! -x rootfs/usr/bin/rping ]; then
+    log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from $MIRROR"
+    rm -rf rootfs
+    debootstrap --variant=minbase --include="$GUEST_PKGS" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
+      || { tail -20 debootstrap.log; exit 1; }
+    rm -f rootfs/var/cache/apt/archives/*.deb
+  fi
+  log "kernel modules -> rootfs"
+  rm -rf "rootfs/usr/lib/modules/$KABI"
+  dpkg-deb --fsys-tarfile debs/linux-image-"$KABI"_*.deb | tar -x -C rootfs/usr "./lib/modules/$KABI"
+  if [ "${PRUNE:-1}" = 1 ]; then  # drop ~190 MB of module dirs a headless VM never loads
+    (cd "rootfs/usr/lib/modules/$KABI/kernel" && rm -rf sound drivers/gpu drivers/media drivers/net/wireless \
+       drivers/iio drivers/staging drivers/bluetooth drivers/usb drivers/hid drivers/input net/wireless \
+       net/mac80211 net/bluetooth)
+  fi
+  mkdir -p "rootfs/usr/lib/modules/$KABI/updates"
+  strip --strip-debug -o "rootfs/usr/lib/modules/$KABI/updates/siw.ko" siw-build/siw.ko
+  depmod -b rootfs "$KABI"
+  echo lab > rootfs/etc/hostname
+  printf '127.0.0.1 localhost\n127.0.1.1 lab\n' > rootfs/etc/hosts
+  mkdir -p rootfs/lab rootfs/opt/jdk
+  install -m 755 /dev/stdin rootfs/sbin/lab-init <<'EOF'
+#!/bin/bash
+# PID 1 in the guest (after the initramfs switch_root). Runs lab.cmd, powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root TERM=dumb
+mount -t proc proc /proc; mount -t sysfs sysfs /sys
+mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+modprobe configfs; mount -t configfs configfs /sys/kernel/config
+hostname lab; ip link set lo up
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+modprobe -q virtio_net   # no udev in the guest: nothing autoloads modules
+for nic in $(arg lab.net | tr ',' ' '); do   # lab.net=eth0:10.0.2.15/24,eth1:10.0.3.15/24
+  ip link set "${nic%%:*}" up && ip addr add "${nic#*:}" dev "${nic%%:*}"
+done
+GW=$(arg lab.gw); [ -n "$GW" ] && ip route add default via "$GW"
+CMD=$(arg lab.cmd)
+grep -qw lab /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null && \
+  mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 lab /lab
+grep -qw jdk /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag 2>/dev/null && \
+  mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose jdk /opt/jdk
+echo "LAB-BOOTED uptime=$(cut -d' ' -f1 /proc/uptime)s kernel=$(uname -r)"
+if [ "$CMD" = shell ]; then
+  setsid bash -c 'exec bash -i </dev/ttyS0 >/dev/ttyS0 2>&1'
+else
+  bash -c "$(echo "$CMD" | base64 -d)"; echo "LAB-EXIT rc=$?"
+fi
+sync; echo 1 > /proc/sys/kernel/sysrq; echo o > /proc/sysrq-trigger; sleep 10
+EOF
+}
+
+build_initramfs() {
+  log "initramfs (busybox + virtio/9p/overlay modules)"
+  local d=initramfs.d m
+  rm -rf $d && mkdir -p $d/{bin,dev,proc,sys,mod,lower,upper,newroot}
+  cp /bin/busybox $d/bin/
+  for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci \
+           netfs fscache 9pnet 9pnet_virtio 9p overlay; do
+    find "rootfs/usr/lib/modules/$KABI/kernel" -name "$m.ko*" -exec cp {} $d/mod/ \;
+    echo "$m" >> $d/mod/order
+  done
+  cat > $d/init <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+for m in $(cat /mod/order); do insmod /mod/$m.ko* || echo "initramfs: insmod $m failed"; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose rootfs /lower || exec sh
+mount -t tmpfs -o size=75% tmpfs /upper && mkdir -p /upper/u /upper/w
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w /newroot || exec sh
+mount --move /dev /newroot/dev; umount /proc /sys
+exec switch_root /newroot /sbin/lab-init
+EOF
+  chmod +x $d/init
+  (cd $d && find . | cpio -o -H newc --quiet | gzip -1) > boot/initramfs.gz
+  rm -rf $d
+}
+
+build() {
+  local t0=$SECONDS
+  mkdir -p "$WORK" && cd "$WORK"
+  rm -f stamp
+  host_pkgs; get_kernel; build_siw; build_rootfs; build_initramfs
+  mkdir -p share
+  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs   # 210 MB; re-downloaded in ~2 s if needed
+  echo "$KABI" > kabi
+  echo "$BUILD_VERSION" > stamp
+  log "build done in $((SECONDS - t0))s; artifacts: $(du -sh "$WORK" | cut -f1) in $WORK"
+}
+
+built() {
+  [ -s "$WORK/boot/initramfs.gz" ] && [ -s "$WORK/kabi" ] && [ -x "$WORK/rootfs/usr/bin/rping" ] \
+    && [ -s "$WORK/rootfs/usr/lib/modules/$(cat "$WORK/kabi")/updates/siw.ko" ] \
+    && [ "$(cat "$WORK/stamp" 2>/dev/null)" = "$BUILD_VERSION" ]
+}
+
+# ----------------------------------------------------------------- run ---
+tap_up() {  # tap_up <dev> <host-ip>: private /24 on the host side, nothing routed/NATed
+  # taps carry private addresses: only inside a network namespace made for the lab, never on the host's own stack
+  if [ -z "$(ip netns identify $$ 2>/dev/null)" ]; then
+    echo "NET=tap runs only inside a network namespace you made: ip netns add lab; ip netns exec lab $0 ..." >&2
+    exit 2
+  fi
+  ip link show "$1" >/dev/null 2>&1 && return
+  ip tuntap add dev "$1" mode tap
+  ip addr add "$2/24" dev "$1"
+  ip link set "$1" up
+}
+
+boot() {  # boot <cmd-string|shell>
+  cd "$WORK"
+  KABI=$(cat kabi)
+  local cmd=$1 netargs net gw
+  # two NICs: eth0 (for siw0) and eth1 (for rxe0); rdma_cm picks the RDMA device
+  # by the netdev that owns the IP, so siw and rxe must not share a netdev.
+  if [ "$NET" = tap ]; then
+    tap_up ${TAPDEV}0 ${TAPNET}.1; tap_up ${TAPDEV}1 ${TAPNET2}.1
+    netargs=(-netdev tap,id=n0,ifname=${TAPDEV}0,script=no,downscript=no
+             -netdev tap,id=n1,ifname=${TAPDEV}1,script=no,downscript=no)
+    net=eth0:${TAPNET}.2/24,eth1:${TAPNET2}.2/24 gw=""
+  else  # slirp; restrict=on: guest cannot open connections out; host->guest via hostfwd on 127.0.0.1
+    netargs=(-netdev "user,id=n0,net=10.0.2.0/24,restrict=${RESTRICT:-on},hostfwd=tcp:127.0.0.1:$FWD_PORT-10.0.2.15:4420${HOSTFWD:-}"
+             -netdev "user,id=n1,net=10.0.3.0/24,restrict=on")
+    net=eth0:10.0.2.15/24,eth1:10.0.3.15/24 gw=10.0.2.2
+  fi
+  [ "$cmd" = shell ] || cmd=$(printf '%s' "$cmd" | base64 -w0)
+  local jdkargs=()
+  [ -d "$JDK" ] && jdkargs=(-virtfs "local,path=$JDK,mount_tag=jdk,security_model=none,readonly=on")
+  mkdir -p share
+  exec qemu-system-x86_64 -nodefaults -no-user-config -accel "$ACCEL${ACCELOPT:-}" -cpu "${CPU:-max}" -smp "$SMP" -m "$MEM" \
+    -display none -serial stdio -monitor none -no-reboot \
+    -kernel "boot/vmlinuz-$KABI" -initrd boot/initramfs.gz \
+    -append "console=ttyS0 quiet panic=-1 mitigations=off lab.net=$net lab.gw=$gw lab.cmd=$cmd" \
+    -virtfs "local,path=$WORK/rootfs,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$WORK/share,mount_tag=lab,security_model=none,multidevs=remap" \
+    "${jdkargs[@]}" "${netargs[@]}" -device virtio-net-pci,netdev=n0,romfile= \
+    -device virtio-net-pci,netdev=n1,romfile= \
+    -device virtio-rng-pci
+}
+
+case "${1:-}" in
+  build)   build ;;
+  built)   built ;;
+  run)     shift; boot "$*" ;;
+  shell)   boot shell ;;
+  tapdown) for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done ;;
+  clean)   for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done
+           rm -rf "$WORK" ;;
+  *) sed -n '2,27p' "$0"; exit 1 ;;
+esac
