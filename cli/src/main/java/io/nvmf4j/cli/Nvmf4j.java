@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
-        subcommands = {ModulesCommand.class, RpingCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
+            CommandLine.HelpCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
     @Override

@@ -1,0 +1,166 @@
+package io.nvmf4j.cli.serve;
+
+import io.nvmf4j.config.ConfigException;
+import io.nvmf4j.config.ConfigLoader;
+import io.nvmf4j.config.LoadedConfig;
+import io.nvmf4j.config.Provider;
+import io.nvmf4j.config.QuickConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code nvmf4j serve}: runs the target daemon until SIGTERM / Ctrl-C, from an nvmetcli {@code saveconfig.json}
+ * (plus its {@code "nvmf4j"} section) or from the quick form on the command line.
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+        description = {"Serve files, block devices or RAM as NVMe namespaces over RDMA (NVMe-oF target).",
+            "Either --config FILE (nvmetcli saveconfig.json) or the quick form, e.g.:",
+            "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk --listen 127.0.0.1:4420"})
+public final class ServeCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "nvmetcli saveconfig.json (with an optional \"nvmf4j\" section)")
+    Path config;
+
+    @Option(names = "--file", paramLabel = "PATH", description = "a file or block device namespace (repeatable; nsid 1, 2, ...)")
+    List<Path> files = new ArrayList<>();
+
+    @Option(names = "--ram", paramLabel = "SIZE", description = "a RAM namespace of SIZE, e.g. 1G (repeatable)")
+    List<String> ram = new ArrayList<>();
+
+    @Option(names = "--nqn", paramLabel = "NQN", description = "the subsystem NQN")
+    String nqn;
+
+    @Option(names = "--listen", paramLabel = "ADDR[:PORT]", defaultValue = "127.0.0.1:4420",
+            description = "address to listen on (default ${DEFAULT-VALUE})")
+    String listen;
+
+    @Option(names = "--allow-host", paramLabel = "NQN", description = "allow only this host NQN (repeatable; default: any host)")
+    List<String> allowHosts = new ArrayList<>();
+
+    @Option(names = "--block-size", paramLabel = "512|4096", description = "LBA size of the namespaces (default 512)")
+    Integer blockSize;
+
+    @Option(names = "--provider", paramLabel = "softiwarp|ibverbs|auto", description = "RDMA provider (default auto)")
+    String provider;
+
+    @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default min(cores, 2))")
+    Integer pollGroups;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
+    Integer metricsPort;
+
+    @Option(names = "--verbose", description = "debug logging")
+    boolean verbose;
+
+    @Option(names = "--trace", description = "log every RDMA request state transition")
+    boolean trace;
+
+    private final PrintStream err;
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+
+    public ServeCommand() {
+        this(System.err);
+    }
+
+    ServeCommand(PrintStream err) {
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+        LoadedConfig loaded;
+        try {
+            loaded = load();
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            return 1;
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 1;
+        }
+        if (!loaded.warnings().isEmpty()) {
+            err.println(loaded.formatWarnings());
+        }
+        OneLineLogFormat.install(verbose, trace);
+        TargetDaemon daemon;
+        try {
+            daemon = TargetDaemon.start(loaded, trace);
+        } catch (IOException | RuntimeException e) {
+            err.println("nvmf4j serve: " + e.getMessage());
+            return 1;
+        }
+        // SIGTERM / Ctrl-C are the normal way to stop: handled as signals (not only a shutdown hook) so the stop
+        // runs while logging still works, and the exit status is 0 rather than 128 + signal
+        installStopSignal("TERM");
+        installStopSignal("INT");
+        Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends
+        Runtime.getRuntime().addShutdownHook(hook);
+        System.out.println("nvmf4j serve: listening on " + daemon.listening()
+                + (daemon.metricsAddress() == null ? "" : ", metrics on http://127.0.0.1:"
+                + daemon.metricsAddress().getPort() + "/metrics"));
+        System.out.flush();
+        try {
+            stopRequested.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        daemon.close();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // already shutting down
+        }
+        return 0;
+    }
+
+    private void installStopSignal(String name) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> stopRequested.countDown());
+        } catch (IllegalArgumentException e) {
+            // signal not available on this platform: the shutdown hook still flushes the backends
+        }
+    }
+
+    LoadedConfig load() throws ConfigException {
+        if (config != null) {
+            if (!files.isEmpty() || !ram.isEmpty() || nqn != null) {
+                throw new IllegalArgumentException("nvmf4j serve: --config cannot be combined with --file, --ram or --nqn");
+            }
+            return ConfigLoader.standard().load(config);
+        }
+        QuickConfig q = QuickConfig.builder().nqn(nqn).listen(listen);
+        files.forEach(q::file);
+        ram.forEach(q::ram);
+        allowHosts.forEach(q::allowHost);
+        if (blockSize != null) {
+            q.blockSize(blockSize);
+        }
+        if (provider != null) {
+            q.provider(parseProvider(provider));
+        }
+        if (pollGroups != null) {
+            q.pollGroups(pollGroups);
+        }
+        if (metricsPort != null) {
+            q.metricsPort(metricsPort);
+        }
+        return q.build();
+    }
+
+    private static Provider parseProvider(String name) {
+        for (Provider p : Provider.values()) {
+            if (p.jsonName().equals(name.toLowerCase(Locale.ROOT))) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("--provider: unknown provider \"" + name + "\" (softiwarp, ibverbs, auto)");
+    }
+}

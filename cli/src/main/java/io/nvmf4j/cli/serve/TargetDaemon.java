@@ -1,0 +1,132 @@
+package io.nvmf4j.cli.serve;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nvmf4j.config.LoadedConfig;
+import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.config.TargetConfig;
+import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.Port;
+import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.TargetConfigurator;
+import io.nvmf4j.target.metrics.TargetMetrics;
+import io.nvmf4j.target.rdma.RdmaTransport;
+import io.nvmf4j.target.rdma.RdmaTransportOptions;
+import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.verbs.VerbsException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A running target: the configuration turned into an {@link NvmeTarget}, the RDMA transport listening on every
+ * port, and (with a metrics port) the Prometheus endpoint. {@link #close()} is the orderly stop: no new
+ * connections, running commands finish and their responses go out, connections close, backends are flushed and
+ * closed.
+ */
+public final class TargetDaemon implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(TargetDaemon.class.getName());
+
+    private final NvmeTarget target;
+    private final RdmaTransport transport;
+    private final MetricsEndpoint metrics;
+    private final List<InetSocketAddress> listening;
+    private boolean closed;
+
+    private TargetDaemon(NvmeTarget target, RdmaTransport transport, MetricsEndpoint metrics,
+                         List<InetSocketAddress> listening) {
+        this.target = target;
+        this.transport = transport;
+        this.metrics = metrics;
+        this.listening = List.copyOf(listening);
+    }
+
+    /** Transport options from the {@code nvmf4j} settings section. */
+    static RdmaTransportOptions transportOptions(Nvmf4jSettings s, boolean trace) {
+        int groups = s.pollGroups() > 0 ? s.pollGroups() : RdmaTransportOptions.defaultPollGroups();
+        long poolBytes = Math.max(4L << 20, (long) s.bufferCount() * s.bufferSize());
+        return new RdmaTransportOptions(s.provider().jsonName(), null, groups,
+                Duration.ofNanos(s.spinBudgetMicros() * 1000L), poolBytes, 16384, trace);
+    }
+
+    public static TargetDaemon start(LoadedConfig loaded, boolean trace) throws IOException, VerbsException {
+        TargetConfig config = loaded.config();
+        Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
+        NvmeTarget target = TargetConfigurator.build(config);
+        MetricsEndpoint endpoint = null;
+        RdmaTransport transport = null;
+        try {
+            TransportObserver observer = TransportObserver.NONE;
+            if (settings.metricsPort() != null) {
+                PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+                TargetMetrics targetMetrics = new TargetMetrics(registry);
+                for (Subsystem s : target.subsystems()) {
+                    if (!s.isDiscovery()) {
+                        targetMetrics.registerSubsystem(s.nqn().value());
+                    }
+                }
+                observer = targetMetrics;
+                endpoint = new MetricsEndpoint(registry, settings.metricsPort());
+                LOG.log(Level.INFO, "metrics at http://{0}:{1,number,#}/metrics",
+                        endpoint.address().getAddress().getHostAddress(), endpoint.address().getPort());
+            }
+            transport = RdmaTransport.open(target, transportOptions(settings, trace), observer);
+            List<InetSocketAddress> bound = new ArrayList<>();
+            for (Port port : target.ports()) {
+                bound.add(transport.listen(port));
+            }
+            for (Subsystem s : target.subsystems()) {
+                if (!s.isDiscovery()) {
+                    LOG.log(Level.INFO, "serving {0}: {1} namespace(s), {2}", s.nqn(), s.namespaces().size(),
+                            s.allowsAnyHost() ? "any host" : "hosts " + s.allowedHosts());
+                }
+            }
+            return new TargetDaemon(target, transport, endpoint, bound);
+        } catch (IOException | RuntimeException e) {
+            closeAll(transport, endpoint, target);
+            throw e;
+        }
+    }
+
+    public List<InetSocketAddress> listening() {
+        return listening;
+    }
+
+    /** The metrics endpoint's address, or null without one. */
+    public InetSocketAddress metricsAddress() {
+        return metrics == null ? null : metrics.address();
+    }
+
+    public NvmeTarget target() {
+        return target;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        LOG.log(Level.INFO, "stopping: no new connections, finishing commands in flight");
+        closeAll(transport, metrics, target);
+        LOG.log(Level.INFO, "stopped; backends flushed");
+    }
+
+    private static void closeAll(RdmaTransport transport, MetricsEndpoint metrics, NvmeTarget target) {
+        if (transport != null) {
+            try {
+                transport.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "closing the transport: {0}", e.toString());
+            }
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        target.close();
+    }
+}

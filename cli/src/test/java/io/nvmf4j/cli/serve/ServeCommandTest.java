@@ -1,0 +1,134 @@
+package io.nvmf4j.cli.serve;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.config.QuickConfig;
+import io.nvmf4j.protocol.QueueId;
+import io.nvmf4j.protocol.rdma.RdmaCmAccept;
+import io.nvmf4j.protocol.rdma.RdmaCmRequest;
+import io.nvmf4j.verbs.CompletionQueue;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.RdmaProviders;
+import io.nvmf4j.verbs.VerbsException;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code nvmf4j serve}: configuration errors, and a daemon that accepts an RDMA connection and serves metrics. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServeCommandTest {
+
+    static final String NQN = "nqn.2026-12.io.nvmf4j:serve-test";
+
+    @TempDir
+    Path dir;
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static String run(int expectedExit, String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = new CommandLine(new ServeCommand(new PrintStream(err, true, StandardCharsets.UTF_8)))
+                .execute(args);
+        String text = err.toString(StandardCharsets.UTF_8);
+        assertEquals(expectedExit, exit, text);
+        return text;
+    }
+
+    @Test
+    void quickFormWithoutNqnPrintsTheProblemAndExits1WithoutStackTrace() {
+        String err = run(1, "--ram", "1M");
+        assertTrue(err.contains("--nqn"), err);
+        assertFalse(err.contains("\tat "), "no stack trace: " + err);
+    }
+
+    @Test
+    void missingFileIsNamed() {
+        String err = run(1, "--file", dir.resolve("absent.img").toString(), "--nqn", NQN);
+        assertTrue(err.contains("--file"), err);
+        assertTrue(err.contains("absent.img"), err);
+    }
+
+    @Test
+    void unknownProviderIsRefused() {
+        String err = run(1, "--ram", "1M", "--nqn", NQN, "--provider", "carrier-pigeon");
+        assertTrue(err.contains("--provider"), err);
+    }
+
+    @Test
+    void configFileProblemsNameTheFieldAndLine() throws Exception {
+        Path cfg = dir.resolve("bad.json");
+        Files.writeString(cfg, """
+                {
+                  "hosts": [],
+                  "ports": [ { "portid": 1, "addr": { "trtype": "fc", "adrfam": "ipv4",
+                     "traddr": "127.0.0.1", "trsvcid": "4420" }, "subsystems": [] } ],
+                  "subsystems": []
+                }
+                """);
+        String err = run(1, "--config", cfg.toString());
+        assertTrue(err.contains("bad.json:"), err);
+        assertTrue(err.contains("trtype"), err);
+        assertFalse(err.contains("\tat "), err);
+    }
+
+    @Test
+    void daemonAcceptsAnRdmaConnectionServesMetricsAndStopsCleanly() throws Exception {
+        int port = freePort();
+        int metricsPort = freePort();
+        TargetDaemon daemon = TargetDaemon.start(QuickConfig.builder().nqn(NQN).ram("1M")
+                .listen("127.0.0.1:" + port).metricsPort(metricsPort).provider(io.nvmf4j.config.Provider.SOFTIWARP)
+                .pollGroups(1).build(), false);
+        try (RdmaDevice device = RdmaProviders.byName("softiwarp").openDevice(null);
+             ProtectionDomain pd = device.allocatePd();
+             CompletionQueue cq = device.createCompletionQueue(256)) {
+            try {
+                try (RdmaConnection c = device.connectionManager().connect(new InetSocketAddress("127.0.0.1", port),
+                        new ConnectParams(pd, cq, cq, QueuePairAttributes.defaults(),
+                                RdmaCmRequest.of(QueueId.of(0), 32, 31).toBytes()), Duration.ofSeconds(10))) {
+                    RdmaCmAccept accept = RdmaCmAccept.decode(MemorySegment.ofArray(c.peerPrivateData()));
+                    assertEquals(32, accept.crqsize());
+                }
+                HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).timeout(Duration.ofSeconds(10))
+                        .build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, metrics.statusCode());
+                assertTrue(metrics.headers().firstValue("Content-Type").orElse("").startsWith("text/plain"));
+                assertTrue(metrics.body().contains("nvmf4j_connections{subsystem=\"" + NQN + "\"}"),
+                        metrics.body());
+            } finally {
+                daemon.close();
+            }
+            VerbsException refused = assertThrows(VerbsException.class, () -> device.connectionManager().connect(
+                    new InetSocketAddress("127.0.0.1", port), new ConnectParams(pd, cq, cq,
+                            QueuePairAttributes.defaults(), RdmaCmRequest.of(QueueId.of(0), 32, 31).toBytes()),
+                    Duration.ofSeconds(5)).close());
+            assertTrue(refused.getMessage() != null);
+        }
+    }
+}

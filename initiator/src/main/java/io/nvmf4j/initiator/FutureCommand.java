@@ -1,0 +1,61 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A command whose outcome is a future of the 64-bit CQE result (admin and fabrics commands). Completed on the
+ * queue's completion thread.
+ */
+final class FutureCommand extends HostCommand {
+
+    private final String description;
+    private final Consumer<SubmissionQueueEntry> encoder;
+    private final boolean fabrics;
+    private final boolean retry;
+    final CompletableFuture<Long> future = new CompletableFuture<>();
+
+    FutureCommand(String description, boolean fabrics, boolean retry, Consumer<SubmissionQueueEntry> encoder) {
+        this.description = description;
+        this.encoder = encoder;
+        this.fabrics = fabrics;
+        this.retry = retry;
+    }
+
+    @Override
+    protected void encode(SubmissionQueueEntry sqe) {
+        encoder.accept(sqe);
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    @Override
+    public boolean isFabrics() {
+        return fabrics;
+    }
+
+    @Override
+    public boolean retryAfterReconnect() {
+        return retry;
+    }
+
+    @Override
+    protected void completed(int statusField, long result) {
+        if (statusField == 0) {
+            future.complete(result);
+        } else {
+            future.completeExceptionally(new NvmeStatusException(description, Status.fromField(statusField), fabrics));
+        }
+    }
+
+    @Override
+    protected void failed(NvmfException error) {
+        future.completeExceptionally(error);
+    }
+}

@@ -1,0 +1,66 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.io.DatasetManagementCommand;
+import io.nvmf4j.protocol.io.FlushCommand;
+import io.nvmf4j.protocol.io.ReadCommand;
+import io.nvmf4j.protocol.io.WriteCommand;
+import io.nvmf4j.protocol.io.WriteZeroesCommand;
+
+/** One NVM command set I/O command of an {@link IoOperation} (NVM Command Set 1.0, chapter 3). */
+final class IoCommand extends HostCommand {
+
+    enum Kind { READ, WRITE, WRITE_ZEROES, FLUSH, DEALLOCATE }
+
+    private final IoOperation operation;
+    private final Kind kind;
+    private final long nsid;
+    private final long slba;
+    private final int blocks;
+    private final boolean flag; // FUA for read/write, DEAC for write zeroes
+    private final int ranges;
+
+    IoCommand(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges) {
+        this.operation = operation;
+        this.kind = kind;
+        this.nsid = nsid;
+        this.slba = slba;
+        this.blocks = blocks;
+        this.flag = flag;
+        this.ranges = ranges;
+    }
+
+    @Override
+    protected void encode(SubmissionQueueEntry sqe) {
+        switch (kind) {
+            case READ -> ReadCommand.create(sqe, nsid, slba, blocks).fua(flag);
+            case WRITE -> WriteCommand.create(sqe, nsid, slba, blocks).fua(flag);
+            case WRITE_ZEROES -> WriteZeroesCommand.create(sqe, nsid, slba, blocks).deallocate(flag);
+            case FLUSH -> FlushCommand.create(sqe, nsid);
+            case DEALLOCATE -> DatasetManagementCommand.create(sqe, nsid, ranges, DatasetManagementCommand.ATTR_AD);
+        }
+    }
+
+    @Override
+    public String describe() {
+        return switch (kind) {
+            case FLUSH -> "Flush nsid " + nsid;
+            case DEALLOCATE -> "Dataset Management (deallocate) nsid " + nsid + " ranges " + ranges;
+            default -> kind.name().charAt(0) + kind.name().substring(1).toLowerCase().replace('_', ' ') + " nsid "
+                    + nsid + " slba " + slba + " blocks " + blocks;
+        };
+    }
+
+    @Override
+    protected void completed(int statusField, long result) {
+        operation.commandDone(statusField == 0 ? null
+                : new NvmeStatusException(describe(), Status.fromField(statusField), false));
+    }
+
+    @Override
+    protected void failed(NvmfException error) {
+        operation.commandDone(error);
+    }
+}

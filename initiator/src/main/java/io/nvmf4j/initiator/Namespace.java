@@ -1,0 +1,267 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.initiator.rdma.HostCommand.Direction;
+import io.nvmf4j.initiator.rdma.RdmaHostQueue;
+import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.io.DatasetManagementCommand;
+import io.nvmf4j.protocol.io.DsmRange;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One active namespace of a connected controller, with the NVM command set I/O: read, write, flush, write zeroes
+ * and deallocate, each as a {@code CompletableFuture} ({@code *Async}) and as a blocking call.
+ *
+ * <p>Data: pass any {@link MemorySegment} (heap or native; it is staged through the queue's pre-registered bounce
+ * buffers, one command per buffer) or an {@link IoBuffer} from {@link NvmeController#allocateBuffer} (zero copy:
+ * the keyed SGL names it directly). Transfers above MDTS (or above the bounce buffer size) are split into several
+ * commands; the future completes when all have, with the first error if any failed.
+ *
+ * <p>Back-pressure: a queue never has more commands outstanding than its SQSIZE; further commands wait inside the
+ * library and their futures complete later. Futures complete on the queue's completion thread (see
+ * {@link NvmeController}). Each call goes to the next I/O queue in turn; {@link #onQueue(int)} pins one.
+ */
+public final class Namespace {
+
+    private final NvmeController controller;
+    private final long nsid;
+    private final IdentifyNamespace identify;
+    private final long blockSize;
+    private final long blockCount;
+    private final int pinnedQueue;
+
+    Namespace(NvmeController controller, long nsid, IdentifyNamespace identify) {
+        this(controller, nsid, identify, -1);
+    }
+
+    private Namespace(NvmeController controller, long nsid, IdentifyNamespace identify, int pinnedQueue) {
+        this.controller = controller;
+        this.nsid = nsid;
+        this.identify = identify;
+        this.blockSize = identify.blockSize();
+        this.blockCount = identify.nsze();
+        this.pinnedQueue = pinnedQueue;
+    }
+
+    /** A view of this namespace whose I/O all goes to I/O queue {@code index} (0-based), e.g. one per thread. */
+    public Namespace onQueue(int index) {
+        if (index < 0 || index >= controller.ioQueueCount()) {
+            throw new IllegalArgumentException("I/O queue index " + index + " outside 0.." + (controller.ioQueueCount() - 1));
+        }
+        return new Namespace(controller, nsid, identify, index);
+    }
+
+    public long nsid() {
+        return nsid;
+    }
+
+    /** LBA data size in bytes (from FLBAS). */
+    public long blockSize() {
+        return blockSize;
+    }
+
+    /** NSZE: the size in logical blocks. */
+    public long blockCount() {
+        return blockCount;
+    }
+
+    public long capacityBytes() {
+        return blockSize * blockCount;
+    }
+
+    /** The Identify Namespace data read at connect time. */
+    public IdentifyNamespace identify() {
+        return identify;
+    }
+
+    public NvmeController controller() {
+        return controller;
+    }
+
+    // ---- asynchronous -----------------------------------------------------------------------------------------
+
+    /** Reads {@code blocks} blocks from {@code slba} into {@code destination} (at least blocks * blockSize bytes). */
+    public CompletableFuture<Void> readAsync(long slba, long blocks, MemorySegment destination) {
+        return transfer(IoCommand.Kind.READ, slba, blocks, destination, null, 0, false);
+    }
+
+    /** Writes {@code blocks} blocks from {@code source} to {@code slba}. */
+    public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source) {
+        return transfer(IoCommand.Kind.WRITE, slba, blocks, source, null, 0, false);
+    }
+
+    /** Writes with Force Unit Access. */
+    public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source, boolean fua) {
+        return transfer(IoCommand.Kind.WRITE, slba, blocks, source, null, 0, fua);
+    }
+
+    /** Zero-copy read into a registered buffer at {@code offset}. */
+    public CompletableFuture<Void> readAsync(long slba, long blocks, IoBuffer buffer, long offset) {
+        return transfer(IoCommand.Kind.READ, slba, blocks, null, buffer, offset, false);
+    }
+
+    /** Zero-copy write from a registered buffer at {@code offset}. */
+    public CompletableFuture<Void> writeAsync(long slba, long blocks, IoBuffer buffer, long offset) {
+        return transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false);
+    }
+
+    /**
+     * Callback form of a zero-copy read: no future is made; {@code callback} runs on the completion thread once
+     * every command of the read has completed.
+     */
+    public void submitRead(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
+        transfer(IoCommand.Kind.READ, slba, blocks, null, buffer, offset, false, callback);
+    }
+
+    /** Callback form of a zero-copy write. */
+    public void submitWrite(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
+        transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false, callback);
+    }
+
+    /** Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. */
+    public CompletableFuture<Void> flushAsync() {
+        IoOperation op = new IoOperation(1);
+        IoCommand command = new IoCommand(op, IoCommand.Kind.FLUSH, nsid, 0, 0, false, 0);
+        command.noData();
+        queue().submit(command);
+        return op.future;
+    }
+
+    /** Write Zeroes (NVM Command Set 3.3.7), with DEAC when {@code deallocate}; split like data transfers. */
+    public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
+        checkBlocks(blocks);
+        int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), Long.MAX_VALUE);
+        int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
+        IoOperation op = new IoOperation(count);
+        RdmaHostQueue queue = queue();
+        for (long done = 0; done < blocks; done += per) {
+            int n = (int) Math.min(per, blocks - done);
+            IoCommand c = new IoCommand(op, IoCommand.Kind.WRITE_ZEROES, nsid, slba + done, n, deallocate, 0);
+            c.noData();
+            queue.submit(c);
+        }
+        return op.future;
+    }
+
+    /** Dataset Management with the Deallocate attribute over one LBA range (split into 2^32-1 block ranges). */
+    public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
+        checkBlocks(blocks);
+        List<DsmRange> ranges = new ArrayList<>();
+        for (long done = 0; done < blocks; done += 0xFFFF_FFFFL) {
+            ranges.add(DsmRange.of(slba + done, Math.min(0xFFFF_FFFFL, blocks - done)));
+        }
+        if (ranges.size() > DatasetManagementCommand.MAX_RANGES) {
+            throw new IllegalArgumentException("deallocate of " + blocks + " blocks needs more than 256 ranges");
+        }
+        MemorySegment data = MemorySegment.ofArray(new byte[ranges.size() * DsmRange.SIZE]);
+        for (int i = 0; i < ranges.size(); i++) {
+            ranges.get(i).encode(data, (long) i * DsmRange.SIZE);
+        }
+        IoOperation op = new IoOperation(1);
+        IoCommand c = new IoCommand(op, IoCommand.Kind.DEALLOCATE, nsid, slba, 0, false, ranges.size());
+        c.copy(Direction.HOST_TO_CONTROLLER, data);
+        queue().submit(c);
+        return op.future;
+    }
+
+    // ---- blocking -------------------------------------------------------------------------------------------
+
+    public void read(long slba, long blocks, MemorySegment destination) throws NvmfException {
+        await(readAsync(slba, blocks, destination), "read");
+    }
+
+    public void write(long slba, long blocks, MemorySegment source) throws NvmfException {
+        await(writeAsync(slba, blocks, source), "write");
+    }
+
+    public void read(long slba, long blocks, IoBuffer buffer, long offset) throws NvmfException {
+        await(readAsync(slba, blocks, buffer, offset), "read");
+    }
+
+    public void write(long slba, long blocks, IoBuffer buffer, long offset) throws NvmfException {
+        await(writeAsync(slba, blocks, buffer, offset), "write");
+    }
+
+    public void flush() throws NvmfException {
+        await(flushAsync(), "flush");
+    }
+
+    public void writeZeroes(long slba, long blocks, boolean deallocate) throws NvmfException {
+        await(writeZeroesAsync(slba, blocks, deallocate), "write zeroes");
+    }
+
+    public void deallocate(long slba, long blocks) throws NvmfException {
+        await(deallocateAsync(slba, blocks), "deallocate");
+    }
+
+    private void await(CompletableFuture<Void> future, String what) throws NvmfException {
+        ConnectOptions o = controller.options();
+        // Bounded: a command times out after command-timeout; waiting I/O fails at ctrl-loss-tmo at the latest.
+        long loss = o.ctrlLossTimeout().isNegative() ? TimeUnit.HOURS.toMillis(24) : o.ctrlLossTimeout().toMillis();
+        long bound = o.commandTimeout().toMillis() * 2 + loss + o.reconnectDelay().toMillis() + 5000;
+        Futures.await(future, bound, controller.name() + " nsid " + nsid + " " + what);
+    }
+
+    // ---- splitting ------------------------------------------------------------------------------------------
+
+    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+            IoBuffer buffer, long offset, boolean fua) {
+        return transfer(kind, slba, blocks, segment, buffer, offset, fua, null);
+    }
+
+    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+            IoBuffer buffer, long offset, boolean fua, IoCallback callback) {
+        checkBlocks(blocks);
+        long bytes = blocks * blockSize;
+        Direction direction = kind == IoCommand.Kind.READ ? Direction.CONTROLLER_TO_HOST : Direction.HOST_TO_CONTROLLER;
+        RdmaHostQueue queue = queue();
+        long pathLimit;
+        if (buffer != null) {
+            if (offset < 0 || offset + bytes > buffer.size()) {
+                throw new IllegalArgumentException(bytes + " bytes at offset " + offset + " exceed the buffer of "
+                        + buffer.size() + " bytes");
+            }
+            pathLimit = Long.MAX_VALUE;
+        } else {
+            if (segment.byteSize() < bytes) {
+                throw new IllegalArgumentException(blocks + " blocks of " + blockSize + " bytes need " + bytes
+                        + " bytes; the segment has " + segment.byteSize());
+            }
+            pathLimit = queue.bufferSize();
+        }
+        int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), pathLimit);
+        int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
+        IoOperation op = new IoOperation(count, callback);
+        for (long done = 0; done < blocks; done += per) {
+            int n = (int) Math.min(per, blocks - done);
+            long byteOffset = done * blockSize;
+            int length = (int) (n * blockSize);
+            IoCommand c = new IoCommand(op, kind, nsid, slba + done, n, fua, 0);
+            if (buffer != null) {
+                c.zeroCopy(direction, buffer.region(), offset + byteOffset, length);
+            } else {
+                c.copy(direction, segment.asSlice(byteOffset, length));
+            }
+            queue.submit(c);
+        }
+        return op.future;
+    }
+
+    private static void checkBlocks(long blocks) {
+        if (blocks < 1) {
+            throw new IllegalArgumentException("block count must be at least 1: " + blocks);
+        }
+    }
+
+    private RdmaHostQueue queue() {
+        return pinnedQueue >= 0 ? controller.ioQueue(pinnedQueue) : controller.nextIoQueue();
+    }
+
+    @Override
+    public String toString() {
+        return "nsid " + nsid + " (" + blockCount + " blocks of " + blockSize + " bytes)";
+    }
+}

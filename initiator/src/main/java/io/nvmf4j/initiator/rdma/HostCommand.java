@@ -1,0 +1,98 @@
+package io.nvmf4j.initiator.rdma;
+
+import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.verbs.MemoryRegion;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One NVMe command as the host library hands it to a queue: how to fill the submission queue entry (everything
+ * but CID, PSDT and SGL1, which the queue writes), where its data lives, and what to do with the outcome.
+ * Library-internal (public only because the package split needs it).
+ *
+ * <p>Data lives either in a registered region the caller owns ({@link #zeroCopy}: the keyed SGL names it directly)
+ * or in any segment ({@link #copy}: the queue stages it through one of its pre-registered bounce buffers).
+ *
+ * <p>{@link #completed} and {@link #failed} run on the queue's completion thread: keep them short.
+ */
+public abstract class HostCommand {
+
+    /** Direction of the data transfer, as in NVMe opcode bits 1:0. */
+    public enum Direction { NONE, HOST_TO_CONTROLLER, CONTROLLER_TO_HOST }
+
+    Direction direction = Direction.NONE;
+    MemoryRegion region;
+    long regionOffset;
+    MemorySegment copy;
+    int length;
+    /** Set by the queue while the command is posted. */
+    int tag = -1;
+    long deadlineNanos;
+
+    /** Writes opcode, NSID and command dwords into a cleared entry. May clear the entry itself first. */
+    protected abstract void encode(SubmissionQueueEntry sqe);
+
+    /** A short description for errors, e.g. "Read nsid 1 slba 0 blocks 8". */
+    public abstract String describe();
+
+    /** True for fabrics commands (Connect, Property Get/Set): their command-specific statuses mean other things. */
+    public boolean isFabrics() {
+        return false;
+    }
+
+    /**
+     * Whether the command is sent again after the connection is re-established (I/O and user admin commands) or
+     * failed when the connection breaks under it (the commands of the connect sequence itself, keep-alive).
+     */
+    public boolean retryAfterReconnect() {
+        return true;
+    }
+
+    /**
+     * The controller answered. {@code statusField} is the 15-bit status field (0 for success), {@code result} the
+     * 64-bit command-specific result of CQE DW0-1.
+     */
+    protected abstract void completed(int statusField, long result);
+
+    /** The command could not complete: connection lost for good, timeout, queue closed. */
+    protected abstract void failed(NvmfException error);
+
+    /** No data (Flush, Keep Alive, Property Get/Set): SGL1 is a null keyed descriptor, as Linux sends. */
+    public final HostCommand noData() {
+        direction = Direction.NONE;
+        region = null;
+        copy = null;
+        length = 0;
+        return this;
+    }
+
+    /** Data in a caller-registered region: no copy, the keyed SGL carries its address and rkey. */
+    public final HostCommand zeroCopy(Direction direction, MemoryRegion region, long offset, int length) {
+        this.direction = direction;
+        this.region = region;
+        this.regionOffset = offset;
+        this.copy = null;
+        this.length = length;
+        return this;
+    }
+
+    /** Data in any segment (heap or native), staged through a bounce buffer of the queue. */
+    public final HostCommand copy(Direction direction, MemorySegment segment) {
+        if (segment.byteSize() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("one command moves at most 2 GiB");
+        }
+        this.direction = direction;
+        this.region = null;
+        this.copy = segment;
+        this.length = (int) segment.byteSize();
+        return this;
+    }
+
+    public final Direction direction() {
+        return direction;
+    }
+
+    public final int length() {
+        return length;
+    }
+}

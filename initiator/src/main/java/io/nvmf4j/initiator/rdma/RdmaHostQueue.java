@@ -1,0 +1,948 @@
+package io.nvmf4j.initiator.rdma;
+
+import io.nvmf4j.initiator.ControllerLostException;
+import io.nvmf4j.initiator.NvmfConnectException;
+import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.NvmfTimeoutException;
+import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.QueueId;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.rdma.RdmaCmAccept;
+import io.nvmf4j.protocol.rdma.RdmaCmReject;
+import io.nvmf4j.protocol.rdma.RdmaCmRequest;
+import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
+import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.CompletionQueue;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ConnectionRejectedException;
+import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One NVMe queue over one RDMA reliable connection: the host half of the NVMe/RDMA transport binding, mirroring
+ * Linux {@code drivers/nvme/host/rdma.c} ({@code struct nvme_rdma_queue}).
+ *
+ * <ul>
+ *   <li>Connection setup ({@code nvme_rdma_route_resolved()}): the 32-byte NVMe RDMA CM request (RECFMT 0, QID,
+ *       HRQSIZE, HSQSIZE) as private data; a reject is decoded into its {@code NVME_RDMA_CM_*} status; the accept's
+ *       CRQSIZE bounds the queue depth. Receives for every response are posted before the request goes out.</li>
+ *   <li>Request slots ({@code struct nvme_rdma_request}): one per tag, each with its 64-byte SQE in one registered
+ *       region and a reusable two-SGE send work request (SQE + in-capsule data). Commands need a free tag and, on
+ *       the copy path, a free bounce buffer; otherwise they wait in FIFO order (back-pressure: never more than
+ *       {@code queueSize - 1} outstanding, the SQSIZE the Connect announced).</li>
+ *   <li>Data mapping ({@code nvme_rdma_map_data()}): no data gives a null keyed SGL ({@code nvme_rdma_set_sg_null});
+ *       a write that fits the in-capsule size of an I/O queue goes inline after the SQE with a data block
+ *       descriptor of offset 0 ({@code nvme_rdma_map_sg_inline}); everything else is a keyed SGL with subtype
+ *       "address" naming a region registered once, up front ({@code nvme_rdma_map_sg_single} with a
+ *       pre-registered key: no remote invalidation is asked for, because the key stays valid for the life of the
+ *       pool; a per-command key would need invalidation, Linux's fast-registration path).</li>
+ *   <li>Completion ({@code nvme_rdma_recv_done()}, {@code nvme_rdma_send_done()}): a command finishes when both its
+ *       send completion and its response capsule have arrived, since the SQE buffer may be reused only then.</li>
+ *   <li>One completion thread per queue busy-polls the CQ for the configured spin budget, then blocks; it also
+ *       expires commands past their deadline. Completion callbacks run on it.</li>
+ * </ul>
+ */
+public final class RdmaHostQueue implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RdmaHostQueue.class.getName());
+
+    /** Response capsule size: a bare CQE (IORCSZ 1, Linux posts receives of sizeof(struct nvme_completion)). */
+    public static final int RESPONSE_SIZE = CompletionQueueEntry.SIZE;
+    private static final long RECV_FLAG = 1L << 32;
+    private static final long TIMEOUT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    private enum State { DOWN, CONNECTING, LIVE, CLOSED }
+
+    private final String name;
+    private final QueueId qid;
+    private final int queueSize;
+    private final RdmaDevice device;
+    private final ProtectionDomain pd;
+    private final QueueFailureListener failureListener;
+    private final long commandTimeoutNanos;
+    private final long spinNanos;
+
+    private final Arena arena = Arena.ofShared();
+    private final MemoryRegion sqeRegion;
+    private final MemoryRegion recvRegion;
+    private final MemoryRegion poolRegion;
+    private final int bufferSize;
+    private final int[] freeBuffers;
+    private int freeBufferCount;
+    private final int[] slotBuffer;
+
+    private final CommandIdAllocator ids;
+    private final HostCommand[] slotCommand;
+    private final boolean[] sendDone;
+    private final boolean[] responseDone;
+    private final int[] responseStatus;
+    private final long[] responseResult;
+    private final SubmissionQueueEntry[] sqes;
+    private final SendWorkRequest[] sends;
+    private final ReceiveWorkRequest[] receives;
+    private final ArrayDeque<HostCommand> pending = new ArrayDeque<>();
+
+    /** Finished commands collected under the lock and called back outside it. */
+    private final HostCommand[] doneCommands;
+    private final int[] doneStatus;
+    private final long[] doneResult;
+    private int doneCount;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private volatile State state = State.DOWN;
+    private int maxOutstanding;
+    private int inCapsuleCapacity;
+    private int lastSqHead = -1;
+    private RdmaConnection connection;
+    private CompletionQueue cq;
+    private Thread poller;
+    private volatile boolean pollerRunning;
+    private int connectionGeneration;
+    private String failureReason;
+
+    /**
+     * Allocates the queue's registered memory (SQEs, response buffers, bounce buffers); nothing is sent until
+     * {@link #connect}.
+     *
+     * @param queueSize       entries: HRQSIZE of the CM request; at most queueSize - 1 commands are outstanding
+     * @param bufferSize      bytes per bounce buffer
+     * @param buffers         bounce buffers
+     */
+    public RdmaHostQueue(String name, QueueId qid, int queueSize, RdmaDevice device, ProtectionDomain pd,
+            int bufferSize, int buffers, Duration commandTimeout, Duration spinBudget,
+            QueueFailureListener failureListener) throws VerbsException {
+        if (queueSize < 2 || queueSize > CommandIdAllocator.MAX_CAPACITY) {
+            throw new IllegalArgumentException("queue size " + queueSize + " outside 2.." + CommandIdAllocator.MAX_CAPACITY);
+        }
+        this.name = name;
+        this.qid = qid;
+        this.queueSize = queueSize;
+        this.device = device;
+        this.pd = pd;
+        this.bufferSize = bufferSize;
+        this.failureListener = failureListener;
+        this.commandTimeoutNanos = commandTimeout.toNanos();
+        this.spinNanos = spinBudget.toNanos();
+        this.maxOutstanding = queueSize - 1;
+        boolean ok = false;
+        MemoryRegion sq = null;
+        MemoryRegion rq = null;
+        MemoryRegion pool = null;
+        try {
+            sq = pd.register(arena.allocate((long) queueSize * SubmissionQueueEntry.SIZE, 64),
+                    EnumSet.of(AccessFlag.LOCAL_WRITE));
+            rq = pd.register(arena.allocate((long) queueSize * RESPONSE_SIZE, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
+            pool = pd.register(arena.allocate((long) bufferSize * buffers, 4096),
+                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+            ok = true;
+        } finally {
+            if (!ok) {
+                if (sq != null) {
+                    sq.close();
+                }
+                if (rq != null) {
+                    rq.close();
+                }
+                arena.close();
+            }
+        }
+        this.sqeRegion = sq;
+        this.recvRegion = rq;
+        this.poolRegion = pool;
+        this.freeBuffers = new int[buffers];
+        for (int i = 0; i < buffers; i++) {
+            freeBuffers[i] = buffers - 1 - i;
+        }
+        this.freeBufferCount = buffers;
+        this.ids = new CommandIdAllocator(queueSize);
+        this.slotCommand = new HostCommand[queueSize];
+        this.slotBuffer = new int[queueSize];
+        this.sendDone = new boolean[queueSize];
+        this.responseDone = new boolean[queueSize];
+        this.responseStatus = new int[queueSize];
+        this.responseResult = new long[queueSize];
+        this.sqes = new SubmissionQueueEntry[queueSize];
+        this.sends = new SendWorkRequest[queueSize];
+        this.receives = new ReceiveWorkRequest[queueSize];
+        this.doneCommands = new HostCommand[queueSize];
+        this.doneStatus = new int[queueSize];
+        this.doneResult = new long[queueSize];
+        this.scratchCommands = new HostCommand[queueSize];
+        this.scratchStatus = new int[queueSize];
+        this.scratchResult = new long[queueSize];
+        for (int i = 0; i < queueSize; i++) {
+            sqes[i] = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice((long) i * SubmissionQueueEntry.SIZE,
+                    SubmissionQueueEntry.SIZE));
+            sends[i] = new SendWorkRequest(2).opcode(SendOpcode.SEND).signaled(true).wrId(i);
+            receives[i] = new ReceiveWorkRequest(1).wrId(RECV_FLAG | i).local(recvRegion, (long) i * RESPONSE_SIZE,
+                    RESPONSE_SIZE);
+            slotBuffer[i] = -1;
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public QueueId qid() {
+        return qid;
+    }
+
+    public int queueSize() {
+        return queueSize;
+    }
+
+    /** Most commands outstanding at once: queueSize - 1, lowered to CRQSIZE - 1 if the target asked for less. */
+    public int maxOutstanding() {
+        return maxOutstanding;
+    }
+
+    /** Bytes of write data sent inside the capsule, 0 when off (admin queue, or the controller does not offer it). */
+    public int inCapsuleCapacity() {
+        return inCapsuleCapacity;
+    }
+
+    /** Enables in-capsule data up to {@code bytes} (IOCCSZ * 16 - 64), capped at one bounce buffer. */
+    public void inCapsuleCapacity(int bytes) {
+        this.inCapsuleCapacity = Math.max(0, Math.min(bytes, bufferSize));
+    }
+
+    public int bufferSize() {
+        return bufferSize;
+    }
+
+    /** The SQ head pointer of the latest response (SQHD), -1 before the first. */
+    public int lastSqHead() {
+        return lastSqHead;
+    }
+
+    public boolean isLive() {
+        return state == State.LIVE;
+    }
+
+    /**
+     * Connects the RDMA queue pair ({@code rdma_connect} with the NVMe RDMA CM request) and starts the completion
+     * thread. Afterwards only {@link #submitInit} commands go out until {@link #markLive()}.
+     *
+     * @throws NvmfConnectException refused, rejected (naming the NVMe RDMA CM status) or timed out
+     */
+    public void connect(InetSocketAddress address, Duration timeout) throws NvmfConnectException {
+        lock.lock();
+        try {
+            if (state == State.CLOSED) {
+                throw new NvmfConnectException(name + ": queue is closed");
+            }
+            if (state != State.DOWN) {
+                throw new IllegalStateException(name + " is already connected");
+            }
+        } finally {
+            lock.unlock();
+        }
+        int hsqsize = queueSize - 1;
+        RdmaCmRequest request = RdmaCmRequest.of(qid, queueSize, hsqsize);
+        CompletionQueue newCq = null;
+        RdmaConnection conn;
+        try {
+            newCq = device.createCompletionQueue(queueSize * 2 + 4);
+            int ird = Math.max(1, Math.min(16, device.attributes().maxQpRdAtom()));
+            QueuePairAttributes attributes = new QueuePairAttributes(queueSize + 1, queueSize, 2, 1, 0, ird,
+                    Math.max(1, Math.min(16, device.attributes().maxQpInitRdAtom())));
+            ConnectParams params = new ConnectParams(pd, newCq, newCq, attributes, request.toBytes(),
+                    this::postAllReceives);
+            conn = device.connectionManager().connect(address, params, timeout);
+        } catch (ConnectionRejectedException e) {
+            closeQuietly(newCq);
+            throw new NvmfConnectException(name + ": " + address + " rejected the connection: " + rejectReason(e), e);
+        } catch (VerbsException e) {
+            closeQuietly(newCq);
+            String why = e.code() == VerbsErrorCode.TIMED_OUT
+                    ? "no answer within " + timeout.toMillis() + " ms"
+                    : e.getMessage();
+            throw new NvmfConnectException(name + ": cannot connect to " + address + ": " + why, e);
+        }
+        int crqsize = queueSize;
+        byte[] accept = conn.peerPrivateData();
+        if (accept.length >= RdmaCmAccept.SIZE) {
+            try {
+                crqsize = RdmaCmAccept.decode(MemorySegment.ofArray(accept)).crqsize();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, name + ": ignoring malformed RDMA CM accept private data: " + e.getMessage());
+            }
+        }
+        lock.lock();
+        try {
+            connection = conn;
+            cq = newCq;
+            maxOutstanding = Math.max(1, Math.min(queueSize, crqsize) - 1);
+            failureReason = null;
+            state = State.CONNECTING;
+            int generation = ++connectionGeneration;
+            pollerRunning = true;
+            poller = Thread.ofPlatform().daemon().name("nvmf4j-" + name).unstarted(() -> pollLoop(generation));
+            poller.start();
+        } finally {
+            lock.unlock();
+        }
+        int generation = connectionGeneration;
+        conn.onDisconnect(event -> connectionFailed(generation,
+                "connection ended: " + event.cause() + " " + event.detail()));
+    }
+
+    /** Names the reject status like Linux {@code nvme_rdma_cm_msg()}: "NVME_RDMA_CM_INVALID_HSQSIZE (4): ...". */
+    static String rejectReason(ConnectionRejectedException e) {
+        byte[] data = e.privateData();
+        if (data.length >= RdmaCmReject.SIZE) {
+            try {
+                RdmaCmReject reject = RdmaCmReject.decode(MemorySegment.ofArray(data));
+                return reject.status()
+                        .map(s -> "NVME_RDMA_CM_" + s.name() + " (status " + s.value() + ", " + s.message() + ")")
+                        .orElse("NVMe RDMA CM status " + reject.sts() + " (unknown)");
+            } catch (RuntimeException malformed) {
+                return e.getMessage() + " (malformed reject private data)";
+            }
+        }
+        return e.getMessage();
+    }
+
+    private void postAllReceives(QueuePair qp) throws VerbsException {
+        for (int i = 0; i < queueSize; i++) {
+            qp.postReceive(receives[i]);
+        }
+    }
+
+    /** Lets queued commands go out: the queue's own Connect has succeeded. */
+    public void markLive() {
+        lock.lock();
+        try {
+            if (state == State.CONNECTING) {
+                state = State.LIVE;
+                drainPending();
+            }
+        } finally {
+            lock.unlock();
+        }
+        runCallbacks();
+    }
+
+    /**
+     * Queues a command. It goes out at once when the queue is live and has a free slot (and bounce buffer if it
+     * needs one), otherwise it waits; while the connection is being re-established it waits for that.
+     */
+    public void submit(HostCommand command) {
+        NvmfException failure = null;
+        lock.lock();
+        try {
+            if (state == State.CLOSED) {
+                failure = new ControllerLostException(name + ": queue is closed; " + command.describe() + " not sent");
+            } else if (state == State.LIVE && pending.isEmpty()) {
+                if (!tryStart(command)) {
+                    pending.addLast(command);
+                }
+            } else {
+                pending.addLast(command);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failure != null) {
+            command.failed(failure);
+        }
+        runCallbacks();
+    }
+
+    /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
+    public void submitInit(HostCommand command) {
+        NvmfException failure = null;
+        lock.lock();
+        try {
+            if (state == State.CONNECTING || state == State.LIVE) {
+                if (!tryStart(command)) {
+                    pending.addFirst(command);
+                }
+            } else {
+                failure = new ControllerLostException(name + ": not connected; " + command.describe() + " not sent");
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failure != null) {
+            command.failed(failure);
+        }
+        runCallbacks();
+    }
+
+    /** Commands waiting for a slot or for the connection. */
+    public int pendingCount() {
+        lock.lock();
+        try {
+            return pending.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Commands posted and not yet finished. */
+    public int outstandingCount() {
+        lock.lock();
+        try {
+            return ids.outstanding();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Decides the SGL1 form of a command, as nvme_rdma_map_data() does. */
+    static SglForm sglForm(HostCommand.Direction direction, int length, int inCapsuleCapacity) {
+        if (direction == HostCommand.Direction.NONE || length == 0) {
+            return SglForm.NULL_KEYED;
+        }
+        if (direction == HostCommand.Direction.HOST_TO_CONTROLLER && length <= inCapsuleCapacity) {
+            return SglForm.IN_CAPSULE;
+        }
+        return SglForm.KEYED;
+    }
+
+    /** The three SGL1 forms the host sends. */
+    enum SglForm { NULL_KEYED, IN_CAPSULE, KEYED }
+
+    // ---- under the lock -------------------------------------------------------------------------------------
+
+    private boolean tryStart(HostCommand command) {
+        if (ids.outstanding() >= maxOutstanding) {
+            return false;
+        }
+        boolean needsBuffer = command.direction != HostCommand.Direction.NONE && command.length > 0
+                && command.region == null;
+        if (needsBuffer && command.length > bufferSize) {
+            throw new IllegalArgumentException(command.describe() + ": " + command.length
+                    + " bytes exceed the bounce buffer size " + bufferSize + " (split the transfer)");
+        }
+        if (needsBuffer && freeBufferCount == 0) {
+            return false;
+        }
+        int tag = ids.acquire();
+        int buffer = needsBuffer ? freeBuffers[--freeBufferCount] : -1;
+        slotBuffer[tag] = buffer;
+        slotCommand[tag] = command;
+        sendDone[tag] = false;
+        responseDone[tag] = false;
+        command.tag = tag;
+        command.deadlineNanos = System.nanoTime() + commandTimeoutNanos;
+
+        SubmissionQueueEntry sqe = sqes[tag];
+        sqe.clear();
+        command.encode(sqe);
+        sqe.cid(ids.commandId(tag));
+        sqe.psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
+
+        MemoryRegion dataRegion = command.region;
+        long dataOffset = command.regionOffset;
+        if (buffer >= 0) {
+            dataRegion = poolRegion;
+            dataOffset = (long) buffer * bufferSize;
+            if (command.direction == HostCommand.Direction.HOST_TO_CONTROLLER) {
+                MemorySegment.copy(command.copy, 0, poolRegion.segment(), dataOffset, command.length);
+            }
+        }
+        SendWorkRequest send = sends[tag];
+        send.sgList().get(0).set(sqeRegion, (long) tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
+        switch (sglForm(command.direction, command.length, qid.isAdmin() ? 0 : inCapsuleCapacity)) {
+            case NULL_KEYED -> {
+                new KeyedSglDescriptor(0, 0, 0, false).encode(sqe.dptr());
+                send.sgList().count(1);
+            }
+            case IN_CAPSULE -> {
+                DataBlockDescriptor.inCapsule(0, command.length).encode(sqe.dptr());
+                send.sgList().get(1).set(dataRegion, dataOffset, command.length);
+                send.sgList().count(2);
+            }
+            case KEYED -> {
+                new KeyedSglDescriptor(dataRegion.address() + dataOffset, command.length, dataRegion.rkey(), false)
+                        .encode(sqe.dptr());
+                send.sgList().count(1);
+            }
+        }
+        try {
+            connection.queuePair().postSend(send);
+        } catch (VerbsException e) {
+            // The slot goes back; the command waits for the reconnect (or fails if it may not be retried).
+            releaseSlot(tag);
+            command.tag = -1;
+            pending.addFirst(command);
+            if (markFailed(name + ": post send failed: " + e.getMessage())) {
+                failureToReport = failureReason;
+            }
+            return true;
+        }
+        return true;
+    }
+
+    private void drainPending() {
+        while (state == State.LIVE && !pending.isEmpty()) {
+            HostCommand next = pending.pollFirst();
+            if (!tryStart(next)) {
+                pending.addFirst(next);
+                return;
+            }
+        }
+    }
+
+    private void releaseSlot(int tag) {
+        int buffer = slotBuffer[tag];
+        if (buffer >= 0) {
+            freeBuffers[freeBufferCount++] = buffer;
+            slotBuffer[tag] = -1;
+        }
+        slotCommand[tag] = null;
+        ids.release(tag);
+    }
+
+    private void finish(int tag) {
+        HostCommand command = slotCommand[tag];
+        int buffer = slotBuffer[tag];
+        if (buffer >= 0 && command.direction == HostCommand.Direction.CONTROLLER_TO_HOST
+                && responseStatus[tag] == 0) {
+            MemorySegment.copy(poolRegion.segment(), (long) buffer * bufferSize, command.copy, 0, command.length);
+        }
+        releaseSlot(tag);
+        command.tag = -1;
+        doneCommands[doneCount] = command;
+        doneStatus[doneCount] = responseStatus[tag];
+        doneResult[doneCount] = responseResult[tag];
+        doneCount++;
+    }
+
+    /** Fails or re-queues everything outstanding; the caller holds the lock. Returns true on the first failure. */
+    private boolean markFailed(String reason) {
+        if (state != State.LIVE && state != State.CONNECTING) {
+            return false;
+        }
+        state = State.DOWN;
+        failureReason = reason;
+        pollerRunning = false;
+        // Outstanding commands go back to the head of the queue in tag order (the QP is in error: the target can
+        // no longer touch our buffers, so slots and bounce buffers are free again).
+        ArrayDeque<HostCommand> retry = new ArrayDeque<>();
+        for (int tag = 0; tag < queueSize; tag++) {
+            if (ids.isOutstanding(tag)) {
+                HostCommand command = slotCommand[tag];
+                releaseSlot(tag);
+                command.tag = -1;
+                if (command.retryAfterReconnect()) {
+                    retry.addLast(command);
+                } else {
+                    failLater(command, new ControllerLostException(name + ": " + reason + "; "
+                            + command.describe() + " failed"));
+                }
+            }
+        }
+        for (var it = retry.descendingIterator(); it.hasNext(); ) {
+            pending.addFirst(it.next());
+        }
+        // Commands of the connect sequence waiting in the queue cannot survive either.
+        for (var it = pending.iterator(); it.hasNext(); ) {
+            HostCommand command = it.next();
+            if (!command.retryAfterReconnect()) {
+                it.remove();
+                failLater(command, new ControllerLostException(name + ": " + reason + "; " + command.describe()
+                        + " failed"));
+            }
+        }
+        return true;
+    }
+
+    private final ArrayDeque<Object[]> failures = new ArrayDeque<>();
+    /** A failure found while posting, reported to the listener once the lock is released. */
+    private String failureToReport;
+
+    private void failLater(HostCommand command, NvmfException error) {
+        failures.add(new Object[] {command, error});
+    }
+
+    /** Scratch arrays of the completion thread, so that handing out completions allocates nothing. */
+    private final HostCommand[] scratchCommands;
+    private final int[] scratchStatus;
+    private final long[] scratchResult;
+
+    /** Runs the callbacks collected under the lock, outside it (completions first, then failures). */
+    private void runCallbacks() {
+        String report;
+        lock.lock();
+        try {
+            report = failureToReport;
+            failureToReport = null;
+        } finally {
+            lock.unlock();
+        }
+        if (report != null) {
+            failureListener.queueFailed(this, report);
+        }
+        boolean onPoller = Thread.currentThread() == poller;
+        int n;
+        HostCommand[] cmds;
+        int[] statuses;
+        long[] results;
+        Object[][] failed = null;
+        lock.lock();
+        try {
+            n = doneCount;
+            if (n == 0 && failures.isEmpty()) {
+                return;
+            }
+            cmds = onPoller ? scratchCommands : new HostCommand[n];
+            statuses = onPoller ? scratchStatus : new int[n];
+            results = onPoller ? scratchResult : new long[n];
+            System.arraycopy(doneCommands, 0, cmds, 0, n);
+            System.arraycopy(doneStatus, 0, statuses, 0, n);
+            System.arraycopy(doneResult, 0, results, 0, n);
+            java.util.Arrays.fill(doneCommands, 0, n, null);
+            doneCount = 0;
+            if (!failures.isEmpty()) {
+                failed = failures.toArray(new Object[0][]);
+                failures.clear();
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < n; i++) {
+            HostCommand c = cmds[i];
+            cmds[i] = null;
+            try {
+                c.completed(statuses[i], results[i]);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, name + ": completion callback threw", e);
+            }
+        }
+        if (failed != null) {
+            for (Object[] f : failed) {
+                try {
+                    ((HostCommand) f[0]).failed((NvmfException) f[1]);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, name + ": failure callback threw", e);
+                }
+            }
+        }
+    }
+
+    // ---- completion thread ----------------------------------------------------------------------------------
+
+    private void pollLoop(int generation) {
+        WorkCompletion[] wcs = new WorkCompletion[Math.min(32, queueSize * 2)];
+        for (int i = 0; i < wcs.length; i++) {
+            wcs[i] = new WorkCompletion();
+        }
+        CompletionQueue myCq = cq;
+        long nextTimeoutCheck = System.nanoTime() + TIMEOUT_CHECK_NANOS;
+        while (pollerRunning && generation == connectionGeneration) {
+            int n = myCq.poll(wcs);
+            if (n == 0) {
+                long spinUntil = System.nanoTime() + spinNanos;
+                while (n == 0 && System.nanoTime() < spinUntil && pollerRunning) {
+                    Thread.onSpinWait();
+                    n = myCq.poll(wcs);
+                }
+                if (n == 0) {
+                    try {
+                        n = myCq.await(wcs, 20, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (RuntimeException e) {
+                        if (pollerRunning) {
+                            connectionFailed("completion queue failed: " + e);
+                        }
+                        return;
+                    }
+                }
+            }
+            if (n > 0) {
+                process(wcs, n, generation);
+            }
+            long now = System.nanoTime();
+            if (now - nextTimeoutCheck >= 0) {
+                nextTimeoutCheck = now + TIMEOUT_CHECK_NANOS;
+                expireTimedOut(now);
+            }
+            runCallbacks();
+        }
+        runCallbacks();
+    }
+
+    private void process(WorkCompletion[] wcs, int n, int generation) {
+        String failure = null;
+        lock.lock();
+        try {
+            if (generation != connectionGeneration || (state != State.LIVE && state != State.CONNECTING)) {
+                return;
+            }
+            for (int i = 0; i < n && failure == null; i++) {
+                WorkCompletion wc = wcs[i];
+                if (wc.status() != WcStatus.SUCCESS) {
+                    failure = (wc.opcode() == WcOpcode.RECV ? "RECV" : "SEND") + " completed with " + wc.status()
+                            + (wc.vendorError() != 0 ? " (vendor error 0x" + Integer.toHexString(wc.vendorError()) + ")"
+                            : "");
+                    break;
+                }
+                long wrId = wc.wrId();
+                if ((wrId & RECV_FLAG) != 0 && wc.withInvalidate()) {
+                    // We never ask for remote invalidation (keys are registered once); like Linux's "Bogus remote
+                    // invalidation" this is an error: recover, and make our own key valid again if it was ours.
+                    failure = String.format("the target invalidated rkey 0x%08x, which the host never asked for",
+                            wc.invalidatedRkey());
+                    revalidate(wc.invalidatedRkey());
+                    break;
+                }
+                if ((wrId & RECV_FLAG) != 0) {
+                    failure = onResponse((int) (wrId & 0xFFFF), wc.byteLength());
+                } else {
+                    int tag = (int) wrId;
+                    if (tag < 0 || tag >= queueSize || !ids.isOutstanding(tag)) {
+                        continue; // a send completion for a slot already finished by an earlier failure
+                    }
+                    sendDone[tag] = true;
+                    if (responseDone[tag]) {
+                        finish(tag);
+                    }
+                }
+            }
+            if (failure == null) {
+                drainPending();
+            } else {
+                markFailed(name + ": " + failure);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failure != null) {
+            runCallbacks();
+            failureListener.queueFailed(this, name + ": " + failure);
+        }
+    }
+
+    private void revalidate(int rkey) {
+        if (poolRegion.rkey() == rkey && !poolRegion.isValid()) {
+            try {
+                poolRegion.refreshKey();
+            } catch (VerbsException e) {
+                LOG.warning(name + ": cannot re-validate the bounce buffer key: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Parses one response capsule; returns a failure reason or null. */
+    private String onResponse(int index, int byteLength) {
+        if (index >= queueSize) {
+            return "receive completion for unknown buffer " + index;
+        }
+        if (byteLength < CompletionQueueEntry.SIZE) {
+            return "response capsule of " + byteLength + " bytes, shorter than a CQE";
+        }
+        MemorySegment buffer = recvRegion.segment().asSlice((long) index * RESPONSE_SIZE, RESPONSE_SIZE);
+        CompletionQueueEntry cqe = CompletionQueueEntry.wrap(buffer);
+        int cid = cqe.cid();
+        int statusField = cqe.statusField();
+        long result = cqe.result();
+        lastSqHead = cqe.sqHead();
+        try {
+            connection.queuePair().postReceive(receives[index]);
+        } catch (VerbsException e) {
+            return "re-posting a receive failed: " + e.getMessage();
+        }
+        int tag = ids.lookup(cid);
+        if (tag < 0) {
+            // nvme_rdma_process_nvme_rsp(): "tag not found" -> error recovery
+            return String.format("completion for unknown command id %d (0x%04x)", cid, cid);
+        }
+        responseDone[tag] = true;
+        responseStatus[tag] = statusField;
+        responseResult[tag] = result;
+        if (sendDone[tag]) {
+            finish(tag);
+        }
+        return null;
+    }
+
+    private void expireTimedOut(long now) {
+        String failure = null;
+        lock.lock();
+        try {
+            if (state != State.LIVE && state != State.CONNECTING) {
+                return;
+            }
+            for (int tag = 0; tag < queueSize; tag++) {
+                if (ids.isOutstanding(tag) && now - slotCommand[tag].deadlineNanos > 0) {
+                    HostCommand command = slotCommand[tag];
+                    long ms = TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos);
+                    // Like nvme_rdma_timeout(): the command fails and the whole controller is reset.
+                    releaseSlot(tag);
+                    command.tag = -1;
+                    failLater(command, new NvmfTimeoutException(name + ": " + command.describe()
+                            + " got no response within " + ms + " ms"));
+                    if (failure == null) {
+                        failure = command.describe() + " timed out after " + ms + " ms";
+                    }
+                }
+            }
+            if (failure != null) {
+                markFailed(name + ": " + failure);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failure != null) {
+            runCallbacks();
+            failureListener.queueFailed(this, name + ": " + failure);
+        }
+    }
+
+    /** Called by the controller: the connection is to be considered broken. */
+    public void connectionFailed(String reason) {
+        connectionFailed(-1, reason);
+    }
+
+    /** From the provider's disconnect listener of connection {@code generation} (-1: whatever is current). */
+    private void connectionFailed(int generation, String reason) {
+        boolean first;
+        lock.lock();
+        try {
+            if (generation != -1 && generation != connectionGeneration) {
+                return; // a late event of a connection already replaced
+            }
+            first = markFailed(name + ": " + reason);
+        } finally {
+            lock.unlock();
+        }
+        runCallbacks();
+        if (first) {
+            failureListener.queueFailed(this, name + ": " + reason);
+        }
+    }
+
+    /**
+     * Tears the connection down (after a failure, before reconnecting): waits for the completion thread and
+     * closes the queue pair and CQ. Commands waiting stay queued.
+     */
+    public void disconnect() {
+        Thread t;
+        RdmaConnection conn;
+        CompletionQueue oldCq;
+        lock.lock();
+        try {
+            if (state == State.LIVE || state == State.CONNECTING) {
+                markFailed(name + ": disconnected");
+            }
+            pollerRunning = false;
+            t = poller;
+            poller = null;
+            conn = connection;
+            connection = null;
+            oldCq = cq;
+            cq = null;
+        } finally {
+            lock.unlock();
+        }
+        runCallbacks();
+        if (conn != null) {
+            try {
+                conn.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, name + ": close failed", e);
+            }
+        }
+        if (t != null && t != Thread.currentThread()) {
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        closeQuietly(oldCq);
+    }
+
+    /** Fails every waiting command with {@code error} (ctrl-loss-tmo expired). */
+    public void failPending(NvmfException error) {
+        HostCommand[] waiting;
+        lock.lock();
+        try {
+            waiting = pending.toArray(new HostCommand[0]);
+            pending.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (HostCommand c : waiting) {
+            c.failed(error);
+        }
+    }
+
+    /** Disconnects, fails everything with a "closed" error and frees the registered memory. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (state == State.CLOSED) {
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        disconnect();
+        HostCommand[] waiting;
+        lock.lock();
+        try {
+            state = State.CLOSED;
+            waiting = pending.toArray(new HostCommand[0]);
+            pending.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (HostCommand c : waiting) {
+            c.failed(new ControllerLostException(name + ": controller closed; " + c.describe() + " not completed"));
+        }
+        sqeRegion.close();
+        recvRegion.close();
+        poolRegion.close();
+        arena.close();
+    }
+
+    /** Why the connection last failed, or null. */
+    public String failureReason() {
+        return failureReason;
+    }
+
+    private static void closeQuietly(CompletionQueue q) {
+        if (q != null) {
+            try {
+                q.close();
+            } catch (RuntimeException ignored) {
+                // already broken
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + qid + ", size " + queueSize + ", " + state + "]";
+    }
+}

@@ -1,0 +1,216 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.StatusCode;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.io.DatasetManagementCommand;
+import io.nvmf4j.protocol.io.DsmRange;
+import io.nvmf4j.protocol.io.IoOpcode;
+import io.nvmf4j.protocol.io.LbaRangeCommand;
+import io.nvmf4j.protocol.io.ReadCommand;
+import io.nvmf4j.protocol.io.WriteCommand;
+import io.nvmf4j.protocol.io.WriteZeroesCommand;
+import io.nvmf4j.target.backend.BackendException;
+import io.nvmf4j.target.backend.NamespaceBackend;
+import java.lang.System.Logger.Level;
+import java.util.List;
+
+/**
+ * NVM I/O commands (Linux {@code io-cmd-file.c} / {@code io-cmd-bdev.c}, written once over
+ * {@link NamespaceBackend}): Read, Write (FUA honoured, and every write made stable while the host has the
+ * volatile write cache switched off), Flush, Write Zeroes and Dataset Management with the Deallocate attribute.
+ *
+ * <p>Statuses: an unknown or disabled namespace is Invalid Namespace (nvmet_req_find_ns()); a range past the
+ * end of the namespace is LBA Out of Range with the SLBA in the error log; a backend failure maps like nvmet's
+ * errno_to_nvme_status(): no space → Capacity Exceeded, unsupported → Invalid Opcode, anything else → Internal
+ * Error, all with DNR.
+ */
+final class IoCommands {
+
+    private static final System.Logger LOG = System.getLogger(IoCommands.class.getName());
+
+    private IoCommands() {
+    }
+
+    /** nvmet_parse_io_cmd(). */
+    static Status parse(Request req) {
+        SubmissionQueueEntry sqe = req.sqe();
+        if (FabricsCommands.isFabrics(sqe)) {
+            return FabricsCommands.parseIo(req);
+        }
+        Status status = AdminCommands.checkControllerStatus(req);
+        if (!status.isSuccess()) {
+            return status;
+        }
+        Subsystem subsys = req.queue().controller().subsystem();
+        Namespace ns = subsys.activeNamespace(sqe.nsid());
+        if (ns == null) {
+            req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
+            // configured but disabled: a path error the host may retry elsewhere, as nvmet
+            return subsys.hasNamespace(sqe.nsid())
+                    ? StatusCode.INTERNAL_PATH_ERROR.status()
+                    : StatusCode.INVALID_NS.withDnr();
+        }
+        req.ns = ns;
+        int opcode = sqe.opcode();
+        DataDirection direction = DataDirection.ofOpcode(opcode);
+        int blockSize = ns.backend().blockSize();
+        if (opcode == IoOpcode.READ.code() || opcode == IoOpcode.WRITE.code()) {
+            LbaRangeCommand cmd = opcode == IoOpcode.READ.code() ? ReadCommand.wrap(sqe) : WriteCommand.wrap(sqe);
+            long length = cmd.dataLength(blockSize);
+            // a transfer beyond MDTS is an invalid field (NVMe Base 2.0, 5.15.2.1 MDTS)
+            if (length > req.queue().port().maxDataTransferBytes()) {
+                req.errorLocation(LbaRangeCommand.OFFSET_NLB);
+                return StatusCode.INVALID_FIELD.withDnr();
+            }
+            req.prepared(opcode == IoOpcode.READ.code() ? IoCommands::read : IoCommands::write, direction, length);
+        } else if (opcode == IoOpcode.FLUSH.code()) {
+            req.prepared(IoCommands::flush, direction, 0);
+        } else if (opcode == IoOpcode.WRITE_ZEROES.code()) {
+            req.prepared(IoCommands::writeZeroes, direction, 0);
+        } else if (opcode == IoOpcode.DATASET_MANAGEMENT.code()) {
+            req.prepared(IoCommands::datasetManagement, direction,
+                    DatasetManagementCommand.wrap(sqe).dataLength());
+        } else {
+            return AdminCommands.invalidOpcode(req);
+        }
+        return Status.SUCCESS;
+    }
+
+    private static Status read(Request req) {
+        ReadCommand cmd = ReadCommand.wrap(req.sqe());
+        NamespaceBackend backend = req.ns.backend();
+        Status s = Transfers.checkLength(req, cmd.dataLength(backend.blockSize()));
+        if (!s.isSuccess()) {
+            return s;
+        }
+        if (!cmd.fitsIn(backend.blockCount())) {
+            return lbaOutOfRange(req, cmd.slba());
+        }
+        try {
+            backend.read(cmd.slba(), req.data());
+        } catch (BackendException e) {
+            return backendFailure(req, e, cmd.slba());
+        }
+        req.ns.statistics().recordRead(req.transferLength());
+        return Status.SUCCESS;
+    }
+
+    private static Status write(Request req) {
+        WriteCommand cmd = WriteCommand.wrap(req.sqe());
+        NamespaceBackend backend = req.ns.backend();
+        Status s = Transfers.checkLength(req, cmd.dataLength(backend.blockSize()));
+        if (!s.isSuccess()) {
+            return s;
+        }
+        if (!cmd.fitsIn(backend.blockCount())) {
+            return lbaOutOfRange(req, cmd.slba());
+        }
+        boolean fua = cmd.fua() || !req.queue().controller().volatileWriteCacheEnabled();
+        try {
+            backend.write(cmd.slba(), req.data(), fua);
+        } catch (BackendException e) {
+            return backendFailure(req, e, cmd.slba());
+        }
+        req.ns.statistics().recordWrite(req.transferLength());
+        return Status.SUCCESS;
+    }
+
+    private static Status flush(Request req) {
+        Status s = Transfers.checkLength(req, 0);
+        if (!s.isSuccess()) {
+            return s;
+        }
+        try {
+            req.ns.backend().flush();
+        } catch (BackendException e) {
+            return backendFailure(req, e, 0);
+        }
+        return Status.SUCCESS;
+    }
+
+    private static Status writeZeroes(Request req) {
+        Status s = Transfers.checkLength(req, 0);
+        if (!s.isSuccess()) {
+            return s;
+        }
+        WriteZeroesCommand cmd = WriteZeroesCommand.wrap(req.sqe());
+        NamespaceBackend backend = req.ns.backend();
+        if (!cmd.fitsIn(backend.blockCount())) {
+            return lbaOutOfRange(req, cmd.slba());
+        }
+        try {
+            backend.writeZeroes(cmd.slba(), cmd.blocks());
+            if (cmd.fua()) {
+                backend.flush();
+            }
+        } catch (BackendException e) {
+            return backendFailure(req, e, cmd.slba());
+        }
+        return Status.SUCCESS;
+    }
+
+    /**
+     * nvmet_file_execute_dsm()/nvmet_bdev_execute_dsm(): only the Deallocate attribute does anything (IDR/IDW
+     * hints complete successfully); each range is checked and deallocated in turn, the first bad one ends the
+     * command with its SLBA in the error log.
+     */
+    private static Status datasetManagement(Request req) {
+        DatasetManagementCommand cmd = DatasetManagementCommand.wrap(req.sqe());
+        Status s = Transfers.checkLengthAtLeast(req, cmd.dataLength());
+        if (!s.isSuccess()) {
+            return s;
+        }
+        if (!cmd.deallocate()) {
+            return Status.SUCCESS;
+        }
+        NamespaceBackend backend = req.ns.backend();
+        List<DsmRange> ranges = cmd.decodeRanges(req.data());
+        for (DsmRange range : ranges) {
+            long slba = range.startingLba();
+            long blocks = range.lengthInBlocks();
+            long count = backend.blockCount();
+            if (Long.compareUnsigned(slba, count) > 0 || blocks > count - slba) {
+                req.errorLba(slba);
+                req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
+                return StatusCode.LBA_RANGE.withDnr();
+            }
+            try {
+                backend.deallocate(slba, blocks);
+            } catch (BackendException e) {
+                return backendFailure(req, e, slba);
+            }
+        }
+        return Status.SUCCESS;
+    }
+
+    private static Status lbaOutOfRange(Request req, long slba) {
+        req.errorLba(slba);
+        req.errorLocation(LbaRangeCommand.OFFSET_SLBA);
+        return StatusCode.LBA_RANGE.withDnr();
+    }
+
+    /** errno_to_nvme_status() / blk_to_nvme_status(). */
+    private static Status backendFailure(Request req, BackendException e, long slba) {
+        LOG.log(Level.WARNING, "{0} on {1} failed: {2}", req.sqe(), req.ns, e.getMessage());
+        req.errorLba(slba);
+        return switch (e.kind()) {
+            case OUT_OF_RANGE -> {
+                req.errorLocation(LbaRangeCommand.OFFSET_SLBA);
+                yield StatusCode.LBA_RANGE.withDnr();
+            }
+            case NO_SPACE -> {
+                req.errorLocation(LbaRangeCommand.OFFSET_NLB);
+                yield StatusCode.CAP_EXCEEDED.withDnr();
+            }
+            case NOT_SUPPORTED -> {
+                req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
+                yield StatusCode.INVALID_OPCODE.withDnr();
+            }
+            case IO_ERROR -> {
+                req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
+                yield StatusCode.INTERNAL.withDnr();
+            }
+        };
+    }
+}

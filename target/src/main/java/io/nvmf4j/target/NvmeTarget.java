@@ -1,0 +1,162 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.Nqn;
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The target's configuration root and shared services, like the globals of Linux nvmet ({@code nvmet_ports},
+ * the subsystem list, {@code nvmet_disc_subsys}, {@code nvmet_genctr}, the workqueue that runs keep-alive timers).
+ *
+ * <p>The discovery generation counter ({@link #discoveryGeneration()}) changes whenever what a discovery log could
+ * show changes: a subsystem exported through or withdrawn from a port, a host allowed or disallowed, allow-any-host
+ * switched. Discovery controllers connected through the affected port then get a Discovery Log Page Change event
+ * (nvmet_port_disc_changed()).
+ *
+ * <p>Transports attach a connection with {@link #createQueue(Port, TransportQueue)}.
+ */
+public final class NvmeTarget implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(NvmeTarget.class.getName());
+
+    private final Subsystem discovery = Subsystem.discovery();
+    private final Map<Nqn, Subsystem> subsystems = new ConcurrentHashMap<>();
+    private final List<Port> ports = new CopyOnWriteArrayList<>();
+    private final AtomicLong generation = new AtomicLong(1);
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "nvmf4j-target-timers");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public NvmeTarget() {
+        subsystems.put(discovery.nqn(), discovery);
+    }
+
+    /** The well-known discovery subsystem, reachable through every port. */
+    public Subsystem discoverySubsystem() {
+        return discovery;
+    }
+
+    public void addSubsystem(Subsystem subsystem) {
+        if (subsystem.isDiscovery()) {
+            throw new IllegalArgumentException("the discovery subsystem is built in");
+        }
+        if (subsystems.putIfAbsent(subsystem.nqn(), subsystem) != null) {
+            throw new IllegalArgumentException("subsystem " + subsystem.nqn() + " already exists");
+        }
+        subsystem.onHostListChange(() -> configurationChanged(null));
+        LOG.log(Level.INFO, "added {0}", subsystem);
+    }
+
+    /** Removes a subsystem from every port and from the target; its controllers' queues are disconnected. */
+    public void removeSubsystem(Subsystem subsystem) {
+        if (subsystems.remove(subsystem.nqn(), subsystem)) {
+            for (Port p : ports) {
+                p.removeSubsystem(subsystem);
+            }
+            for (Controller c : subsystem.controllers()) {
+                c.fatalError("subsystem removed");
+            }
+        }
+    }
+
+    public Subsystem subsystem(Nqn nqn) {
+        return subsystems.get(nqn);
+    }
+
+    public List<Subsystem> subsystems() {
+        return List.copyOf(subsystems.values());
+    }
+
+    public void addPort(Port port) {
+        if (ports.stream().anyMatch(p -> p.portId() == port.portId())) {
+            throw new IllegalArgumentException("port " + port.portId() + " already exists");
+        }
+        ports.add(port);
+        port.onSubsystemsChange(() -> configurationChanged(port));
+        configurationChanged(port);
+    }
+
+    public List<Port> ports() {
+        return List.copyOf(ports);
+    }
+
+    /**
+     * The subsystem a Connect on {@code port} names (nvmet_find_get_subsys()): the discovery subsystem by its
+     * well-known NQN on any port, otherwise only a subsystem exported through that port; null if none.
+     */
+    public Subsystem findSubsystem(Port port, String nqn) {
+        if (Nqn.DISCOVERY_VALUE.equals(nqn)) {
+            return discovery;
+        }
+        for (Subsystem s : port.subsystems()) {
+            if (s.nqn().value().equals(nqn)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The discovery log generation counter (GENCTR of log page 70h). */
+    public long discoveryGeneration() {
+        return generation.get();
+    }
+
+    /** nvmet_genctr++ and a discovery change event to the discovery controllers on the port (or all ports). */
+    void configurationChanged(Port port) {
+        long g = generation.incrementAndGet();
+        LOG.log(Level.DEBUG, "discovery generation {0}", g);
+        for (Controller c : discovery.controllers()) {
+            if (port == null || c.port() == port) {
+                c.discoveryLogChanged();
+            }
+        }
+    }
+
+    /**
+     * A new queue for a transport connection on {@code port}, not yet bound to a controller: its first command
+     * must be a Connect (nvmet_sq_init()).
+     */
+    public SubmissionQueue createQueue(Port port, TransportQueue transport) {
+        Objects.requireNonNull(port, "port");
+        Objects.requireNonNull(transport, "transport");
+        return new SubmissionQueue(this, port, transport);
+    }
+
+    ScheduledExecutorService timers() {
+        return timers;
+    }
+
+    /** Stops the timers and closes every namespace backend (after flushing it). */
+    @Override
+    public void close() {
+        timers.shutdownNow();
+        for (Subsystem s : subsystems.values()) {
+            for (Controller c : s.controllers()) {
+                c.fatalError("target shutting down");
+            }
+            for (Namespace ns : s.namespaces()) {
+                try {
+                    ns.backend().flush();
+                } catch (Exception e) {
+                    LOG.log(Level.WARNING, "flushing {0} at shutdown: {1}", ns, e.getMessage());
+                }
+                ns.backend().close();
+            }
+        }
+        try {
+            timers.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

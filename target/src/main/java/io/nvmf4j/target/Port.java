@@ -1,0 +1,218 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import io.nvmf4j.protocol.rdma.RdmaProviderType;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A port the target listens on (nvmet's {@code struct nvmet_port} with its {@code disc_addr}): the transport
+ * address as the discovery log reports it, transport parameters the controllers advertise (in-capsule data size
+ * behind IOCCSZ, the largest queue behind CAP.MQES, MDTS, MSDBD), and the subsystems exported through it.
+ *
+ * <p>Values are the discovery log encodings (NVMe-oF 1.1, 5.3, Figure 38): {@code trtype} 1 = RDMA,
+ * {@code adrfam} 1 = IPv4, 2 = IPv6; for RDMA the TSAS carries QP type (connected), provider type and the
+ * connection management service (RDMA_CM).
+ */
+public final class Port {
+
+    /** nvmet's {@code NVMET_RDMA_DEFAULT_INLINE_DATA_SIZE}: one page of in-capsule data. */
+    public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
+    /** Queue entries per I/O queue the RDMA transport supports (nvmet-rdma {@code NVME_RDMA_MAX_QUEUE_SIZE}). */
+    public static final int DEFAULT_MAX_QUEUE_SIZE = 128;
+    /** MDTS as nvmet-rdma reports it: 2^8 pages of 4 KiB = 1 MiB (NVMET_RDMA_MAX_MDTS). */
+    public static final int DEFAULT_MDTS = 8;
+    /** Admin queue depth the discovery log advertises (ASQSZ, Linux NVME_AQ_DEPTH). */
+    public static final int ADMIN_QUEUE_DEPTH = 32;
+
+    private final int portId;
+    private final int trtype;
+    private final int adrfam;
+    private final String traddr;
+    private final String trsvcid;
+    private final int treq;
+    private final RdmaProviderType rdmaProviderType;
+    private final int inlineDataSize;
+    private final int maxQueueSize;
+    private final int mdts;
+    private final int msdbd;
+    private final List<Subsystem> subsystems = new CopyOnWriteArrayList<>();
+    private volatile Runnable subsystemsChanged = () -> { };
+
+    private Port(Builder b) {
+        this.portId = b.portId;
+        this.trtype = b.trtype;
+        this.adrfam = b.adrfam;
+        this.traddr = b.traddr;
+        this.trsvcid = b.trsvcid;
+        this.treq = b.treq;
+        this.rdmaProviderType = b.rdmaProviderType;
+        this.inlineDataSize = b.inlineDataSize;
+        this.maxQueueSize = b.maxQueueSize;
+        this.mdts = b.mdts;
+        this.msdbd = b.msdbd;
+    }
+
+    /** An RDMA port on {@code traddr:trsvcid}, IPv4 or IPv6 by the form of the address. */
+    public static Builder rdma(int portId, String traddr, String trsvcid) {
+        return new Builder(portId, traddr, trsvcid);
+    }
+
+    public int portId() {
+        return portId;
+    }
+
+    public int trtype() {
+        return trtype;
+    }
+
+    public int adrfam() {
+        return adrfam;
+    }
+
+    public String traddr() {
+        return traddr;
+    }
+
+    public String trsvcid() {
+        return trsvcid;
+    }
+
+    public int treq() {
+        return treq;
+    }
+
+    /** RDMA provider type of the discovery TSAS (iWARP for softiwarp and siw). */
+    public RdmaProviderType rdmaProviderType() {
+        return rdmaProviderType;
+    }
+
+    /** In-capsule data bytes a command capsule may carry after the SQE (0 disables in-capsule data). */
+    public int inlineDataSize() {
+        return inlineDataSize;
+    }
+
+    /** Largest I/O queue, in entries (CAP.MQES + 1). */
+    public int maxQueueSize() {
+        return maxQueueSize;
+    }
+
+    /** Maximum Data Transfer Size as a power of two of 4 KiB pages (0: no limit). */
+    public int mdts() {
+        return mdts;
+    }
+
+    /** Maximum SGL data block descriptors in a command capsule (Identify Controller MSDBD; 1 for nvmet-rdma). */
+    public int msdbd() {
+        return msdbd;
+    }
+
+    /** Largest data transfer in bytes that MDTS allows, or Long.MAX_VALUE without a limit. */
+    public long maxDataTransferBytes() {
+        return mdts == 0 ? Long.MAX_VALUE : 4096L << mdts;
+    }
+
+    /** Exports a subsystem through this port (nvmet: a symlink under ports/N/subsystems). */
+    public void addSubsystem(Subsystem subsystem) {
+        if (!subsystems.contains(subsystem)) {
+            subsystems.add(Objects.requireNonNull(subsystem));
+            subsystemsChanged.run();
+        }
+    }
+
+    public void removeSubsystem(Subsystem subsystem) {
+        if (subsystems.remove(subsystem)) {
+            subsystemsChanged.run();
+        }
+    }
+
+    /** The subsystems exported through this port, in the order they were added. */
+    public List<Subsystem> subsystems() {
+        return List.copyOf(subsystems);
+    }
+
+    void onSubsystemsChange(Runnable action) {
+        subsystemsChanged = action;
+    }
+
+    @Override
+    public String toString() {
+        return "port " + portId + " (" + DiscoveryLogEntry.trtypeName(trtype) + " " + traddr + ":" + trsvcid + ")";
+    }
+
+    public static final class Builder {
+        private final int portId;
+        private final String traddr;
+        private final String trsvcid;
+        private final int trtype = DiscoveryLogEntry.TRTYPE_RDMA;
+        private int adrfam;
+        private int treq = DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
+        private RdmaProviderType rdmaProviderType = RdmaProviderType.IWARP;
+        private int inlineDataSize = DEFAULT_INLINE_DATA_SIZE;
+        private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
+        private int mdts = DEFAULT_MDTS;
+        private int msdbd = 1;
+
+        private Builder(int portId, String traddr, String trsvcid) {
+            if (portId < 0 || portId > 0xFFFF) {
+                throw new IllegalArgumentException("port ID " + portId + " outside 0..65535");
+            }
+            this.portId = portId;
+            this.traddr = Objects.requireNonNull(traddr, "traddr");
+            this.trsvcid = Objects.requireNonNull(trsvcid, "trsvcid");
+            this.adrfam = traddr.contains(":") ? DiscoveryLogEntry.ADRFAM_IPV6 : DiscoveryLogEntry.ADRFAM_IPV4;
+        }
+
+        public Builder adrfam(int adrfam) {
+            this.adrfam = adrfam;
+            return this;
+        }
+
+        public Builder treq(int treq) {
+            this.treq = treq;
+            return this;
+        }
+
+        /** RDMA provider type for the discovery TSAS (the provider the port's device speaks). */
+        public Builder rdmaProviderType(RdmaProviderType prtype) {
+            this.rdmaProviderType = java.util.Objects.requireNonNull(prtype);
+            return this;
+        }
+
+        /** In-capsule data size, 0..16 KiB in multiples of 16 (IOCCSZ is in 16-byte units). */
+        public Builder inlineDataSize(int bytes) {
+            if (bytes < 0 || bytes > 16384 || bytes % 16 != 0) {
+                throw new IllegalArgumentException("inline data size " + bytes + " not a multiple of 16 in 0..16384");
+            }
+            this.inlineDataSize = bytes;
+            return this;
+        }
+
+        /** Largest I/O queue in entries, 2..65536. */
+        public Builder maxQueueSize(int entries) {
+            if (entries < 2 || entries > 65536) {
+                throw new IllegalArgumentException("queue size " + entries + " outside 2..65536");
+            }
+            this.maxQueueSize = entries;
+            return this;
+        }
+
+        public Builder mdts(int exponent) {
+            if (exponent < 0 || exponent > 15) {
+                throw new IllegalArgumentException("MDTS " + exponent + " outside 0..15");
+            }
+            this.mdts = exponent;
+            return this;
+        }
+
+        public Builder msdbd(int count) {
+            this.msdbd = count;
+            return this;
+        }
+
+        public Port build() {
+            return new Port(this);
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.StatusCodeType;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One command on its way through the target (nvmet's {@code struct nvmet_req}). Owned and reused by the transport:
+ * it carries the SQE from the command capsule, the data buffer the transport obtained for it, the CQE the core fills
+ * in, and an opaque slot for the transport's own per-request state.
+ *
+ * <p>Life of a request, as the transport drives it:
+ * <ol>
+ *   <li>{@link #reset(SubmissionQueueEntry)} with the received SQE;</li>
+ *   <li>{@link SubmissionQueue#prepare(Request)}: the core parses the command. {@code false} means it already failed
+ *       and was handed to {@link TransportQueue#queueResponse(Request)}; otherwise {@link #dataDirection()} and
+ *       {@link #expectedDataLength()} say what data the command moves;</li>
+ *   <li>the transport provides the buffer, {@link #data(MemorySegment)}, sized by the SGL (for host-to-controller
+ *       data already filled: RDMA Read or in-capsule), or fails the request with {@link #fail(Status, int)} (an
+ *       unusable SGL);</li>
+ *   <li>{@link SubmissionQueue#execute(Request)}: the command runs and the request comes back through
+ *       {@link TransportQueue#queueResponse(Request)}, with controller-to-host data in {@link #data()}.</li>
+ * </ol>
+ */
+public final class Request {
+
+    /** nvmet's NVMET_NO_ERROR_LOC: the status carries no parameter location and is not logged. */
+    public static final int NO_ERROR_LOCATION = 0xFFFF;
+
+    /**
+     * Returned by a {@link CommandHandler} whose request completes later (compared by identity; the value itself
+     * never reaches the wire).
+     */
+    public static final Status DEFERRED = Status.of(StatusCodeType.VENDOR_SPECIFIC, 0xFF);
+
+    private final CompletionQueueEntry cqe;
+    private SubmissionQueueEntry sqe;
+    private MemorySegment data = MemorySegment.NULL;
+    private Object transportContext;
+
+    // Set by the core while parsing and executing.
+    SubmissionQueue sq;
+    Namespace ns;
+    CommandHandler handler;
+    private DataDirection direction = DataDirection.NONE;
+    private long expectedDataLength;
+    private int errorLocation = NO_ERROR_LOCATION;
+    private long errorLba;
+    private boolean disconnectAfterResponse;
+    private volatile boolean completed;
+
+    /** A request whose CQE lives on the heap. */
+    public Request() {
+        this(CompletionQueueEntry.allocate());
+    }
+
+    /** A request whose CQE is written straight into {@code cqe} (a registered send buffer, for instance). */
+    public Request(CompletionQueueEntry cqe) {
+        this.cqe = cqe;
+    }
+
+    /** Starts a new command in this (reused) request. */
+    public Request reset(SubmissionQueueEntry sqe) {
+        this.sqe = sqe;
+        this.data = MemorySegment.NULL;
+        this.sq = null;
+        this.ns = null;
+        this.handler = null;
+        this.direction = DataDirection.NONE;
+        this.expectedDataLength = 0;
+        this.errorLocation = NO_ERROR_LOCATION;
+        this.errorLba = 0;
+        this.disconnectAfterResponse = false;
+        this.completed = false;
+        cqe.clear();
+        return this;
+    }
+
+    public SubmissionQueueEntry sqe() {
+        return sqe;
+    }
+
+    public CompletionQueueEntry cqe() {
+        return cqe;
+    }
+
+    /** The data buffer; its size is the transfer length the SGL describes (nvmet's {@code transfer_len}). */
+    public MemorySegment data() {
+        return data;
+    }
+
+    public Request data(MemorySegment segment) {
+        this.data = segment == null ? MemorySegment.NULL : segment;
+        return this;
+    }
+
+    /** The transfer length described by the command's SGL: the size of {@link #data()}. */
+    public long transferLength() {
+        return data.byteSize();
+    }
+
+    public Object transportContext() {
+        return transportContext;
+    }
+
+    public Request transportContext(Object context) {
+        this.transportContext = context;
+        return this;
+    }
+
+    /** Which way the parsed command moves data (valid after a successful prepare). */
+    public DataDirection dataDirection() {
+        return direction;
+    }
+
+    /**
+     * Bytes of data the parsed command implies (NLB × block size for Read/Write, 4096 for Identify, NUMD × 4 for
+     * Get Log Page, 1024 for Connect, 16 × ranges for Dataset Management, 0 for commands without data). The core
+     * fails the command with Data SGL Length Invalid when the SGL disagrees, like nvmet_check_transfer_len().
+     */
+    public long expectedDataLength() {
+        return expectedDataLength;
+    }
+
+    /** The namespace the command addresses, resolved during prepare (null for admin commands). */
+    public Namespace namespace() {
+        return ns;
+    }
+
+    public SubmissionQueue queue() {
+        return sq;
+    }
+
+    /** Offset of the field the failure is about (req->error_loc), or {@link #NO_ERROR_LOCATION}. */
+    public int errorLocation() {
+        return errorLocation;
+    }
+
+    public Request errorLocation(int offset) {
+        this.errorLocation = offset;
+        return this;
+    }
+
+    /** LBA reported in the error log entry (req->error_slba). */
+    public long errorLba() {
+        return errorLba;
+    }
+
+    public Request errorLba(long lba) {
+        this.errorLba = lba;
+        return this;
+    }
+
+    /** Set for a Disconnect: the transport closes the queue after sending this response. */
+    public boolean disconnectAfterResponse() {
+        return disconnectAfterResponse;
+    }
+
+    void disconnectAfterResponse(boolean value) {
+        this.disconnectAfterResponse = value;
+    }
+
+    public boolean isCompleted() {
+        return completed;
+    }
+
+    /** The status in the CQE once completed. */
+    public Status status() {
+        return Status.fromField(cqe.statusField());
+    }
+
+    void prepared(CommandHandler handler, DataDirection direction, long expectedDataLength) {
+        this.handler = handler;
+        this.direction = direction;
+        this.expectedDataLength = expectedDataLength;
+    }
+
+    /** Marks the request completed; false if it already was (a second completion is a bug we refuse). */
+    boolean markCompleted() {
+        if (completed) {
+            return false;
+        }
+        completed = true;
+        return true;
+    }
+
+    /**
+     * Completes the request with an error the transport found (an SGL it cannot use, a failed RDMA Read): the
+     * status goes through the same path as a handler's, into the error log with {@code errorLocation}.
+     */
+    public void fail(Status status, int errorLocation) {
+        this.errorLocation = errorLocation;
+        sq.complete(this, status);
+    }
+
+    @Override
+    public String toString() {
+        return "Request[" + sqe + (completed ? " " + cqe : "") + "]";
+    }
+}

@@ -1,0 +1,186 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.QueueId;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.StatusCode;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import java.lang.System.Logger.Level;
+
+/**
+ * The target side of one queue (nvmet's {@code struct nvmet_sq} plus {@code nvmet_req_init()} and
+ * {@code nvmet_req_complete()} of core.c). Created unbound by {@link NvmeTarget#createQueue}; the Connect command
+ * binds it to a controller and gives it its QID and size.
+ *
+ * <p>Threading: {@link #prepare} and {@link #execute} are called by the one thread that owns the transport queue
+ * (its poll group). Completions of deferred requests (Asynchronous Event Requests) and controller teardown may
+ * happen on other threads; the SQ head update is atomic for that reason.
+ */
+public final class SubmissionQueue {
+
+    private static final System.Logger LOG = System.getLogger(SubmissionQueue.class.getName());
+
+    private final NvmeTarget target;
+    private final Port port;
+    private final TransportQueue transport;
+    private volatile Controller controller;
+    private volatile int qid;
+    private volatile int size;
+    private int sqHead;
+    private volatile boolean destroyed;
+
+    SubmissionQueue(NvmeTarget target, Port port, TransportQueue transport) {
+        this.target = target;
+        this.port = port;
+        this.transport = transport;
+    }
+
+    public NvmeTarget target() {
+        return target;
+    }
+
+    public Port port() {
+        return port;
+    }
+
+    public TransportQueue transport() {
+        return transport;
+    }
+
+    /** The controller after a successful Connect, else null. */
+    public Controller controller() {
+        return controller;
+    }
+
+    public QueueId qid() {
+        return QueueId.of(qid);
+    }
+
+    /** Entries in this queue (Connect SQSIZE + 1), 0 before Connect. */
+    public int size() {
+        return size;
+    }
+
+    /**
+     * Parses the command in {@code request} (nvmet_req_init()): rejects fused commands and PRPs, sends a queue
+     * without a controller to the Connect parser, others to the admin or I/O parser, which resolve the namespace
+     * and set the handler, data direction and expected length. Returns false when the command failed here; it has
+     * then already been completed through {@link TransportQueue#queueResponse}.
+     */
+    public boolean prepare(Request request) {
+        request.sq = this;
+        SubmissionQueueEntry sqe = request.sqe();
+        Status status;
+        if (sqe.fuse() != 0) {
+            // no support for fused commands, like nvmet
+            request.errorLocation(SubmissionQueueEntry.OFFSET_FLAGS);
+            status = StatusCode.INVALID_FIELD.withDnr();
+        } else if (sqe.psdt() != SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS) {
+            // NVMe-oF 1.1, 2.1: PSDT must say "SGL, MPTR is a contiguous buffer"
+            request.errorLocation(SubmissionQueueEntry.OFFSET_FLAGS);
+            status = StatusCode.INVALID_FIELD.withDnr();
+        } else if (controller == null) {
+            status = FabricsCommands.parseConnect(request);
+        } else if (qid != 0) {
+            status = IoCommands.parse(request);
+        } else {
+            status = AdminCommands.parse(request);
+        }
+        if (!status.isSuccess()) {
+            complete(request, status);
+            return false;
+        }
+        Controller c = controller;
+        if (c != null) {
+            c.keepAliveTraffic();
+        }
+        return true;
+    }
+
+    /**
+     * Runs a prepared request to completion on the calling thread, except an Asynchronous Event Request, which
+     * waits for an event. Nothing thrown by a handler reaches the transport: it becomes Internal Error.
+     */
+    public void execute(Request request) {
+        Status status;
+        try {
+            status = request.handler.execute(request);
+        } catch (RuntimeException e) {
+            LOG.log(Level.ERROR, "command " + request.sqe() + " failed unexpectedly", e);
+            request.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
+            status = StatusCode.INTERNAL.withDnr();
+        }
+        if (status != Request.DEFERRED) {
+            complete(request, status);
+        }
+    }
+
+    /**
+     * Fills the CQE and hands the request to the transport (__nvmet_req_complete()): SQ head (advanced per
+     * completed command, nvmet_update_sq_head()), SQ ID, CID, and the status; a failure with a parameter location
+     * goes into the controller's error log and gets the More bit (nvmet_set_error()).
+     */
+    void complete(Request request, Status status) {
+        if (!request.markCompleted()) {
+            LOG.log(Level.WARNING, "request {0} completed twice; second status {1} dropped", request, status);
+            return;
+        }
+        int head;
+        synchronized (this) {
+            if (size != 0) {
+                sqHead = (sqHead + 1) % size;
+            }
+            head = sqHead;
+        }
+        request.cqe().sqHead(head).sqId(qid).cid(request.sqe().cid());
+        Controller c = controller;
+        if (!status.isSuccess() && c != null && request.errorLocation() != Request.NO_ERROR_LOCATION) {
+            c.errorLog().record(qid, request, status);
+            status = status.withMore();
+        }
+        request.cqe().statusField(status.toField());
+        if (!status.isSuccess()) {
+            LOG.log(Level.DEBUG, "{0} on qid {1} failed: {2}", request.sqe(), qid, status);
+        }
+        transport.queueResponse(request);
+    }
+
+    /**
+     * Binds this queue to a controller (nvmet_install_queue()/nvmet_sq_setup()); false when it already is bound.
+     */
+    synchronized boolean install(Controller c, int queueId, int entries) {
+        if (controller != null) {
+            return false;
+        }
+        this.qid = queueId;
+        this.size = entries;
+        this.sqHead = 0;
+        this.controller = c;
+        return true;
+    }
+
+    /**
+     * The transport's connection is gone (nvmet_sq_destroy()): the queue leaves its controller; when the admin
+     * queue goes, pending Asynchronous Event Requests fail; when the last queue goes, the controller is freed and
+     * its controller ID becomes available again. Idempotent.
+     */
+    public void destroy() {
+        if (destroyed) {
+            return;
+        }
+        destroyed = true;
+        Controller c = controller;
+        if (c != null) {
+            c.queueDestroyed(this);
+        }
+    }
+
+    public boolean isDestroyed() {
+        return destroyed;
+    }
+
+    @Override
+    public String toString() {
+        Controller c = controller;
+        return "queue " + qid + (c == null ? " (not connected)" : " of controller " + c.id()) + " on " + port;
+    }
+}

@@ -1,0 +1,363 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.protocol.ControllerId;
+import io.nvmf4j.protocol.Nqn;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * An NVM subsystem (nvmet's {@code struct nvmet_subsys}): NQN, the identity strings of Identify Controller (serial,
+ * model, firmware revision), who may connect (allow-any-host or a list of host NQNs, nvmet_host_allowed()), its
+ * namespaces by NSID, the controller ID range it allocates from (nvmet's {@code cntlid_min..cntlid_max}) and the
+ * number of I/O queues a controller may have ({@code max_qid}).
+ *
+ * <p>The discovery subsystem ({@link Nqn#DISCOVERY_VALUE}) is a subsystem of type {@link Type#DISCOVERY}: no
+ * namespaces, no I/O queues, any host.
+ */
+public final class Subsystem {
+
+    private static final System.Logger LOG = System.getLogger(Subsystem.class.getName());
+
+    /** NVMe 1.3: the version this target reports in VS and Identify Controller VER. */
+    public static final int NVME_VERSION_1_3 = 0x0001_0300;
+    /** nvmet's default {@code NVMET_NR_QUEUES}: I/O queues per controller. */
+    public static final int DEFAULT_MAX_IO_QUEUES = 128;
+    /** nvmet limits a subsystem to NVMET_MAX_NAMESPACES (1024); Identify Controller NN reports it. */
+    public static final int MAX_NAMESPACES = 1024;
+
+    public enum Type { NVM, DISCOVERY }
+
+    private final Nqn nqn;
+    private final Type type;
+    private final String serial;
+    private final String model;
+    private final String firmwareRevision;
+    private final int cntlidMin;
+    private final int cntlidMax;
+    private final int maxIoQueues;
+    private final int version;
+    private final int ieeeOui;
+    private volatile boolean allowAnyHost;
+    private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
+    private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
+    private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
+    private final BitSet usedControllerIds = new BitSet();
+    private volatile Runnable hostListChanged = () -> { };
+
+    private Subsystem(Builder b) {
+        this.nqn = b.nqn;
+        this.type = b.nqn.isDiscovery() ? Type.DISCOVERY : Type.NVM;
+        this.serial = b.serial != null ? b.serial : randomSerial();
+        this.model = b.model;
+        this.firmwareRevision = b.firmwareRevision;
+        this.cntlidMin = b.cntlidMin;
+        this.cntlidMax = b.cntlidMax;
+        this.maxIoQueues = type == Type.DISCOVERY ? 0 : b.maxIoQueues;
+        this.version = b.version;
+        this.ieeeOui = b.ieeeOui;
+        this.allowAnyHost = b.allowAnyHost || type == Type.DISCOVERY;
+        this.allowedHosts.addAll(b.allowedHosts);
+    }
+
+    public static Builder builder(Nqn nqn) {
+        return new Builder(nqn);
+    }
+
+    /** The well-known discovery subsystem. */
+    public static Subsystem discovery() {
+        return builder(Nqn.DISCOVERY).model("nvmf4j discovery").build();
+    }
+
+    /** nvmet makes a random serial of 16 hex digits when none is configured (nvmet_subsys_alloc()). */
+    private static String randomSerial() {
+        return String.format("%016x", ThreadLocalRandom.current().nextLong());
+    }
+
+    public Nqn nqn() {
+        return nqn;
+    }
+
+    public Type type() {
+        return type;
+    }
+
+    public boolean isDiscovery() {
+        return type == Type.DISCOVERY;
+    }
+
+    public String serial() {
+        return serial;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    public String firmwareRevision() {
+        return firmwareRevision;
+    }
+
+    /** The NVMe version reported in VS and Identify Controller VER (nvmet attr_version), 1.3 by default. */
+    public int version() {
+        return version;
+    }
+
+    /** IEEE OUI of Identify Controller (nvmet attr_ieee_oui), 0 by default. */
+    public int ieeeOui() {
+        return ieeeOui;
+    }
+
+    /** Highest I/O queue ID a controller of this subsystem may create ({@code max_qid}). */
+    public int maxIoQueues() {
+        return maxIoQueues;
+    }
+
+    public boolean allowsAnyHost() {
+        return allowAnyHost;
+    }
+
+    public Set<String> allowedHosts() {
+        return Set.copyOf(allowedHosts);
+    }
+
+    /** nvmet_host_allowed(): allow-any-host, the discovery subsystem, or a host NQN on the list. */
+    public boolean hostAllowed(String hostNqn) {
+        return allowAnyHost || isDiscovery() || allowedHosts.contains(hostNqn);
+    }
+
+    public void allowAnyHost(boolean allow) {
+        allowAnyHost = allow;
+        hostListChanged.run();
+    }
+
+    public void allowHost(String hostNqn) {
+        if (allowedHosts.add(Objects.requireNonNull(hostNqn))) {
+            hostListChanged.run();
+        }
+    }
+
+    public void disallowHost(String hostNqn) {
+        if (allowedHosts.remove(hostNqn)) {
+            hostListChanged.run();
+        }
+    }
+
+    void onHostListChange(Runnable action) {
+        hostListChanged = action;
+    }
+
+    // ---- namespaces ----
+
+    /** Adds an enabled namespace and announces it to the connected controllers. */
+    public void addNamespace(Namespace ns) {
+        if (isDiscovery()) {
+            throw new IllegalStateException("the discovery subsystem has no namespaces");
+        }
+        if (namespaces.size() >= MAX_NAMESPACES) {
+            throw new IllegalStateException(nqn + " already has " + MAX_NAMESPACES + " namespaces");
+        }
+        if (namespaces.putIfAbsent(ns.nsid(), ns) != null) {
+            throw new IllegalArgumentException(nqn + " already has namespace " + ns.nsid());
+        }
+        LOG.log(Level.INFO, "{0}: added {1}", nqn, ns);
+        namespaceChanged(ns.nsid());
+    }
+
+    /** Removes a namespace (the caller closes its backend) and announces the change. */
+    public Namespace removeNamespace(long nsid) {
+        Namespace ns = namespaces.remove(nsid);
+        if (ns != null) {
+            LOG.log(Level.INFO, "{0}: removed {1}", nqn, ns);
+            namespaceChanged(nsid);
+        }
+        return ns;
+    }
+
+    /** Enables or disables a namespace (nvmet_ns_enable()/nvmet_ns_disable()) and announces the change. */
+    public void enableNamespace(long nsid, boolean enable) {
+        Namespace ns = namespaces.get(nsid);
+        if (ns == null) {
+            throw new IllegalArgumentException(nqn + " has no namespace " + nsid);
+        }
+        if (ns.isEnabled() != enable) {
+            ns.enabled(enable);
+            namespaceChanged(nsid);
+        }
+    }
+
+    /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()). */
+    public Namespace activeNamespace(long nsid) {
+        Namespace ns = namespaces.get(nsid);
+        return ns != null && ns.isEnabled() ? ns : null;
+    }
+
+    /** Whether {@code nsid} is configured at all, enabled or not. */
+    public boolean hasNamespace(long nsid) {
+        return namespaces.containsKey(nsid);
+    }
+
+    /** Enabled namespaces in NSID order. */
+    public List<Namespace> activeNamespaces() {
+        List<Namespace> list = new ArrayList<>();
+        for (Namespace ns : namespaces.values()) {
+            if (ns.isEnabled()) {
+                list.add(ns);
+            }
+        }
+        return list;
+    }
+
+    /** All namespaces, enabled or not, in NSID order. */
+    public Collection<Namespace> namespaces() {
+        return List.copyOf(namespaces.values());
+    }
+
+    /** nvmet_ns_changed(): every controller logs the NSID and, if enabled and unmasked, raises an event. */
+    private void namespaceChanged(long nsid) {
+        for (Controller c : controllers.values()) {
+            c.namespaceChanged(nsid);
+        }
+    }
+
+    // ---- controllers ----
+
+    /**
+     * Allocates the lowest free controller ID in {@code cntlid_min..cntlid_max} and registers the controller the
+     * factory makes for it; -1 when the range is exhausted (nvmet: ida_alloc_range() fails, Connect returns
+     * Controller Busy).
+     */
+    synchronized Controller registerController(java.util.function.IntFunction<Controller> factory) {
+        int id = usedControllerIds.nextClearBit(cntlidMin);
+        if (id > cntlidMax) {
+            return null;
+        }
+        usedControllerIds.set(id);
+        Controller c = factory.apply(id);
+        controllers.put(id, c);
+        return c;
+    }
+
+    synchronized void unregisterController(Controller controller) {
+        if (controllers.remove(controller.id(), controller)) {
+            usedControllerIds.clear(controller.id());
+        }
+    }
+
+    public Controller controller(int cntlid) {
+        return controllers.get(cntlid);
+    }
+
+    public Collection<Controller> controllers() {
+        return List.copyOf(controllers.values());
+    }
+
+    @Override
+    public String toString() {
+        return "subsystem " + nqn;
+    }
+
+    public static final class Builder {
+        private final Nqn nqn;
+        private String serial;
+        private String model = "nvmf4j";
+        private String firmwareRevision = "0.1.0";
+        private boolean allowAnyHost;
+        private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
+        private int cntlidMin = ControllerId.MIN;
+        private int cntlidMax = ControllerId.MAX;
+        private int maxIoQueues = DEFAULT_MAX_IO_QUEUES;
+        private int version = NVME_VERSION_1_3;
+        private int ieeeOui;
+
+        private Builder(Nqn nqn) {
+            this.nqn = Objects.requireNonNull(nqn, "nqn");
+        }
+
+        /** Serial number, printable ASCII, at most 20 characters (Identify Controller SN). */
+        public Builder serial(String serial) {
+            this.serial = requireAscii("serial", serial, 20);
+            return this;
+        }
+
+        /** Model number, printable ASCII, at most 40 characters (Identify Controller MN). */
+        public Builder model(String model) {
+            this.model = requireAscii("model", model, 40);
+            return this;
+        }
+
+        /** Firmware revision, printable ASCII, at most 8 characters (Identify Controller FR). */
+        public Builder firmwareRevision(String revision) {
+            this.firmwareRevision = requireAscii("firmware revision", revision, 8);
+            return this;
+        }
+
+        public Builder allowAnyHost(boolean allow) {
+            this.allowAnyHost = allow;
+            return this;
+        }
+
+        public Builder allowHost(String hostNqn) {
+            allowedHosts.add(Objects.requireNonNull(hostNqn));
+            return this;
+        }
+
+        /** Controller ID range (nvmet attr_cntlid_min/max), within 1..FFEFh. */
+        public Builder controllerIdRange(int min, int max) {
+            if (min < ControllerId.MIN || max > ControllerId.MAX || min > max) {
+                throw new IllegalArgumentException("controller ID range " + min + ".." + max + " not within 1..65519");
+            }
+            this.cntlidMin = min;
+            this.cntlidMax = max;
+            return this;
+        }
+
+        /** I/O queues per controller, 1..65534 (nvmet attr_qid_max). */
+        public Builder maxIoQueues(int count) {
+            if (count < 1 || count > 0xFFFE) {
+                throw new IllegalArgumentException("I/O queue count " + count + " outside 1..65534");
+            }
+            this.maxIoQueues = count;
+            return this;
+        }
+
+        /** VS/VER as {@code major << 16 | minor << 8 | tertiary}; at least 1.3, the features we implement. */
+        public Builder version(int vs) {
+            if (vs < NVME_VERSION_1_3 || vs > 0xFFFF_FF) {
+                throw new IllegalArgumentException(String.format("NVMe version %06xh not 1.3 or later", vs));
+            }
+            this.version = vs;
+            return this;
+        }
+
+        public Builder ieeeOui(int oui) {
+            if (oui < 0 || oui > 0xFF_FFFF) {
+                throw new IllegalArgumentException("IEEE OUI " + oui + " is not 24 bits");
+            }
+            this.ieeeOui = oui;
+            return this;
+        }
+
+        public Subsystem build() {
+            return new Subsystem(this);
+        }
+
+        private static String requireAscii(String what, String value, int max) {
+            Objects.requireNonNull(value, what);
+            if (value.length() > max || !value.chars().allMatch(c -> c >= 0x20 && c <= 0x7E)) {
+                throw new IllegalArgumentException(what + " \"" + value + "\" must be printable ASCII of at most "
+                        + max + " characters");
+            }
+            return value;
+        }
+    }
+}

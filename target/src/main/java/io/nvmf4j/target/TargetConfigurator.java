@@ -1,0 +1,184 @@
+package io.nvmf4j.target;
+
+import io.nvmf4j.config.NamespaceConfig;
+import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.config.PortAddress;
+import io.nvmf4j.config.PortConfig;
+import io.nvmf4j.config.Provider;
+import io.nvmf4j.config.SubsystemAttributes;
+import io.nvmf4j.config.SubsystemConfig;
+import io.nvmf4j.config.TargetConfig;
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import io.nvmf4j.protocol.rdma.RdmaProviderType;
+import io.nvmf4j.target.backend.BlockDeviceBackend;
+import io.nvmf4j.target.backend.FileBackend;
+import io.nvmf4j.target.backend.NamespaceBackend;
+import io.nvmf4j.target.backend.RamBackend;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Builds a running {@link NvmeTarget} from a loaded configuration (the nvmetcli {@code saveconfig.json} model of
+ * module {@code config}), doing what nvmetcli's restore does through configfs: subsystems with their attributes and
+ * allowed hosts, namespaces with their backends opened, ports with their parameters and exported subsystems.
+ *
+ * <p>A namespace path that names a block device gets a {@link BlockDeviceBackend}, a regular file a
+ * {@link FileBackend} (O_DIRECT where possible); RAM namespaces a {@link RamBackend}. A namespace without a UUID
+ * gets one derived from the subsystem NQN and NSID (name-based, RFC 4122 version 3), so it stays the same across
+ * restarts and hosts can tell namespaces apart. A disabled namespace is opened and added disabled; one with no
+ * path at all (nvmetcli saves such namespaces) is skipped with a log line.
+ */
+public final class TargetConfigurator {
+
+    private static final System.Logger LOG = System.getLogger(TargetConfigurator.class.getName());
+    /** S_IFMT / S_IFBLK of stat(2) st_mode. */
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFBLK = 0060000;
+
+    private TargetConfigurator() {
+    }
+
+    /** Builds and returns the target; on failure everything opened so far is closed again. */
+    public static NvmeTarget build(TargetConfig config) throws IOException {
+        NvmeTarget target = new NvmeTarget();
+        try {
+            Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
+            for (SubsystemConfig sc : config.subsystems()) {
+                target.addSubsystem(subsystem(sc));
+            }
+            for (PortConfig pc : config.ports()) {
+                Port port = port(pc, settings);
+                target.addPort(port);
+                for (String nqn : pc.subsystems()) {
+                    Subsystem s = Nqn.isValid(nqn) ? target.subsystem(Nqn.parse(nqn)) : null;
+                    if (s == null) {
+                        throw new IOException("port " + pc.portid() + " exports unknown subsystem " + nqn);
+                    }
+                    port.addSubsystem(s);
+                }
+            }
+            return target;
+        } catch (IOException | RuntimeException e) {
+            target.close();
+            throw e;
+        }
+    }
+
+    static Subsystem subsystem(SubsystemConfig sc) throws IOException {
+        SubsystemAttributes attr = sc.attr();
+        if (!Nqn.isValid(sc.nqn())) {
+            // nvmet accepts any name (nvmetcli's examples use "testnqn"); our Subsystem is keyed by a validated Nqn
+            throw new IOException("subsystem \"" + sc.nqn() + "\" is not an NQN of the forms nqn.yyyy-mm.domain:name or "
+                    + Nqn.UUID_PREFIX + "<uuid>; nvmf4j cannot serve it yet");
+        }
+        Subsystem.Builder b = Subsystem.builder(Nqn.parse(sc.nqn()))
+                .allowAnyHost(attr.allowAnyHost())
+                .controllerIdRange(attr.cntlidMin(), attr.cntlidMax());
+        if (attr.serial() != null) {
+            b.serial(attr.serial());
+        }
+        if (attr.model() != null) {
+            b.model(attr.model());
+        }
+        if (attr.firmware() != null) {
+            b.firmwareRevision(attr.firmware());
+        }
+        if (attr.qidMax() != null) {
+            b.maxIoQueues(attr.qidMax());
+        }
+        if (attr.version() != null) {
+            b.version(parseVersion(attr.version()));
+        }
+        if (attr.ieeeOui() != null) {
+            b.ieeeOui(attr.ieeeOui());
+        }
+        sc.allowedHosts().forEach(b::allowHost);
+        Subsystem subsystem = b.build();
+        try {
+            for (NamespaceConfig nc : sc.namespaces()) {
+                Namespace ns = namespace(sc.nqn(), nc);
+                if (ns != null) {
+                    subsystem.addNamespace(ns);
+                    if (!nc.enable()) {
+                        subsystem.enableNamespace(nc.nsid(), false);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            subsystem.namespaces().forEach(ns -> ns.backend().close());
+            throw e;
+        }
+        return subsystem;
+    }
+
+    private static Namespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
+        NamespaceBackend backend = switch (nc.backend()) {
+            case io.nvmf4j.config.NamespaceBackend.RamBackend ram -> RamBackend.allocate(ram.sizeBytes(), nc.blockSize());
+            case io.nvmf4j.config.NamespaceBackend.FileBackend file -> openPath(subnqn, nc, file.path());
+        };
+        if (backend == null) {
+            return null;
+        }
+        UUID uuid = nc.uuid() != null ? nc.uuid()
+                : UUID.nameUUIDFromBytes((subnqn + "/" + nc.nsid()).getBytes(StandardCharsets.UTF_8));
+        return Namespace.of(nc.nsid(), backend, nc.nguid(), uuid, null);
+    }
+
+    private static NamespaceBackend openPath(String subnqn, NamespaceConfig nc, Path path) throws IOException {
+        if (path == null || path.toString().isEmpty()) {
+            LOG.log(Level.WARNING, "{0} namespace {1}: no device path, not created", subnqn, nc.nsid());
+            return null;
+        }
+        try {
+            return isBlockDevice(path)
+                    ? BlockDeviceBackend.open(path, nc.blockSize())
+                    : FileBackend.open(path, nc.blockSize());
+        } catch (IOException e) {
+            throw new IOException(subnqn + " namespace " + nc.nsid() + ": " + e.getMessage(), e);
+        }
+    }
+
+    static boolean isBlockDevice(Path path) throws IOException {
+        if (Files.isRegularFile(path)) {
+            return false;
+        }
+        Map<String, Object> attrs = Files.readAttributes(path, "unix:mode");
+        return ((Integer) attrs.get("mode") & S_IFMT) == S_IFBLK;
+    }
+
+    static Port port(PortConfig pc, Nvmf4jSettings settings) {
+        PortAddress addr = pc.addr();
+        Port.Builder b = Port.rdma(pc.portid(), addr.traddr(), addr.trsvcid())
+                .adrfam("ipv6".equals(addr.adrfam()) ? DiscoveryLogEntry.ADRFAM_IPV6 : DiscoveryLogEntry.ADRFAM_IPV4)
+                .treq(switch (addr.treq() == null ? PortAddress.TREQ_NOT_SPECIFIED : addr.treq()) {
+                    case "required" -> DiscoveryLogEntry.TREQ_REQUIRED;
+                    case "not required" -> DiscoveryLogEntry.TREQ_NOT_REQUIRED;
+                    default -> DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
+                })
+                // softiwarp is iWARP; for ibverbs the binding knows the device and may override this
+                .rdmaProviderType(settings.provider() == Provider.IBVERBS
+                        ? RdmaProviderType.NOT_SPECIFIED : RdmaProviderType.IWARP)
+                .inlineDataSize(pc.param().effectiveInlineDataSize(settings))
+                .maxQueueSize(pc.param().effectiveMaxQueueSize(settings))
+                .mdts(pc.param().effectiveMdts(settings));
+        return b.build();
+    }
+
+    /** "1.3", "1.4", "2.0", "1.3.0" → VS register value. */
+    static int parseVersion(String text) {
+        String[] parts = text.trim().split("\\.");
+        if (parts.length < 2 || parts.length > 3) {
+            throw new IllegalArgumentException("NVMe version \"" + text + "\" is not major.minor[.tertiary]");
+        }
+        int major = Integer.parseInt(parts[0]);
+        int minor = Integer.parseInt(parts[1]);
+        int tertiary = parts.length == 3 ? Integer.parseInt(parts[2]) : 0;
+        return major << 16 | minor << 8 | tertiary;
+    }
+}

@@ -1,0 +1,40 @@
+package io.nvmf4j.target;
+
+/**
+ * What the core needs from a transport for one queue (one RDMA queue pair, one loopback channel): the per-queue
+ * half of Linux's {@code struct nvmet_fabrics_ops}. The core never touches the fabric itself.
+ *
+ * <p>The transport creates a {@link SubmissionQueue} with {@link NvmeTarget#createQueue(Port, TransportQueue)},
+ * feeds it {@link Request}s, and gets each one back through {@link #queueResponse(Request)}.
+ */
+public interface TransportQueue {
+
+    /**
+     * A request is complete: its {@link Request#cqe()} is filled in (CID, SQID, SQ head, status, result). For a
+     * successful command with {@link Request#dataDirection()} {@link DataDirection#CONTROLLER_TO_HOST} the transport
+     * first transfers {@link Request#data()} to the host (RDMA Write), then sends the CQE. If
+     * {@link Request#disconnectAfterResponse()} is set (Disconnect command) the transport tears the queue down once
+     * the response is sent.
+     *
+     * <p>Usually called on the thread that called {@link SubmissionQueue#execute(Request)} before that call
+     * returns; but an Asynchronous Event Request completes later, on whichever thread raised the event (a
+     * configuration change, a timer), so implementations must accept calls from any thread.
+     * (nvmet_fabrics_ops.queue_response)
+     */
+    void queueResponse(Request request);
+
+    /**
+     * The controller this queue belongs to has failed (keep-alive timeout, subsystem removed, target shutting
+     * down): close the connection. The transport then calls {@link SubmissionQueue#destroy()} as for any other
+     * connection loss. Must not block on the queue's own thread. (nvmet_fabrics_ops.delete_ctrl, per queue)
+     */
+    void disconnect();
+
+    /**
+     * The local address the host reached this queue on, for the discovery log of a port bound to a wildcard
+     * address (nvmet_fabrics_ops.disc_traddr); null to report the port's configured address.
+     */
+    default String localAddress() {
+        return null;
+    }
+}

@@ -1,0 +1,94 @@
+package io.nvmf4j.target.backend;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A namespace held in off-heap memory of a fixed size (like a Linux {@code null_blk} with memory backing, or SPDK's
+ * malloc bdev). Contents vanish on close. Write Zeroes and deallocate zero the range, so the namespace can promise
+ * that deallocated blocks read as zeroes.
+ */
+public final class RamBackend implements NamespaceBackend {
+
+    private final Arena arena;
+    private final MemorySegment memory;
+    private final int blockSize;
+
+    private RamBackend(Arena arena, MemorySegment memory, int blockSize) {
+        this.arena = arena;
+        this.memory = memory;
+        this.blockSize = blockSize;
+    }
+
+    /** Allocates {@code sizeInBytes} (rounded down to whole blocks) zeroed bytes. */
+    public static RamBackend allocate(long sizeInBytes, int blockSize) {
+        NamespaceBackend.requireBlockSize(blockSize);
+        long bytes = sizeInBytes / blockSize * blockSize;
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("RAM namespace of " + sizeInBytes + " bytes holds no " + blockSize
+                    + "-byte block");
+        }
+        Arena arena = Arena.ofShared();
+        try {
+            return new RamBackend(arena, arena.allocate(bytes, DescriptorIo.ALIGNMENT), blockSize);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            arena.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public int blockSize() {
+        return blockSize;
+    }
+
+    @Override
+    public long sizeInBytes() {
+        return memory.byteSize();
+    }
+
+    @Override
+    public boolean volatileWriteCache() {
+        return false;
+    }
+
+    @Override
+    public String description() {
+        return "ram " + memory.byteSize() + " bytes";
+    }
+
+    @Override
+    public void read(long lba, MemorySegment destination) throws BackendException {
+        checkRange(lba, blocksOf(destination.byteSize()));
+        MemorySegment.copy(memory, lba * blockSize, destination, 0, destination.byteSize());
+    }
+
+    @Override
+    public void write(long lba, MemorySegment source, boolean forceUnitAccess) throws BackendException {
+        checkRange(lba, blocksOf(source.byteSize()));
+        MemorySegment.copy(source, 0, memory, lba * blockSize, source.byteSize());
+    }
+
+    @Override
+    public void flush() {
+        // Nothing volatile in front of the memory itself.
+    }
+
+    @Override
+    public void writeZeroes(long lba, long blocks) throws BackendException {
+        checkRange(lba, blocks);
+        memory.asSlice(lba * blockSize, blocks * blockSize).fill((byte) 0);
+    }
+
+    @Override
+    public void deallocate(long lba, long blocks) throws BackendException {
+        writeZeroes(lba, blocks);
+    }
+
+    @Override
+    public void close() {
+        if (arena.scope().isAlive()) {
+            arena.close();
+        }
+    }
+}

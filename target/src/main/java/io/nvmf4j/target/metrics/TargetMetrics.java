@@ -1,0 +1,190 @@
+package io.nvmf4j.target.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.nvmf4j.protocol.io.IoOpcode;
+import io.nvmf4j.target.Namespace;
+import io.nvmf4j.target.Request;
+import io.nvmf4j.target.SubmissionQueue;
+import io.nvmf4j.target.rdma.TransportObserver;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The target's Micrometer meters, fed by the transport ({@link TransportObserver}):
+ *
+ * <ul>
+ *   <li>{@code nvmf4j.io.operations} (counter; tags subsystem, nsid, op = read/write/flush/other): commands
+ *       completed, successful or not; the rate is IOPS;</li>
+ *   <li>{@code nvmf4j.io.bytes} (counter, bytes; op = read/write): data moved by successful reads and writes;</li>
+ *   <li>{@code nvmf4j.io.latency} (timer with a percentile histogram; op = read/write): capsule arrival to response
+ *       posted;</li>
+ *   <li>{@code nvmf4j.io.errors} (counter): commands completed with a non-zero status;</li>
+ *   <li>{@code nvmf4j.io.queue.depth} (gauge): commands of the namespace in flight in the target;</li>
+ *   <li>{@code nvmf4j.connections} (gauge; tag subsystem) connected queues, {@code nvmf4j.connects} (counter)
+ *       queues ever connected.</li>
+ * </ul>
+ *
+ * Meters are resolved once per namespace and kept in a map keyed by the {@link Namespace} object; the per-command
+ * path is a map lookup, counter increments and a timer record, without allocation.
+ */
+public final class TargetMetrics implements TransportObserver {
+
+    private final MeterRegistry registry;
+    private final Map<Namespace, NamespaceMeters> namespaces = new ConcurrentHashMap<>();
+    private final Map<String, SubsystemMeters> subsystems = new ConcurrentHashMap<>();
+
+    public TargetMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** The meters of one namespace. */
+    static final class NamespaceMeters {
+        final Counter reads;
+        final Counter writes;
+        final Counter flushes;
+        final Counter others;
+        final Counter readBytes;
+        final Counter writeBytes;
+        final Counter errors;
+        final Timer readLatency;
+        final Timer writeLatency;
+        final AtomicInteger inFlight = new AtomicInteger();
+
+        NamespaceMeters(MeterRegistry registry, String subsystem, long nsid) {
+            Tags tags = Tags.of("subsystem", subsystem, "nsid", Long.toString(nsid));
+            reads = Counter.builder("nvmf4j.io.operations").tags(tags).tag("op", "read")
+                    .description("I/O commands completed").register(registry);
+            writes = Counter.builder("nvmf4j.io.operations").tags(tags).tag("op", "write")
+                    .description("I/O commands completed").register(registry);
+            flushes = Counter.builder("nvmf4j.io.operations").tags(tags).tag("op", "flush")
+                    .description("I/O commands completed").register(registry);
+            others = Counter.builder("nvmf4j.io.operations").tags(tags).tag("op", "other")
+                    .description("I/O commands completed").register(registry);
+            readBytes = Counter.builder("nvmf4j.io.bytes").tags(tags).tag("op", "read").baseUnit("bytes")
+                    .description("data moved by successful commands").register(registry);
+            writeBytes = Counter.builder("nvmf4j.io.bytes").tags(tags).tag("op", "write").baseUnit("bytes")
+                    .description("data moved by successful commands").register(registry);
+            errors = Counter.builder("nvmf4j.io.errors").tags(tags)
+                    .description("I/O commands completed with an error status").register(registry);
+            readLatency = latency(registry, tags, "read");
+            writeLatency = latency(registry, tags, "write");
+            Gauge.builder("nvmf4j.io.queue.depth", inFlight, AtomicInteger::get).tags(tags)
+                    .description("commands in flight in the target").register(registry);
+        }
+
+        private static Timer latency(MeterRegistry registry, Tags tags, String op) {
+            return Timer.builder("nvmf4j.io.latency").tags(tags).tag("op", op)
+                    .description("capsule arrival to response posted")
+                    .publishPercentileHistogram()
+                    .publishPercentiles(0.5, 0.99, 0.999)
+                    .minimumExpectedValue(Duration.ofNanos(1_000))
+                    .maximumExpectedValue(Duration.ofSeconds(10))
+                    .register(registry);
+        }
+    }
+
+    /** The meters of one subsystem. */
+    static final class SubsystemMeters {
+        final AtomicInteger connections = new AtomicInteger();
+        final Counter connects;
+
+        SubsystemMeters(MeterRegistry registry, String subsystem) {
+            Gauge.builder("nvmf4j.connections", connections, AtomicInteger::get).tag("subsystem", subsystem)
+                    .description("connected queues (admin and I/O)").register(registry);
+            connects = Counter.builder("nvmf4j.connects").tag("subsystem", subsystem)
+                    .description("queues connected since start").register(registry);
+        }
+    }
+
+    private NamespaceMeters meters(Request request) {
+        Namespace ns = request.namespace();
+        if (ns == null) {
+            return null;
+        }
+        NamespaceMeters m = namespaces.get(ns);
+        if (m == null) {
+            SubmissionQueue sq = request.queue();
+            String subsystem = sq != null && sq.controller() != null ? sq.controller().subsystem().nqn().value() : "";
+            m = namespaces.computeIfAbsent(ns, n -> new NamespaceMeters(registry, subsystem, n.nsid()));
+        }
+        return m;
+    }
+
+    /** Registers a subsystem's connection meters up front, so they show (at zero) before any host connects. */
+    public void registerSubsystem(String nqn) {
+        subsystem(nqn);
+    }
+
+    private SubsystemMeters subsystem(String nqn) {
+        SubsystemMeters m = subsystems.get(nqn);
+        if (m == null) {
+            m = subsystems.computeIfAbsent(nqn, n -> new SubsystemMeters(registry, n));
+        }
+        return m;
+    }
+
+    @Override
+    public void commandStarted(Request request) {
+        NamespaceMeters m = meters(request);
+        if (m != null) {
+            m.inFlight.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void commandFinished(Request request, long latencyNanos, boolean responded) {
+        NamespaceMeters m = meters(request);
+        if (m == null) {
+            return;
+        }
+        m.inFlight.decrementAndGet();
+        if (!responded) {
+            return;
+        }
+        boolean ok = request.cqe().statusField() == 0;
+        int opcode = request.sqe().opcode();
+        if (opcode == IoOpcode.READ.code()) {
+            m.reads.increment();
+            m.readLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
+            if (ok) {
+                m.readBytes.increment(request.transferLength());
+            }
+        } else if (opcode == IoOpcode.WRITE.code()) {
+            m.writes.increment();
+            m.writeLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
+            if (ok) {
+                m.writeBytes.increment(request.transferLength());
+            }
+        } else if (opcode == IoOpcode.FLUSH.code()) {
+            m.flushes.increment();
+        } else {
+            m.others.increment();
+        }
+        if (!ok) {
+            m.errors.increment();
+        }
+    }
+
+    @Override
+    public void queueConnected(String subsystemNqn, int qid) {
+        SubsystemMeters m = subsystem(subsystemNqn);
+        m.connections.incrementAndGet();
+        m.connects.increment();
+    }
+
+    @Override
+    public void queueDisconnected(String subsystemNqn, int qid) {
+        subsystem(subsystemNqn).connections.decrementAndGet();
+    }
+}

@@ -1,0 +1,529 @@
+package io.nvmf4j.target.rdma;
+
+import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.StatusCode;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.target.Controller;
+import io.nvmf4j.target.DataDirection;
+import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.Port;
+import io.nvmf4j.target.Request;
+import io.nvmf4j.target.SubmissionQueue;
+import io.nvmf4j.target.TransportQueue;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.EnumSet;
+
+/**
+ * One NVMe queue carried by one RDMA queue pair (nvmet-rdma's {@code struct nvmet_rdma_queue}): the receive
+ * buffers pre-posted for command capsules (HSQSIZE + 1 of them, each with room for the SQE and the port's in-capsule
+ * data), twice as many {@link RdmaRequest}s with their CQEs in registered memory, and the core's
+ * {@link SubmissionQueue}. Every method except {@link #queueResponse} and {@link #disconnect} runs on the owning
+ * {@link PollGroup}'s thread; those two hand their work to it when called from elsewhere.
+ */
+final class RdmaQueue implements TransportQueue {
+
+    private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
+
+    enum State { LIVE, DISCONNECTING, RELEASED }
+
+    final PollGroup group;
+    final int slot;
+    final int generation;
+    final Port port;
+    final SubmissionQueue sq;
+    final int hostQid;
+    final int recvEntries;
+    final int capsuleSize;
+    final int maxSendWr;
+    final boolean trace;
+    final InetSocketAddress remote;
+    final InetSocketAddress local;
+
+    private final Arena arena;
+    private final MemorySegment memory;
+    private final MemoryRegion region;
+    private final ReceiveWorkRequest[] recvs;
+    private final SubmissionQueueEntry[] sqes;
+    private final RdmaRequest[] requests;
+    private final int[] freeStack;
+    private int freeTop;
+    /** Posted work requests whose completion has not been seen (receives + sends + reads + writes). */
+    private int outstandingWrs;
+    private volatile State state = State.LIVE;
+    private volatile RdmaConnection connection;
+    private volatile QueuePair qp;
+    private long teardownDeadlineNanos;
+    private boolean announced;
+
+    RdmaQueue(PollGroup group, int slot, int generation, NvmeTarget target, Port port, CmConnectCheck.Accepted sizing,
+              InetSocketAddress remote, InetSocketAddress local, boolean trace) throws VerbsException {
+        this.group = group;
+        this.slot = slot;
+        this.generation = generation;
+        this.port = port;
+        this.hostQid = sizing.qid();
+        this.recvEntries = sizing.recvQueueEntries();
+        this.capsuleSize = SubmissionQueueEntry.SIZE + port.inlineDataSize();
+        this.maxSendWr = queueSendWrs(recvEntries);
+        this.trace = trace;
+        this.remote = remote;
+        this.local = local;
+        int requestCount = 2 * recvEntries;
+        long recvBytes = (long) recvEntries * capsuleSize;
+        long cqeBytes = (long) requestCount * CompletionQueueEntry.SIZE;
+        this.arena = Arena.ofShared();
+        try {
+            this.memory = arena.allocate(recvBytes + cqeBytes, 4096);
+            this.region = group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+        } catch (VerbsException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        this.recvs = new ReceiveWorkRequest[recvEntries];
+        this.sqes = new SubmissionQueueEntry[recvEntries];
+        for (int i = 0; i < recvEntries; i++) {
+            long offset = (long) i * capsuleSize;
+            recvs[i] = new ReceiveWorkRequest(1).wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.RECV, i))
+                    .local(region, offset, capsuleSize);
+            sqes[i] = SubmissionQueueEntry.wrap(memory.asSlice(offset, SubmissionQueueEntry.SIZE));
+        }
+        this.requests = new RdmaRequest[requestCount];
+        this.freeStack = new int[requestCount];
+        for (int i = 0; i < requestCount; i++) {
+            long offset = recvBytes + (long) i * CompletionQueueEntry.SIZE;
+            RdmaRequest r = new RdmaRequest(this, i, memory.asSlice(offset, CompletionQueueEntry.SIZE));
+            r.send.wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.SEND, i)).signaled(true)
+                    .local(region, offset, CompletionQueueEntry.SIZE);
+            r.data.wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.DATA, i)).signaled(true);
+            requests[i] = r;
+            freeStack[i] = requestCount - 1 - i;
+        }
+        this.freeTop = requestCount;
+        this.sq = target.createQueue(port, this);
+    }
+
+    /** Send-queue work requests a queue of {@code recvEntries} needs: a data transfer and a Send per request. */
+    static int queueSendWrs(int recvEntries) {
+        return 2 * 2 * recvEntries + 1;
+    }
+
+    /** Completion queue entries the queue may occupy at once. */
+    static int completionQueueNeeds(int recvEntries) {
+        return recvEntries + queueSendWrs(recvEntries);
+    }
+
+    QueuePairAttributes queuePairAttributes(int ird, int ord) {
+        return new QueuePairAttributes(maxSendWr, recvEntries, 1, 1, 0, ird, ord);
+    }
+
+    SubmissionQueueEntry sqeOf(int recvSlot) {
+        return sqes[recvSlot];
+    }
+
+    /** Runs on the accepting thread, on the new queue pair before the host may send: every receive is posted. */
+    void postInitialReceives(QueuePair queuePair) throws VerbsException {
+        this.qp = queuePair;
+        outstandingWrs = recvEntries;
+        for (int i = 0; i < recvEntries; i++) {
+            queuePair.postReceive(recvs[i]);
+        }
+    }
+
+    void connected(RdmaConnection c) {
+        this.connection = c;
+        c.onDisconnect(event -> group.execute(() -> beginTeardown(describe(event))));
+    }
+
+    private static String describe(DisconnectEvent event) {
+        return switch (event.cause()) {
+            case PEER_DISCONNECT -> "host disconnected";
+            case LOCAL_DISCONNECT -> "disconnected";
+            default -> event.cause().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                    + (event.detail() == null || event.detail().isEmpty() ? "" : ": " + event.detail());
+        };
+    }
+
+    State state() {
+        return state;
+    }
+
+    // ---- completions, on the poll-group thread ----
+
+    void onCompletion(WorkCompletion wc, int kind, int index) {
+        outstandingWrs--;
+        switch (kind) {
+            case WorkRequestIds.RECV -> onReceive(wc, index);
+            case WorkRequestIds.DATA -> onDataTransferDone(wc, requests[index]);
+            case WorkRequestIds.SEND -> onSendDone(wc, requests[index]);
+            default -> LOG.log(Level.WARNING, "{0}: completion of unknown kind {1}", this, kind);
+        }
+        if (state != State.LIVE) {
+            releaseIfQuiet();
+        }
+    }
+
+    private void onReceive(WorkCompletion wc, int recvSlot) {
+        if (wc.status() != WcStatus.SUCCESS) {
+            if (wc.status() != WcStatus.WR_FLUSH_ERR) {
+                LOG.log(Level.WARNING, "{0}: receive failed: {1}", this, wc);
+                beginTeardown("receive failed: " + wc.status());
+            }
+            return;
+        }
+        if (state != State.LIVE) {
+            return;
+        }
+        if (wc.byteLength() < SubmissionQueueEntry.SIZE) {
+            // nvmet: "Ctrl Fatal Error: capsule size less than 64 bytes"
+            LOG.log(Level.WARNING, "{0}: command capsule of {1} bytes, less than an SQE; closing the connection",
+                    this, wc.byteLength());
+            beginTeardown("short command capsule");
+            return;
+        }
+        if (freeTop == 0) {
+            // cannot happen with a host that respects its queue size; drop and let the host time out
+            LOG.log(Level.WARNING, "{0}: no free request context for a capsule; dropped", this);
+            postReceive(recvSlot);
+            return;
+        }
+        RdmaRequest r = requests[freeStack[--freeTop]];
+        r.start(recvSlot, wc.byteLength(), System.nanoTime());
+        Request req = r.request;
+        if (!sq.prepare(req)) {
+            return; // already completed through queueResponse
+        }
+        r.started = true;
+        group.observer().commandStarted(req);
+        Status status = SglMapping.map(r, req.dataDirection(), port.inlineDataSize(), group.maxTransfer(port));
+        if (!status.isSuccess()) {
+            req.fail(status, req.errorLocation());
+            return;
+        }
+        if (r.inCapsule) {
+            long base = (long) recvSlot * capsuleSize + SubmissionQueueEntry.SIZE + r.remoteAddress;
+            req.data(memory.asSlice(base, r.transferLength));
+            execute(r);
+        } else if (r.transferLength == 0) {
+            execute(r);
+        } else {
+            r.to(RdmaRequestState.NEED_BUFFER);
+            if (!group.tryAssignBuffer(r)) {
+                group.waitForBuffer(r);
+            }
+        }
+    }
+
+    /** The request has its buffer: fetch the host's data or run the command (called by the poll group). */
+    void bufferAssigned(RdmaRequest r, MemorySegment buffer, MemoryRegion poolRegion, long offset) {
+        r.request.data(buffer);
+        if (r.request.dataDirection() == DataDirection.HOST_TO_CONTROLLER) {
+            r.to(RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER);
+            r.data.opcode(SendOpcode.RDMA_READ).local(poolRegion, offset, r.transferLength)
+                    .remote(r.remoteAddress, r.remoteKey).next(null);
+            try {
+                qp.postSend(r.data);
+                r.pendingWrs = 1;
+                outstandingWrs++;
+            } catch (VerbsException e) {
+                LOG.log(Level.WARNING, "{0}: posting RDMA Read failed: {1}", this, e.getMessage());
+                r.request.fail(StatusCode.DATA_XFER_ERROR.status(), Request.NO_ERROR_LOCATION);
+            }
+        } else {
+            if (hostQid == 0) {
+                buffer.fill((byte) 0); // admin data is built piecewise: never leak another command's bytes
+            }
+            execute(r);
+        }
+    }
+
+    private void onDataTransferDone(WorkCompletion wc, RdmaRequest r) {
+        r.pendingWrs--;
+        if (r.state == RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER) {
+            if (wc.status() != WcStatus.SUCCESS) {
+                // nvmet_rdma_read_data_done(): the command is dropped and the connection ends
+                if (wc.status() != WcStatus.WR_FLUSH_ERR) {
+                    LOG.log(Level.WARNING, "{0}: RDMA Read of the host's data for {1} failed: {2}", this,
+                            r.request.sqe(), wc);
+                    beginTeardown("RDMA Read failed: " + wc.status());
+                }
+                release(r);
+                return;
+            }
+            if (state != State.LIVE) {
+                release(r);
+                return;
+            }
+            execute(r);
+            return;
+        }
+        // RDMA Write of read data: its Send follows and completes the request
+        if (wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR) {
+            LOG.log(Level.WARNING, "{0}: RDMA Write of data for {1} failed: {2}", this, r.request.sqe(), wc);
+            beginTeardown("RDMA Write failed: " + wc.status());
+        }
+        if (r.pendingWrs == 0) {
+            release(r);
+        }
+    }
+
+    private void onSendDone(WorkCompletion wc, RdmaRequest r) {
+        r.pendingWrs--;
+        if (wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR) {
+            LOG.log(Level.WARNING, "{0}: response Send failed: {1}", this, wc);
+            beginTeardown("response Send failed: " + wc.status());
+        }
+        if (r.pendingWrs == 0) {
+            r.to(RdmaRequestState.COMPLETED);
+            boolean disconnect = r.request.disconnectAfterResponse();
+            release(r);
+            if (disconnect) {
+                beginTeardown("Disconnect command");
+            }
+        }
+    }
+
+    private void execute(RdmaRequest r) {
+        r.to(RdmaRequestState.READY_TO_EXECUTE);
+        r.to(RdmaRequestState.EXECUTING);
+        sq.execute(r.request);
+    }
+
+    // ---- responses ----
+
+    /** nvmet_rdma_queue_response(): from any thread; the poll-group thread does the posting. */
+    @Override
+    public void queueResponse(Request request) {
+        RdmaRequest r = (RdmaRequest) request.transportContext();
+        if (group.isPollThread()) {
+            respond(r);
+        } else {
+            group.execute(() -> respond(r));
+        }
+    }
+
+    private void respond(RdmaRequest r) {
+        r.to(RdmaRequestState.EXECUTED);
+        Request req = r.request;
+        if (r.started) {
+            r.started = false;
+            group.observer().commandFinished(req, System.nanoTime() - r.arrivalNanos, true);
+        }
+        if (!announced) {
+            announceConnect(req);
+        }
+        if (state != State.LIVE) {
+            release(r);
+            return;
+        }
+        // the receive buffer is free again before the response goes out (the host may send at once)
+        if (r.recvSlot >= 0) {
+            int s = r.recvSlot;
+            r.recvSlot = -1;
+            if (!postReceive(s)) {
+                release(r);
+                return;
+            }
+        }
+        if (r.invalidateKey) {
+            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (LAB.md)
+            r.send.opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(r.remoteKey).rkey(r.remoteKey);
+        } else {
+            r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);
+        }
+        boolean dataOut = req.dataDirection() == DataDirection.CONTROLLER_TO_HOST && r.transferLength > 0
+                && r.bufferOffset >= 0 && req.status().isSuccess();
+        try {
+            if (dataOut) {
+                r.to(RdmaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
+                r.data.opcode(SendOpcode.RDMA_WRITE).local(group.poolRegion(), r.bufferOffset, r.transferLength)
+                        .remote(r.remoteAddress, r.remoteKey).next(r.send);
+                qp.postSend(r.data);
+                r.pendingWrs = 2;
+                outstandingWrs += 2;
+            } else {
+                r.to(RdmaRequestState.COMPLETING);
+                qp.postSend(r.send);
+                r.pendingWrs = 1;
+                outstandingWrs++;
+            }
+        } catch (VerbsException e) {
+            LOG.log(Level.WARNING, "{0}: posting the response failed: {1}", this, e.getMessage());
+            release(r);
+            beginTeardown("posting a response failed");
+        }
+    }
+
+    private boolean postReceive(int recvSlot) {
+        try {
+            qp.postReceive(recvs[recvSlot]);
+            outstandingWrs++;
+            return true;
+        } catch (VerbsException e) {
+            LOG.log(Level.WARNING, "{0}: posting a receive failed: {1}", this, e.getMessage());
+            beginTeardown("posting a receive failed");
+            return false;
+        }
+    }
+
+    private void announceConnect(Request req) {
+        if (announced) {
+            return;
+        }
+        Controller c = sq.controller();
+        if (c != null) {
+            announced = true;
+            LOG.log(Level.INFO, "host {0} connected to {1}: controller {2}, queue {3}, from {4}", c.hostNqn(),
+                    c.subsystem().nqn(), c.id(), hostQid, address(remote));
+            group.observer().queueConnected(c.subsystem().nqn().value(), hostQid);
+        } else if (!req.status().isSuccess()) {
+            LOG.log(Level.WARNING, "Connect on queue {0} from {1} refused: {2}", hostQid, address(remote),
+                    StatusCode.describe(req.status(), true));
+        }
+    }
+
+    /** Releases a request: buffer back to the pool, context back to the free list, waiters retried. */
+    void release(RdmaRequest r) {
+        if (r.state == RdmaRequestState.FREE) {
+            return;
+        }
+        if (r.recvSlot >= 0) {
+            // never answered (connection ending): the receive is not reposted
+            r.recvSlot = -1;
+        }
+        if (r.bufferOffset >= 0) {
+            group.freeBuffer(r);
+        }
+        if (r.started) {
+            r.started = false;
+            group.observer().commandFinished(r.request, System.nanoTime() - r.arrivalNanos, false);
+        }
+        r.to(RdmaRequestState.FREE);
+        freeStack[freeTop++] = r.index;
+    }
+
+    // ---- teardown ----
+
+    /** The controller failed or is being deleted (any thread): close the connection. */
+    @Override
+    public void disconnect() {
+        group.execute(() -> beginTeardown("controller teardown"));
+    }
+
+    @Override
+    public String localAddress() {
+        return local == null ? null : local.getAddress().getHostAddress();
+    }
+
+    /**
+     * Starts the end of the queue (nvmet_rdma_queue_disconnect() + release work): the connection is closed so every
+     * posted work request flushes, the submission queue leaves its controller, and once the last flush is seen the
+     * memory is freed. Idempotent.
+     */
+    void beginTeardown(String reason) {
+        if (state != State.LIVE) {
+            return;
+        }
+        state = State.DISCONNECTING;
+        teardownDeadlineNanos = System.nanoTime() + 5_000_000_000L;
+        Controller c = sq.controller();
+        LOG.log(c == null ? Level.DEBUG : Level.INFO, "{0}: closing ({1})", this, reason);
+        if (announced) {
+            group.observer().queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), hostQid);
+        }
+        RdmaConnection conn = connection;
+        if (conn != null) {
+            conn.disconnect();
+        } else if (qp != null) {
+            qp.close();
+        }
+        group.dropWaiters(this);
+        sq.destroy();
+        // with the connection down, an AER parked in the core is never answered: its context is reclaimed at release
+        releaseIfQuiet();
+    }
+
+    /** True once every posted work request has completed (flushed). */
+    boolean quiet() {
+        return outstandingWrs <= 0;
+    }
+
+    boolean teardownOverdue(long nowNanos) {
+        return state == State.DISCONNECTING && nowNanos - teardownDeadlineNanos > 0;
+    }
+
+    void releaseIfQuiet() {
+        if (state == State.DISCONNECTING && quiet()) {
+            releaseResources();
+        }
+    }
+
+    /** Frees everything (also used when flushes never came, or the poll group shuts down). */
+    void releaseResources() {
+        if (state == State.RELEASED) {
+            return;
+        }
+        if (state == State.LIVE) {
+            beginTeardown("shutting down");
+            if (state == State.RELEASED) {
+                return;
+            }
+        }
+        state = State.RELEASED;
+        RdmaConnection conn = connection;
+        if (conn != null) {
+            conn.close();
+        } else if (qp != null) {
+            qp.close();
+        }
+        for (RdmaRequest r : requests) {
+            if (r.bufferOffset >= 0) {
+                group.freeBuffer(r);
+            }
+        }
+        try {
+            region.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "{0}: deregistration: {1}", this, e.getMessage());
+        }
+        arena.close();
+        group.unregister(this);
+        LOG.log(Level.DEBUG, "{0}: released", this);
+    }
+
+    /** Frees memory of a queue whose accept failed (its queue pair was never handed to us or is closed). */
+    void abandon() {
+        state = State.RELEASED;
+        sq.destroy();
+        try {
+            region.close();
+        } catch (RuntimeException ignored) {
+            // best effort
+        }
+        arena.close();
+    }
+
+    private static String address(InetSocketAddress a) {
+        return a == null ? "?" : a.getAddress().getHostAddress() + ":" + a.getPort();
+    }
+
+    @Override
+    public String toString() {
+        Controller c = sq == null ? null : sq.controller();
+        return "rdma queue " + hostQid + (c == null ? "" : " of controller " + c.id()) + " from " + address(remote);
+    }
+}

@@ -1,0 +1,43 @@
+package io.nvmf4j.target.rdma;
+
+import io.nvmf4j.target.Request;
+
+/**
+ * What the transport tells metrics about (io.nvmf4j.target.metrics implements it). Called on poll-group threads,
+ * once per command: implementations must not block and should not allocate.
+ */
+public interface TransportObserver {
+
+    /** A parsed command starts (namespace resolved for I/O commands). */
+    void commandStarted(Request request);
+
+    /**
+     * A started command ends: answered ({@code responded}, with its status in the CQE) or dropped because its
+     * connection ended. {@code latencyNanos} runs from the capsule's arrival to the posting of the response.
+     */
+    void commandFinished(Request request, long latencyNanos, boolean responded);
+
+    /** A host connected a queue (after a successful Connect). */
+    void queueConnected(String subsystemNqn, int qid);
+
+    /** A connected queue ended. */
+    void queueDisconnected(String subsystemNqn, int qid);
+
+    TransportObserver NONE = new TransportObserver() {
+        @Override
+        public void commandStarted(Request request) {
+        }
+
+        @Override
+        public void commandFinished(Request request, long latencyNanos, boolean responded) {
+        }
+
+        @Override
+        public void queueConnected(String subsystemNqn, int qid) {
+        }
+
+        @Override
+        public void queueDisconnected(String subsystemNqn, int qid) {
+        }
+    };
+}

@@ -1,0 +1,127 @@
+package io.nvmf4j.target;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.config.ConfigLoader;
+import io.nvmf4j.config.TargetConfig;
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.admin.IdentifyCommand;
+import io.nvmf4j.protocol.rdma.RdmaProviderType;
+import io.nvmf4j.target.backend.FileBackend;
+import io.nvmf4j.target.backend.RamBackend;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** An nvmetcli saveconfig.json (plus the nvmf4j section) becomes a serving target. */
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class TargetConfiguratorTest {
+
+    static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0034-5310-8052-b4c04f4e4d32";
+    static final String SUBNQN = "nqn.2024-01.io.nvmf4j:disk0";
+
+    @TempDir
+    Path dir;
+
+    private String json(String subnqn) {
+        return """
+            {
+              "hosts": [ { "nqn": "%2$s" } ],
+              "ports": [ {
+                  "portid": 3,
+                  "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420",
+                            "treq": "not specified" },
+                  "param": { "inline_data_size": "8192", "max_queue_size": "-1", "mdts": "-1" },
+                  "subsystems": [ "%1$s" ], "referrals": [] } ],
+              "subsystems": [ {
+                  "nqn": "%1$s",
+                  "attr": { "allow_any_host": "0", "serial": "7a1c24f6d0e3b95a", "model": "nvmf4j",
+                            "version": "1.4", "cntlid_min": "10", "cntlid_max": "20", "ieee_oui": "0x123456" },
+                  "allowed_hosts": [ "%2$s" ],
+                  "namespaces": [
+                    { "nsid": 1, "enable": 1,
+                      "device": { "path": "disk0.img", "uuid": "d592cdf3-5d1c-44e0-8412-3fcf7d99df27",
+                                  "nguid": "ef90689c-6c46-d44c-89c1-4067801309a8" } },
+                    { "nsid": 3, "enable": 0, "device": { "path": "disk0.img" } } ] } ],
+              "nvmf4j": {
+                "provider": "softiwarp",
+                "ram_namespaces": [ { "subsystem": "%1$s", "nsid": 2, "size": "1M", "block_size": 4096 } ]
+              }
+            }
+            """.formatted(subnqn, HOST);
+    }
+
+    private TargetConfig load(String subnqn) throws Exception {
+        try (RandomAccessFile raf = new RandomAccessFile(dir.resolve("disk0.img").toFile(), "rw")) {
+            raf.setLength(4 << 20);
+        }
+        return ConfigLoader.standard().parse(json(subnqn), "test.json", dir).config();
+    }
+
+    @Test
+    void nvmetcliConfigurationBuildsSubsystemsNamespacesAndPorts() throws Exception {
+        try (NvmeTarget target = TargetConfigurator.build(load(SUBNQN))) {
+            Subsystem s = target.subsystem(Nqn.parse(SUBNQN));
+            assertEquals("7a1c24f6d0e3b95a", s.serial());
+            assertEquals(0x0001_0400, s.version());
+            assertTrue(s.hostAllowed(HOST));
+            assertFalse(s.allowsAnyHost());
+
+            Namespace file = s.activeNamespace(1);
+            assertInstanceOf(FileBackend.class, file.backend());
+            assertEquals(UUID.fromString("d592cdf3-5d1c-44e0-8412-3fcf7d99df27"), file.uuid().orElseThrow());
+            assertTrue(file.hasNguid());
+            Namespace ram = s.activeNamespace(2);
+            assertInstanceOf(RamBackend.class, ram.backend());
+            assertEquals(4096, ram.backend().blockSize());
+            assertEquals(256, ram.backend().blockCount());
+            assertTrue(ram.uuid().isPresent(), "derived UUID");
+            assertEquals(UUID.nameUUIDFromBytes((SUBNQN + "/2").getBytes()), ram.uuid().orElseThrow());
+            assertTrue(s.hasNamespace(3) && s.activeNamespace(3) == null, "nsid 3 configured but disabled");
+
+            Port port = target.ports().getFirst();
+            assertEquals(3, port.portId());
+            assertEquals(8192, port.inlineDataSize());
+            assertEquals(RdmaProviderType.IWARP, port.rdmaProviderType());
+            assertEquals(java.util.List.of(s), port.subsystems());
+
+            // and it serves: a host connects, gets controller ID 10, sees the OUI and IOCCSZ
+            LoopHost host = new LoopHost(target, port, HOST).connectAndEnable(SUBNQN);
+            assertEquals(10, host.cntlid);
+            MemorySegment id = host.buffer(4096);
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            IdentifyCommand.create(sqe, IdentifyCommand.CNS_CONTROLLER, 0);
+            assertEquals(0, host.submit(host.admin, sqe, id).cqe().statusField());
+            assertEquals(0x56, Wire.u8(id, 73), "IEEE OUI, little-endian");
+            assertEquals(0x12, Wire.u8(id, 75));
+            assertEquals(0x0001_0400L, Wire.u32(id, 80));
+            assertEquals((64 + 8192) / 16, Wire.u32(id, 1792));
+        }
+    }
+
+    @Test
+    void aNameOutsideTheNqnFormsIsRefusedWithAClearMessage() throws Exception {
+        TargetConfig config = load("testnqn");
+        IOException e = assertThrows(IOException.class, () -> TargetConfigurator.build(config));
+        assertTrue(e.getMessage().contains("testnqn"), e.getMessage());
+    }
+
+    @Test
+    void versionStringsBecomeVsValues() {
+        assertEquals(0x0001_0300, TargetConfigurator.parseVersion("1.3"));
+        assertEquals(0x0002_0100, TargetConfigurator.parseVersion("2.1.0"));
+        assertThrows(IllegalArgumentException.class, () -> TargetConfigurator.parseVersion("2"));
+    }
+}
