@@ -1,6 +1,14 @@
 package io.nvmf4j.cli;
 
 import java.util.concurrent.Callable;
+import io.nvmf4j.cli.demo.DemoCommand;
+import io.nvmf4j.cli.host.DiscoverCommand;
+import io.nvmf4j.cli.host.FailureReport;
+import io.nvmf4j.cli.host.IdentifyCommand;
+import io.nvmf4j.cli.host.ReadCommand;
+import io.nvmf4j.cli.host.WriteCommand;
+import io.nvmf4j.cli.perf.PerfCommand;
+import io.nvmf4j.cli.serve.ServeCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +18,9 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
-        subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
+        subcommands = {
+            ServeCommand.class, DiscoverCommand.class, IdentifyCommand.class, ReadCommand.class, WriteCommand.class,
+            PerfCommand.class, DemoCommand.class, RpingCommand.class, ModulesCommand.class,
             CommandLine.HelpCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 
@@ -24,6 +34,7 @@ public final class Nvmf4j implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Nvmf4j()).execute(args));
+        System.exit(new CommandLine(new Nvmf4j())
+                .setExecutionExceptionHandler(new FailureReport()).execute(args));
     }
 }

@@ -1,0 +1,188 @@
+package io.nvmf4j.cli.perf;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nvmf4j.cli.host.CommandFailure;
+import io.nvmf4j.cli.host.Connections;
+import io.nvmf4j.cli.host.Json;
+import io.nvmf4j.cli.host.OutputOptions;
+import io.nvmf4j.cli.host.UsageProblem;
+import io.nvmf4j.initiator.ConnectOptions;
+import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NvmeController;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nvmf4j perf}: a load generator in the spirit of SPDK's {@code nvme perf} and fio, with their option
+ * letters ({@code -q} depth, {@code -o} size, {@code -w} pattern, {@code -M} read share, {@code -t} time).
+ */
+@Command(name = "perf", sortOptions = false,
+        description = {"Measure IOPS, bandwidth and latency percentiles against a remote namespace "
+                + "(like SPDK nvme perf / fio).",
+            "Example: nvmf4j perf -a 127.0.0.1 -q 32 -o 4096 -w randread -t 10"})
+public final class PerfCommand implements Callable<Integer> {
+
+    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", paramLabel = "N",
+            description = "I/Os outstanding per queue (default: ${DEFAULT-VALUE}).")
+    int depth;
+
+    @Option(names = {"-o", "--io-size"}, defaultValue = "4096", paramLabel = "BYTES",
+            converter = SizeConverter.class, description = "Bytes per I/O; k/m suffixes (default: ${DEFAULT-VALUE}).")
+    long ioSize;
+
+    @Option(names = {"-w", "--workload"}, defaultValue = "randread", paramLabel = "PATTERN",
+            converter = WorkloadConverter.class,
+            description = "read, write, randread, randwrite, rw, randrw (default: ${DEFAULT-VALUE}).")
+    Workload workload;
+
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "70", paramLabel = "PERCENT",
+            description = "Read share of rw/randrw (default: ${DEFAULT-VALUE}).")
+    int readPercent;
+
+    @Option(names = {"-t", "--time"}, defaultValue = "10", paramLabel = "SECONDS",
+            description = "Measured seconds (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--ramp", defaultValue = "1", paramLabel = "SECONDS",
+            description = "Seconds of I/O before measuring (default: ${DEFAULT-VALUE}).")
+    double rampSeconds;
+
+    @Option(names = "--queues", defaultValue = "1", paramLabel = "N",
+            description = "I/O queues to drive, each with -q I/Os (default: ${DEFAULT-VALUE}).")
+    int queues;
+
+    @Option(names = "--verify", description = "Write stamped patterns first, check every read (LBA, generation).")
+    boolean verify;
+
+    @Option(names = "--size", converter = SizeConverter.class, paramLabel = "BYTES",
+            description = "Use only the first BYTES of the namespace (default: all of it).")
+    long regionBytes;
+
+    @Option(names = "--nsid", paramLabel = "NSID", description = "Namespace (default: the first active one).")
+    Long nsid;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT",
+            description = "Serve Prometheus text on http://127.0.0.1:PORT/metrics while running.")
+    Integer metricsPort;
+
+    @Option(names = "--spin-us", paramLabel = "MICROS",
+            description = "How long each completion thread busy-polls before it sleeps (default: 200).")
+    long spinMicros = 200;
+
+    @Option(names = "--report", paramLabel = "FILE.html",
+            description = "Write an HTML page with the latency percentile curve and IOPS over time.")
+    Path report;
+
+    @Option(names = "--report-append", description = "Add this run to the runs already in the --report file.")
+    boolean reportAppend;
+
+    @Option(names = "--label", paramLabel = "NAME", description = "Name of this run in tables and the report.")
+    String label;
+
+    @Mixin
+    PerfConnectFlags fabric;
+
+    @Mixin
+    OutputOptions output;
+
+    @Spec
+    CommandSpec commandSpec;
+
+    @Override
+    public Integer call() throws Exception {
+        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
+        PerfSpec spec = spec();
+        PrintWriter out = commandSpec.commandLine().getOut();
+        PrintWriter err = commandSpec.commandLine().getErr();
+        MeterRegistry registry;
+        MetricsEndpoint endpoint = null;
+        if (metricsPort != null) {
+            PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry = prometheus;
+            try {
+                endpoint = new MetricsEndpoint(prometheus, new InetSocketAddress("127.0.0.1", metricsPort));
+            } catch (IOException e) {
+                throw new CommandFailure("perf: cannot serve metrics on 127.0.0.1:" + metricsPort + ": "
+                        + e.getMessage(), e);
+            }
+            err.println("perf: Prometheus metrics on http://127.0.0.1:" + endpoint.address().getPort() + "/metrics");
+        } else {
+            registry = new SimpleMeterRegistry();
+        }
+        try (MetricsEndpoint ignored = endpoint;
+             NvmeController controller = Connections.connect(fabric, b -> tune(b, spec))) {
+            Namespace ns = nsid == null ? controller.firstNamespace()
+                    : controller.namespace(nsid).orElseThrow(() -> new CommandFailure(
+                            "perf: namespace " + nsid + " is not active on " + fabric.endpoint()));
+            if (controller.ioQueueCount() < spec.queues()) {
+                err.println("perf: the controller granted " + controller.ioQueueCount() + " of " + spec.queues()
+                        + " I/O queues");
+            }
+            String name = label != null ? label : spec.workload().label() + "-" + spec.ioSize() + "-qd" + spec.depth();
+            PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null).run();
+            if (output.json) {
+                Json.print(out, PerfTable.json(result));
+            } else {
+                PerfTable.print(out, List.of(result));
+            }
+            if (report != null) {
+                PerfReport.write(report, List.of(result), reportAppend);
+                err.println("perf: report written to " + report);
+            }
+        } finally {
+            registry.close();
+        }
+        return 0;
+    }
+
+    PerfSpec spec() {
+        if (ioSize < 512 || ioSize > (64 << 20)) {
+            throw new UsageProblem("perf: -o " + ioSize + " outside 512 bytes .. 64 MiB");
+        }
+        if (depth < 1 || depth > 1023) {
+            throw new UsageProblem("perf: -q " + depth + " outside 1..1023");
+        }
+        if (seconds <= 0 || rampSeconds < 0) {
+            throw new UsageProblem("perf: -t must be positive and --ramp not negative");
+        }
+        if (queues < 1) {
+            throw new UsageProblem("perf: --queues must be at least 1");
+        }
+        if (readPercent < 0 || readPercent > 100) {
+            throw new UsageProblem("perf: -M " + readPercent + " outside 0..100");
+        }
+        if (reportAppend && report == null) {
+            throw new UsageProblem("perf: --report-append needs --report FILE.html");
+        }
+        return new PerfSpec(workload, (int) ioSize, depth, queues, readPercent,
+                Duration.ofMillis(Math.round(seconds * 1000)), Duration.ofMillis(Math.round(rampSeconds * 1000)),
+                verify, regionBytes);
+    }
+
+    private ConnectOptions.Builder tune(ConnectOptions.Builder b, PerfSpec spec) {
+        // One queue per driver, deep enough for -q (SQSIZE = entries - 1), and a spin budget that keeps the
+        // completion threads polling between I/Os at depth 1 instead of sleeping.
+        if (fabric.nrIoQueuesGiven() == null) {
+            b.ioQueues(spec.queues());
+        }
+        if (fabric.queueSizeGiven() == null) {
+            b.queueSize(Math.max(ConnectOptions.DEFAULT_QUEUE_SIZE, Math.min(ConnectOptions.MAX_QUEUE_SIZE,
+                    spec.depth() + 1)));
+        }
+        return b.spinBudget(Duration.ofNanos(Math.max(0, spinMicros) * 1000))
+                .buffersPerQueue(Math.max(32, spec.depth()));
+    }
+}

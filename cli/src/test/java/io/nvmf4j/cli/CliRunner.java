@@ -1,0 +1,30 @@
+package io.nvmf4j.cli;
+
+import io.nvmf4j.cli.host.FailureReport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import picocli.CommandLine;
+
+/** Runs {@code nvmf4j ARGS} in this JVM the way {@code Nvmf4j.main} does, capturing stdout, stderr and the exit. */
+public final class CliRunner {
+
+    public record Result(int exitCode, String out, String err) {
+    }
+
+    private CliRunner() {
+    }
+
+    public static CommandLine commandLine() {
+        return new CommandLine(new Nvmf4j()).setExecutionExceptionHandler(new FailureReport());
+    }
+
+    public static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cl = commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        int code = cl.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+}

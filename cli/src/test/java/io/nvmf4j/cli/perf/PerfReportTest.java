@@ -1,0 +1,79 @@
+package io.nvmf4j.cli.perf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The HTML report: self-contained SVG, and runs that accumulate with --report-append. */
+class PerfReportTest {
+
+    static PerfResult result(String label, double p50) {
+        PerfSpec spec = new PerfSpec(Workload.RANDREAD, 4096, 32, 1, 100, Duration.ofSeconds(3), Duration.ZERO,
+                false, 0);
+        double[] curveP = {0.5, 0.9, 0.99, 0.999, 0.9999};
+        double[] curveUs = {p50, p50 * 1.5, p50 * 3, p50 * 6, p50 * 10};
+        LatencyStats lat = new LatencyStats(300_000, p50 * 1.1, curveUs.clone(), p50 * 12, curveP, curveUs);
+        PerfResult.OpResult read = new PerfResult.OpResult(300_000, 300_000L * 4096, 100_000, 390.6, lat);
+        PerfResult.OpResult none = new PerfResult.OpResult(0, 0, 0, 0, LatencyStats.EMPTY);
+        return new PerfResult(spec, label, 1, 512, 3.0, read, none, 100_000, 390.6, p50 * 1.1, 0,
+                new double[] {99_000, 100_000, 101_000});
+    }
+
+    @Test
+    void aReportIsOnePageWithTwoSvgChartsAndNoScriptToRun(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("r.html");
+        PerfReport.write(f, List.of(result("baseline", 20)), false);
+        String html = Files.readString(f);
+        assertEquals(2, html.split("<svg ", -1).length - 1, "latency curve and IOPS chart");
+        assertTrue(html.contains("<polyline"), "a line per run");
+        assertFalse(html.contains("<script src"), "no external script");
+        assertFalse(html.contains("http://") && html.replace("http://www.w3.org/2000/svg", "").contains("http://"),
+                "nothing loaded from elsewhere");
+        assertEquals(1, PerfReport.runsOf(html).size());
+        assertTrue(html.contains("<td>baseline</td>"));
+    }
+
+    @Test
+    void appendDrawsTheNewRunOverTheEarlierOnes(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("r.html");
+        PerfReport.write(f, List.of(result("before", 20)), false);
+        PerfReport.write(f, List.of(result("after", 35)), true);
+        String html = Files.readString(f);
+        List<com.fasterxml.jackson.databind.node.ObjectNode> runs = PerfReport.runsOf(html);
+        assertEquals(2, runs.size());
+        assertEquals("before", runs.get(0).get("label").asText());
+        assertEquals("after", runs.get(1).get("label").asText());
+        assertEquals(35.0, runs.get(1).get("read").get("latency_us").get("p50").asDouble(), 1e-9);
+        // Two lines in each chart: 2 in the latency curve (reads only) + 2 in the IOPS chart.
+        assertEquals(4, html.split("<polyline", -1).length - 1);
+    }
+
+    @Test
+    void withoutAppendTheFileStartsOver(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("r.html");
+        PerfReport.write(f, List.of(result("one", 20)), false);
+        PerfReport.write(f, List.of(result("two", 20)), false);
+        assertEquals(1, PerfReport.runsOf(Files.readString(f)).size());
+    }
+
+    @Test
+    void jsonOfAResultHasTheTableFields() {
+        var o = PerfTable.json(result("x", 20));
+        assertEquals("randread", o.get("workload").asText());
+        assertEquals(32, o.get("queue_depth").asInt());
+        assertEquals(100_000, o.get("read").get("iops").asDouble(), 1e-9);
+        for (String k : new String[] {"avg", "p50", "p90", "p99", "p99.9", "p99.99", "max", "samples"}) {
+            assertTrue(o.get("read").get("latency_us").has(k), k);
+        }
+        assertEquals(3, o.get("iops_per_second").size());
+        assertEquals("p99.99", PerfTable.percentileKey(0.9999));
+        assertEquals("p50", PerfTable.percentileKey(0.5));
+    }
+}
