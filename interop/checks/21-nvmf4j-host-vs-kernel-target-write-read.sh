@@ -24,11 +24,13 @@ guest_part() {
   # the host's list: "LBA:BLOCKS:FILE ..." (files in this check's shared directory)
   for w in $spec; do
     IFS=: read -r lba blocks file <<< "$w"
-    if cmp <(dd if="$KT_IMG" bs=$KT_BLOCK skip="$lba" count="$blocks" status=none) "$SYNC/$file"; then
+    # (no <(...) here: the guest has no /dev/fd)
+    dd if="$KT_IMG" of=/tmp/kt-stored.bin bs=$KT_BLOCK skip="$lba" count="$blocks" status=none
+    if cmp /tmp/kt-stored.bin "$SYNC/$file"; then
       note "kernel stored $file at LBA $lba ($blocks blocks): identical to what nvmf4j wrote"
     else
       note "MISMATCH: $KT_IMG at LBA $lba ($blocks blocks) differs from $file"; rc=1
-      cmp -l <(dd if="$KT_IMG" bs=$KT_BLOCK skip="$lba" count="$blocks" status=none) "$SYNC/$file" | head -5
+      cmp -l /tmp/kt-stored.bin "$SYNC/$file" | head -5
     fi
   done
   [ -n "$spec" ] || { note "the host reported no write"; rc=1; }
