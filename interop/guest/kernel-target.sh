@@ -85,3 +85,27 @@ kt_dmesg_check() {
   fi
   return 0
 }
+
+# kt_kernel_host_reference: the same workloads as nvmf4j perf, run by the guest kernel's own host
+# (nvme-rdma over siw0 to this target, fio with libaio, direct) at the same moment on the same
+# loaded machine: the yardstick for nvmf4j's figures (TCG: only ratios mean anything). Prints one
+# line per workload; never fails the check (a reference, not a verdict).
+kt_kernel_host_reference() {
+  local dev i line
+  modprobe -a nvme-fabrics nvme-rdma || { note "reference: cannot load nvme-rdma"; return 0; }
+  nvme connect -t rdma -a "$GUEST_IP" -s 4420 -n "$KT_NQN" > /tmp/kt-connect.log 2>&1 ||
+    { note "reference: nvme connect failed: $(head -c 200 /tmp/kt-connect.log)"; return 0; }
+  for i in $(seq 50); do dev=$(ls /dev/nvme*n1 2>/dev/null | head -1); [ -n "$dev" ] && break; sleep 0.2; done
+  if [ -n "$dev" ]; then
+    for w in randrw:4k:16 randread:4k:16 randrw:128k:8 randread:128k:8; do
+      IFS=: read -r rw bs qd <<< "$w"
+      line=$(fio --name=ref --filename="$dev" --rw="$rw" --rwmixread=50 --bs="$bs" --iodepth="$qd" \
+               --ioengine=libaio --direct=1 --size=8m --runtime=3 --time_based --output-format=terse \
+               --terse-version=3 2>/dev/null | awk -F';' '{printf "%.0f IOPS (read %.0f, write %.0f), read clat avg %.0f us, write clat avg %.0f us", $8+$49, $8, $49, $16, $57}')
+      note "reference: kernel host in the guest, fio $rw $bs qd$qd: $line"
+    done
+  else
+    note "reference: no namespace device appeared"
+  fi
+  nvme disconnect -n "$KT_NQN" > /dev/null 2>&1
+}
