@@ -73,6 +73,17 @@ public final class RdmaHostQueue implements AutoCloseable {
     public static final int RESPONSE_SIZE = CompletionQueueEntry.SIZE;
     private static final long RECV_FLAG = 1L << 32;
     private static final long TIMEOUT_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /**
+     * Linux siw (6.1, siw_accept()) puts its MPA reply on the wire before it hooks the socket's data_ready up to
+     * the queue pair: an FPDU that arrives in between stays unread in the kernel socket until more data comes. Our
+     * Connect capsule, sent as soon as the MPA reply is in, can land there (seen under QEMU TCG against nvmet-rdma:
+     * the kernel never RDMA-Reads the Connect data). While a connection has not yet delivered a single response,
+     * a command silent for this long is followed by a zero-length RDMA Write (siw's own RTR form: STag 1, TO 0,
+     * which siw and RFC 5040 peers accept without an STag check and without a completion at the peer): new data
+     * makes the peer read its socket again.
+     */
+    private static final long NUDGE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+    private static final long NUDGE_WR_ID = 0xFFFF_FFFFL; // low 32 bits -1: never a command tag, no RECV_FLAG
 
     private enum State { DOWN, CONNECTING, LIVE, CLOSED }
 
@@ -122,6 +133,11 @@ public final class RdmaHostQueue implements AutoCloseable {
     private volatile boolean pollerRunning;
     private int connectionGeneration;
     private String failureReason;
+    private final SendWorkRequest nudge = new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).signaled(true)
+            .wrId(NUDGE_WR_ID).rkey(1).remoteAddress(0);
+    private boolean responseSeen;
+    private long nextNudgeNanos;
+    private int nudgesSent;
 
     /**
      * Allocates the queue's registered memory (SQEs, response buffers, bounce buffers); nothing is sent until
@@ -298,6 +314,8 @@ public final class RdmaHostQueue implements AutoCloseable {
             cq = newCq;
             maxOutstanding = Math.max(1, Math.min(queueSize, crqsize) - 1);
             failureReason = null;
+            responseSeen = false;
+            nextNudgeNanos = 0;
             state = State.CONNECTING;
             int generation = ++connectionGeneration;
             pollerRunning = true;
@@ -684,6 +702,7 @@ public final class RdmaHostQueue implements AutoCloseable {
             if (now - nextTimeoutCheck >= 0) {
                 nextTimeoutCheck = now + TIMEOUT_CHECK_NANOS;
                 expireTimedOut(now);
+                nudgeIfSilent(now);
             }
             runCallbacks();
         }
@@ -765,6 +784,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         int statusField = cqe.statusField();
         long result = cqe.result();
         lastSqHead = cqe.sqHead();
+        responseSeen = true;
         try {
             connection.queuePair().postReceive(receives[index]);
         } catch (VerbsException e) {
@@ -782,6 +802,45 @@ public final class RdmaHostQueue implements AutoCloseable {
             finish(tag);
         }
         return null;
+    }
+
+    /** See {@link #NUDGE_AFTER_NANOS}: at most one zero-length RDMA Write per second, only before any response. */
+    private void nudgeIfSilent(long now) {
+        lock.lock();
+        try {
+            if (responseSeen || state != State.CONNECTING || connection == null || now - nextNudgeNanos < 0) {
+                return;
+            }
+            long oldestStart = Long.MAX_VALUE;
+            for (int tag = 0; tag < queueSize; tag++) {
+                if (ids.isOutstanding(tag)) {
+                    oldestStart = Math.min(oldestStart, slotCommand[tag].deadlineNanos - commandTimeoutNanos);
+                }
+            }
+            if (oldestStart == Long.MAX_VALUE || now - oldestStart < NUDGE_AFTER_NANOS) {
+                return;
+            }
+            nextNudgeNanos = now + NUDGE_AFTER_NANOS;
+            nudge.sgList().count(0);
+            connection.queuePair().postSend(nudge);
+            nudgesSent++;
+            long silentMillis = TimeUnit.NANOSECONDS.toMillis(now - oldestStart);
+            LOG.fine(() -> name + ": no response " + silentMillis + " ms after the first command; sent a zero-length RDMA Write to make the peer read its socket");
+        } catch (VerbsException e) {
+            LOG.fine(() -> name + ": zero-length RDMA Write not posted: " + e.getMessage());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Zero-length RDMA Writes sent because a new connection stayed silent (see {@link #NUDGE_AFTER_NANOS}). */
+    public int nudgesSent() {
+        lock.lock();
+        try {
+            return nudgesSent;
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void expireTimedOut(long now) {
