@@ -1,0 +1,11 @@
+package io.nvmf4j.verbs;
+
+/** Access rights of a memory region ({@code enum ibv_access_flags}). */
+public enum AccessFlag {
+    /** The local adapter may write into the region (receive buffers, RDMA Read sinks). */
+    LOCAL_WRITE,
+    /** A peer may read the region with RDMA Read (the region's rkey is sent to it). */
+    REMOTE_READ,
+    /** A peer may write the region with RDMA Write. Needs {@link #LOCAL_WRITE}, as in verbs. */
+    REMOTE_WRITE
+}

@@ -1,0 +1,41 @@
+package io.nvmf4j.verbs;
+
+import java.util.Objects;
+
+/**
+ * What {@link ConnectionManager#connect} needs ({@code rdma_create_qp} + {@code rdma_conn_param}). The rdma_cm
+ * {@code responder_resources} and {@code initiator_depth} are {@code qpAttributes.ird()} and
+ * {@code qpAttributes.ord()}.
+ *
+ * @param pd           the protection domain of the new queue pair
+ * @param sendCq       completion queue of the send queue
+ * @param recvCq       completion queue of the receive queue (may be the same as sendCq)
+ * @param qpAttributes queue sizes and IRD/ORD wanted
+ * @param setup        run on the new queue pair before the peer may send (post receives there); never null
+ * @param privateData  private data of the connection request (at most 512 - 4 bytes for MPA v2, RFC 6581)
+ */
+public record ConnectParams(
+        ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairAttributes qpAttributes,
+        byte[] privateData, QueuePairSetup setup) {
+
+    /** Without a setup hook (receives can then only be posted after the call returns). */
+    public ConnectParams(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
+            QueuePairAttributes qpAttributes, byte[] privateData) {
+        this(pd, sendCq, recvCq, qpAttributes, privateData, QueuePairSetup.NONE);
+    }
+
+    public ConnectParams {
+        setup = setup == null ? QueuePairSetup.NONE : setup;
+        Objects.requireNonNull(pd, "pd");
+        Objects.requireNonNull(sendCq, "sendCq");
+        Objects.requireNonNull(recvCq, "recvCq");
+        Objects.requireNonNull(qpAttributes, "qpAttributes");
+        privateData = privateData == null ? new byte[0] : privateData.clone();
+    }
+
+    /** The private data (a copy). */
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+}

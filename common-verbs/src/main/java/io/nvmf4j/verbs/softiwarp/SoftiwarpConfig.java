@@ -1,0 +1,50 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import java.time.Duration;
+
+/**
+ * softiwarp tuning, read from system properties when a device opens. Defaults follow Linux siw's module
+ * defaults (siw_main.c: mpa_crc_required = false, mpa_crc_strict = false, peer_to_peer = false, mpa_version = 2)
+ * where siw has one.
+ *
+ * @param engineSpinNanos    {@code nvmf4j.softiwarp.spinNanos}: how long a progress engine busy-polls its sockets
+ *                           after the last progress before it blocks in a Selector (default 50 µs: a thread
+ *                           wake-up costs ~55 µs on this class of machine, a polled round trip ~7 µs)
+ * @param cqSpinNanos        {@code nvmf4j.softiwarp.cqSpinNanos}: how long CompletionQueue.await spins before
+ *                           parking (default 50 µs)
+ * @param engines            {@code nvmf4j.softiwarp.engines}: progress engine threads per device (default 1);
+ *                           queue pairs are spread round-robin
+ * @param maxFpduPayload     {@code nvmf4j.softiwarp.maxFpduPayload}: largest DDP payload per FPDU we send. siw sizes
+ *                           FPDUs to the TCP MSS (siw_update_tcpseg: mss_cache, 65480 on loopback); Java cannot
+ *                           read the MSS, so we use a fixed 16 KiB (any peer must accept up to 65535-byte ULPDUs)
+ * @param crcRequired        {@code nvmf4j.softiwarp.crcRequired}: ask for MPA CRC (siw mpa_crc_required, default
+ *                           false); a peer's request for CRC is always honoured (RFC 5044 7.1)
+ * @param peerToPeer         {@code nvmf4j.softiwarp.peerToPeer}: request the RFC 6581 RTR handshake as initiator
+ *                           (siw peer_to_peer, default false); we then offer a zero-length RDMA Write RTR only
+ * @param mpaTimeout         {@code nvmf4j.softiwarp.mpaTimeoutMillis}: how long a listener waits for the MPA
+ *                           request of an accepted TCP connection (default 10 s)
+ */
+public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
+                              boolean crcRequired, boolean peerToPeer, Duration mpaTimeout) {
+
+    /** Largest DDP payload of one FPDU: the 16-bit MPA length minus the largest DDP/RDMAP header. */
+    public static final int MAX_FPDU_PAYLOAD_LIMIT = 65535 - 46;
+
+    public SoftiwarpConfig {
+        if (engines < 1 || maxFpduPayload < 1 || maxFpduPayload > MAX_FPDU_PAYLOAD_LIMIT || engineSpinNanos < 0
+                || cqSpinNanos < 0) {
+            throw new IllegalArgumentException("invalid softiwarp configuration");
+        }
+    }
+
+    public static SoftiwarpConfig fromSystemProperties() {
+        return new SoftiwarpConfig(
+                Long.getLong("nvmf4j.softiwarp.spinNanos", 50_000L),
+                Long.getLong("nvmf4j.softiwarp.cqSpinNanos", 50_000L),
+                Integer.getInteger("nvmf4j.softiwarp.engines", 1),
+                Math.min(MAX_FPDU_PAYLOAD_LIMIT, Integer.getInteger("nvmf4j.softiwarp.maxFpduPayload", 16384)) & ~3,
+                Boolean.getBoolean("nvmf4j.softiwarp.crcRequired"),
+                Boolean.getBoolean("nvmf4j.softiwarp.peerToPeer"),
+                Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.mpaTimeoutMillis", 10_000L)));
+    }
+}

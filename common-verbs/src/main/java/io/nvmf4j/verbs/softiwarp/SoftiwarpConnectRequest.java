@@ -1,0 +1,126 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.ConnectRequest;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.softiwarp.mpa.MpaNegotiation;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/** A received, valid MPA request waiting for the application (siw SIW_EPSTATE_RECVD_MPAREQ). */
+final class SoftiwarpConnectRequest implements ConnectRequest {
+    private final SoftiwarpDevice device;
+    private final SocketChannel channel;
+    private final MpaNegotiation.Request request;
+    private final InetSocketAddress local;
+    private final InetSocketAddress remote;
+    private boolean answered;
+
+    SoftiwarpConnectRequest(SoftiwarpDevice device, SocketChannel channel, MpaNegotiation.Request request)
+            throws IOException {
+        this.device = device;
+        this.channel = channel;
+        this.request = request;
+        this.local = (InetSocketAddress) channel.getLocalAddress();
+        this.remote = (InetSocketAddress) channel.getRemoteAddress();
+    }
+
+    @Override
+    public byte[] privateData() {
+        return request.privateData().clone();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public int peerIrd() {
+        return request.peerIrd();
+    }
+
+    @Override
+    public int peerOrd() {
+        return request.peerOrd();
+    }
+
+    private synchronized void answer() throws VerbsException {
+        if (answered) {
+            throw new VerbsException(VerbsErrorCode.INVALID_STATE, "connection request already answered");
+        }
+        answered = true;
+    }
+
+    /** siw_accept(). */
+    @Override
+    public RdmaConnection accept(AcceptParams params) throws VerbsException {
+        answer();
+        if (!(params.pd() instanceof SoftiwarpProtectionDomain pd)) {
+            ChannelIo.closeQuietly(channel);
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "protection domain of another provider");
+        }
+        SoftiwarpQueuePair qp = null;
+        try {
+            qp = device.createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
+            int[] irdOrd = MpaNegotiation.acceptedIrdOrd(request, params.qpAttributes().ird(),
+                    params.qpAttributes().ord(), SoftiwarpDevice.MAX_IRD, SoftiwarpDevice.MAX_ORD);
+            qp.negotiated(irdOrd[0], irdOrd[1], request.crc());
+            params.setup().beforeConnect(qp);
+            byte[] reply = MpaNegotiation.reply(request, irdOrd[0], irdOrd[1], params.privateData()).encode();
+            qp.establish(channel);
+            SoftiwarpConnection connection = new SoftiwarpConnection(qp, request.privateData(), local, remote);
+            ChannelIo.writeFully(channel, ByteBuffer.wrap(reply),
+                    System.nanoTime() + device.config().mpaTimeout().toNanos());
+            device.engine().add(qp);
+            return connection;
+        } catch (IOException e) {
+            if (qp != null) {
+                qp.close();
+            }
+            ChannelIo.closeQuietly(channel);
+            if (e instanceof VerbsException ve) {
+                throw ve;
+            }
+            throw new VerbsException(VerbsErrorCode.CONNECTION_RESET, "accept failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** siw_reject(). */
+    @Override
+    public void reject(byte[] privateData) throws VerbsException {
+        answer();
+        try {
+            ChannelIo.writeFully(channel, ByteBuffer.wrap(MpaNegotiation.reject(request,
+                    privateData == null ? new byte[0] : privateData).encode()), System.nanoTime() + 1_000_000_000L);
+        } catch (IOException e) {
+            throw new VerbsException(VerbsErrorCode.CONNECTION_RESET, "reject failed: " + e.getMessage(), e);
+        } finally {
+            ChannelIo.closeQuietly(channel);
+        }
+    }
+
+    /** Rejects without private data if still unanswered (listener closing). */
+    void abandon() {
+        synchronized (this) {
+            if (answered) {
+                return;
+            }
+        }
+        try {
+            reject(new byte[0]);
+        } catch (VerbsException ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.RdmaConnection;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** An established softiwarp connection: its queue pair and the end-of-connection listeners. */
+final class SoftiwarpConnection implements RdmaConnection {
+    private static final Logger LOG = Logger.getLogger(SoftiwarpConnection.class.getName());
+
+    private final SoftiwarpQueuePair qp;
+    private final byte[] peerPrivateData;
+    private final InetSocketAddress local;
+    private final InetSocketAddress remote;
+    private final List<Consumer<DisconnectEvent>> listeners = new ArrayList<>();
+    private DisconnectEvent ended;
+
+    SoftiwarpConnection(SoftiwarpQueuePair qp, byte[] peerPrivateData, InetSocketAddress local,
+                        InetSocketAddress remote) {
+        this.qp = qp;
+        this.peerPrivateData = peerPrivateData.clone();
+        this.local = local;
+        this.remote = remote;
+        qp.onEnd(this::ended);
+    }
+
+    private void ended(DisconnectEvent event) {
+        List<Consumer<DisconnectEvent>> toRun;
+        synchronized (listeners) {
+            if (ended != null) {
+                return;
+            }
+            ended = event;
+            toRun = new ArrayList<>(listeners);
+        }
+        if (event.cause() != DisconnectEvent.Cause.LOCAL_DISCONNECT) {
+            LOG.log(Level.INFO, "softiwarp QP {0} to {1} ended: {2}", new Object[] {qp.number(), remote,
+                    event.detail()});
+        }
+        for (Consumer<DisconnectEvent> l : toRun) {
+            try {
+                l.accept(event);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "disconnect listener failed", e);
+            }
+        }
+    }
+
+    @Override
+    public QueuePair queuePair() {
+        return qp;
+    }
+
+    @Override
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return qp.state() == QueuePairState.RTS;
+    }
+
+    @Override
+    public void onDisconnect(Consumer<DisconnectEvent> listener) {
+        DisconnectEvent already;
+        synchronized (listeners) {
+            already = ended;
+            if (already == null) {
+                listeners.add(listener);
+            }
+        }
+        if (already != null) {
+            listener.accept(already);
+        }
+    }
+
+    @Override
+    public DisconnectEvent disconnectEvent() {
+        DisconnectEvent e = qp.endEvent();
+        return e;
+    }
+
+    @Override
+    public void disconnect() {
+        qp.disconnect();
+    }
+
+    @Override
+    public void close() {
+        qp.close();
+    }
+
+    @Override
+    public String toString() {
+        return "softiwarp connection " + local + " -> " + remote + " (QP " + qp.number() + ")";
+    }
+}

@@ -1,0 +1,401 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
+
+import java.io.IOException;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * A softiwarp RC queue pair (siw_qp): send queue, receive queue, outbound read queue (ORQ, our RDMA Reads in
+ * flight, at most ORD) and inbound read queue (IRQ, peer Reads to answer, at most IRD). Transmission runs on
+ * whichever thread kicks it (the poster, like siw_sq_start() from siw_post_send(), or the progress engine), one at
+ * a time; reception runs on the progress engine only.
+ */
+public final class SoftiwarpQueuePair implements QueuePair {
+    final SoftiwarpDevice device;
+    final SoftiwarpProtectionDomain pd;
+    final SoftiwarpCompletionQueue sendCq;
+    final SoftiwarpCompletionQueue recvCq;
+    final SoftiwarpConfig config;
+    private final int number;
+    private volatile QueuePairAttributes attributes;
+    private volatile QueuePairState state = QueuePairState.INIT;
+
+    // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at sqTxHead
+    final SendWqe[] sq;
+    private final Object postLock = new Object();
+    private long sqFreeHead;
+    volatile long sqTail;
+    volatile long sqTxHead;
+
+    // receive queue: [rqHead, rqTail)
+    final ReceiveWqe[] rq;
+    final Object rqLock = new Object();
+    long rqHead;
+    long rqTail;
+    private boolean rqFlushed;
+
+    // outbound read queue: [orqHead, orqTail); TX appends, RX consumes
+    SendWqe[] orq;
+    final Object orqLock = new Object();
+    volatile long orqHead;
+    volatile long orqTail;
+    private boolean orqFlushed;
+
+    // inbound read queue: [irqHead, irqTail); RX appends, TX consumes
+    ReadResponseWqe[] irq;
+    volatile long irqHead;
+    volatile long irqTail;
+
+    volatile boolean crcEnabled;
+    volatile SocketChannel channel;
+    volatile ProgressEngine engine;
+    /** Set by the transmitter when the socket is full: the engine then waits for OP_WRITE. */
+    volatile boolean txBlocked;
+
+    private final AtomicInteger txWip = new AtomicInteger();
+    final Transmitter transmitter;
+    final Receiver receiver;
+
+    private final Object stateLock = new Object();
+    private volatile DisconnectEvent endEvent;
+    private volatile TerminateMessage pendingTerminate;
+    private volatile boolean finished;
+    private volatile Consumer<DisconnectEvent> endListener;
+
+    SoftiwarpQueuePair(SoftiwarpDevice device, int number, SoftiwarpProtectionDomain pd,
+                       SoftiwarpCompletionQueue sendCq, SoftiwarpCompletionQueue recvCq, QueuePairAttributes attrs,
+                       SoftiwarpConfig config) {
+        this.device = device;
+        this.number = number;
+        this.pd = pd;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
+        this.config = config;
+        this.attributes = attrs;
+        sq = new SendWqe[attrs.maxSendWr()];
+        for (int i = 0; i < sq.length; i++) {
+            sq[i] = new SendWqe(attrs.maxSendSge());
+        }
+        rq = new ReceiveWqe[attrs.maxRecvWr()];
+        for (int i = 0; i < rq.length; i++) {
+            rq[i] = new ReceiveWqe(attrs.maxRecvSge());
+        }
+        sizeReadQueues(attrs.ird(), attrs.ord());
+        transmitter = new Transmitter(this);
+        receiver = new Receiver(this);
+    }
+
+    /** Sizes IRQ/ORQ to the negotiated IRD/ORD (at least 1 slot each), before the connection is established. */
+    void sizeReadQueues(int ird, int ord) {
+        irq = new ReadResponseWqe[Math.max(1, ird)];
+        for (int i = 0; i < irq.length; i++) {
+            irq[i] = new ReadResponseWqe();
+        }
+        orq = new SendWqe[Math.max(1, ord)];
+    }
+
+    void negotiated(int ird, int ord, boolean crc) {
+        QueuePairAttributes a = attributes;
+        attributes = new QueuePairAttributes(a.maxSendWr(), a.maxRecvWr(), a.maxSendSge(), a.maxRecvSge(),
+                a.maxInlineData(), ird, ord);
+        sizeReadQueues(ird, ord);
+        crcEnabled = crc;
+    }
+
+    /** Moves to RTS on the given socket (siw_qp_modify to RTS with the LLP handle). */
+    void establish(SocketChannel channel) {
+        this.channel = channel;
+        synchronized (stateLock) {
+            if (state == QueuePairState.INIT || state == QueuePairState.RTR) {
+                state = QueuePairState.RTS;
+            }
+        }
+    }
+
+    void onEnd(Consumer<DisconnectEvent> listener) {
+        this.endListener = listener;
+    }
+
+    @Override
+    public int number() {
+        return number;
+    }
+
+    @Override
+    public QueuePairAttributes attributes() {
+        return attributes;
+    }
+
+    @Override
+    public QueuePairState state() {
+        return state;
+    }
+
+    DisconnectEvent endEvent() {
+        return endEvent;
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public void postSend(SendWorkRequest request) throws VerbsException {
+        int count = 0;
+        for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
+            if (wr.sgList().count() > attributes.maxSendSge()) {
+                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "work request " + wr.wrId() + " has "
+                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxSendSge());
+            }
+            if (wr.opcode() == SendOpcode.RDMA_READ && wr.sgList().totalLength() > 0xffffffffL) {
+                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "RDMA Read larger than 4 GiB - 1");
+            }
+            count++;
+        }
+        synchronized (postLock) {
+            if (state == QueuePairState.ERROR) {
+                for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
+                    sendCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, wcOpcode(wr.opcode()), 0, number, false, 0, 0);
+                }
+                return;
+            }
+            reclaimSendSlots();
+            if (sqTail - sqFreeHead + count > sq.length) {
+                throw new VerbsException(VerbsErrorCode.QUEUE_FULL, "send queue full (" + sq.length + " entries)");
+            }
+            long tail = sqTail;
+            for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
+                sq[(int) (tail % sq.length)].copyFrom(wr);
+                tail++;
+            }
+            sqTail = tail;
+        }
+        kickTx();
+    }
+
+    private void reclaimSendSlots() {
+        long txHead = sqTxHead;
+        while (sqFreeHead < txHead && sq[(int) (sqFreeHead % sq.length)].done) {
+            sqFreeHead++;
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequest request) throws VerbsException {
+        int count = 0;
+        for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
+            if (wr.sgList().count() > attributes.maxRecvSge()) {
+                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "receive " + wr.wrId() + " has "
+                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxRecvSge());
+            }
+            count++;
+        }
+        synchronized (rqLock) {
+            if (state == QueuePairState.ERROR || rqFlushed) {
+                for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
+                    recvCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number, false, 0, 0);
+                }
+                return;
+            }
+            if (rqTail - rqHead + count > rq.length) {
+                throw new VerbsException(VerbsErrorCode.QUEUE_FULL, "receive queue full (" + rq.length + " entries)");
+            }
+            for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
+                rq[(int) (rqTail % rq.length)].copyFrom(wr);
+                rqTail++;
+            }
+        }
+    }
+
+    static WcOpcode wcOpcode(SendOpcode opcode) {
+        return switch (opcode) {
+            case SEND, SEND_WITH_INVALIDATE -> WcOpcode.SEND;
+            case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
+            case RDMA_READ -> WcOpcode.RDMA_READ;
+        };
+    }
+
+    /** Completes a send-queue WQE once (siw_sqe_complete): errors are always reported, successes if signaled. */
+    void completeSend(SendWqe wqe, WcStatus status, int byteLength, int vendorError) {
+        synchronized (wqe) {
+            if (wqe.done) {
+                return;
+            }
+            wqe.done = true;
+        }
+        if (wqe.signaled || status != WcStatus.SUCCESS) {
+            sendCq.push(wqe.wrId, status, wcOpcode(wqe.opcode), byteLength, number, false, 0, vendorError);
+        }
+    }
+
+    /**
+     * Completes the receive at the head of the RQ (siw_rqe_complete). Returns false if the queue was flushed
+     * meanwhile.
+     */
+    boolean completeReceive(ReceiveWqe expected, WcStatus status, int byteLength, boolean invalidated, int rkey) {
+        synchronized (rqLock) {
+            if (rqFlushed || rqHead == rqTail || rq[(int) (rqHead % rq.length)] != expected) {
+                return false;
+            }
+            rqHead++;
+            recvCq.push(expected.wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0);
+            return true;
+        }
+    }
+
+    /** The receive at the head of the RQ, or null if none is posted. */
+    ReceiveWqe peekReceive() {
+        synchronized (rqLock) {
+            return rqFlushed || rqHead == rqTail ? null : rq[(int) (rqHead % rq.length)];
+        }
+    }
+
+    /** The oldest outstanding RDMA Read, or null. */
+    SendWqe peekRead() {
+        synchronized (orqLock) {
+            return orqFlushed || orqHead == orqTail ? null : orq[(int) (orqHead % orq.length)];
+        }
+    }
+
+    /** Completes the oldest outstanding RDMA Read and frees its ORQ slot. */
+    void completeRead(SendWqe wqe, WcStatus status, int vendorError) {
+        synchronized (orqLock) {
+            if (orqFlushed || orqHead == orqTail || orq[(int) (orqHead % orq.length)] != wqe) {
+                return;
+            }
+            orqHead++;
+        }
+        completeSend(wqe, status, status == WcStatus.SUCCESS ? (int) wqe.totalLength : 0, vendorError);
+    }
+
+    /** Whether the ORQ can take another Read (ORD not reached). */
+    boolean orqHasRoom() {
+        return orqTail - orqHead < orq.length;
+    }
+
+    void orqAppend(SendWqe wqe) {
+        synchronized (orqLock) {
+            orq[(int) (orqTail % orq.length)] = wqe;
+            orqTail++;
+        }
+    }
+
+    /** Runs the transmitter unless another thread is already running it (that thread then runs it again). */
+    void kickTx() {
+        if (txWip.getAndIncrement() != 0) {
+            return;
+        }
+        int missed = 1;
+        do {
+            if (state == QueuePairState.ERROR) {
+                finishAfterError();
+            } else {
+                transmitter.pump();
+            }
+            missed = txWip.addAndGet(-missed);
+        } while (missed != 0);
+    }
+
+    /**
+     * Moves the queue pair to ERROR (siw_qp_cm_drop + siw_qp_llp_close): the Terminate, if any, is sent best
+     * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
+     * the connection's listeners hear about it. Idempotent; the first cause wins.
+     */
+    void enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
+        synchronized (stateLock) {
+            if (state == QueuePairState.ERROR) {
+                return;
+            }
+            endEvent = new DisconnectEvent(cause, detail);
+            pendingTerminate = terminate;
+            state = QueuePairState.ERROR;
+        }
+        kickTx();
+        ProgressEngine e = engine;
+        if (e != null) {
+            e.wakeup();
+        }
+    }
+
+    /** Runs inside the transmit drain once the state is ERROR. */
+    private void finishAfterError() {
+        if (finished) {
+            return;
+        }
+        SocketChannel ch = channel;
+        if (ch != null) {
+            TerminateMessage terminate = pendingTerminate;
+            if (terminate != null) {
+                transmitter.sendTerminateBestEffort(ch, terminate);
+            }
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // closing a broken socket
+            }
+        }
+        flushAll();
+        finished = true;
+        Consumer<DisconnectEvent> listener = endListener;
+        if (listener != null) {
+            listener.accept(endEvent);
+        }
+    }
+
+    /** Completes everything outstanding with WR_FLUSH_ERR (siw_sq_flush, siw_rq_flush). */
+    private void flushAll() {
+        synchronized (orqLock) {
+            orqFlushed = true;
+            for (long i = orqHead; i < orqTail; i++) {
+                SendWqe wqe = orq[(int) (i % orq.length)];
+                completeSend(wqe, WcStatus.WR_FLUSH_ERR, 0, 0);
+            }
+            orqHead = orqTail;
+        }
+        synchronized (postLock) {
+            for (long i = sqTxHead; i < sqTail; i++) {
+                completeSend(sq[(int) (i % sq.length)], WcStatus.WR_FLUSH_ERR, 0, 0);
+            }
+            sqTxHead = sqTail;
+        }
+        synchronized (rqLock) {
+            rqFlushed = true;
+            for (long i = rqHead; i < rqTail; i++) {
+                recvCq.push(rq[(int) (i % rq.length)].wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number, false,
+                        0, 0);
+            }
+            rqHead = rqTail;
+        }
+        irqHead = irqTail;
+    }
+
+    /** Ends the connection from this side (rdma_disconnect): no Terminate, flush. */
+    void disconnect() {
+        enterError(DisconnectEvent.Cause.LOCAL_DISCONNECT, "disconnected by the local application", null);
+    }
+
+    @Override
+    public void close() {
+        disconnect();
+        device.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "softiwarp QP " + number + " (" + state + ")";
+    }
+}

@@ -1,0 +1,355 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.softiwarp.ddp.DdpHeader;
+import io.nvmf4j.verbs.softiwarp.ddp.DdpTaggedHeader;
+import io.nvmf4j.verbs.softiwarp.ddp.DdpUntaggedHeader;
+import io.nvmf4j.verbs.softiwarp.mpa.Crc32c;
+import io.nvmf4j.verbs.softiwarp.rdmap.RdmapOpcode;
+import io.nvmf4j.verbs.softiwarp.rdmap.ReadRequestHeader;
+import io.nvmf4j.verbs.softiwarp.rdmap.TerminateCodes;
+import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The transmit side of a queue pair (siw_qp_tx.c): turns work requests and answers to peer Reads into FPDUs and
+ * writes each with one gathering write - header buffer, payload slices straight out of the registered memory,
+ * pad+CRC trailer. Answers to RDMA Read Requests go before new send queue work (siw_activate_tx). Only one thread
+ * runs it at a time (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
+ */
+final class Transmitter {
+    private final SoftiwarpQueuePair qp;
+    private final ByteBuffer header = ByteBuffer.allocateDirect(64);
+    private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
+    private final ByteBuffer[] gather;
+    /** Per gather slot, the view last used and the region it belongs to (reused while the region repeats). */
+    private final ByteBuffer[] slotViews;
+    private final SoftiwarpMemoryRegion[] slotRegions;
+    private final Crc32c crc = new Crc32c();
+    private int gatherCount;
+    private long fpduRemaining;
+
+    private static final int JOB_NONE = 0;
+    private static final int JOB_SQ = 1;
+    private static final int JOB_READ_RESPONSE = 2;
+    private int job = JOB_NONE;
+    private int jobPayload;
+    private SendWqe sqWqe;
+    private ReadResponseWqe response;
+    // position inside the SG list of the current SQ WQE
+    private int sgeIndex;
+    private long sgeOffset;
+    private int sendMsn;
+    private int readMsn;
+
+    Transmitter(SoftiwarpQueuePair qp) {
+        this.qp = qp;
+        int slots = qp.attributes().maxSendSge() + 3;
+        gather = new ByteBuffer[slots];
+        slotViews = new ByteBuffer[slots];
+        slotRegions = new SoftiwarpMemoryRegion[slots];
+    }
+
+    /** Sends as much as the socket takes; returns when idle or blocked (then the engine waits for OP_WRITE). */
+    void pump() {
+        SocketChannel ch = qp.channel;
+        if (ch == null) {
+            return;
+        }
+        try {
+            while (true) {
+                if (fpduRemaining > 0) {
+                    long written = ch.write(gather, 0, gatherCount);
+                    fpduRemaining -= written;
+                    if (fpduRemaining > 0) {
+                        qp.txBlocked = true;
+                        ProgressEngine e = qp.engine;
+                        if (e != null) {
+                            e.wakeup();
+                        }
+                        return;
+                    }
+                    fpduSent();
+                    continue;
+                }
+                if (qp.state() != QueuePairState.RTS) {
+                    return;
+                }
+                if (qp.irqHead != qp.irqTail) {
+                    if (!buildReadResponse()) {
+                        return;
+                    }
+                    continue;
+                }
+                if (qp.sqTxHead != qp.sqTail) {
+                    if (!buildFromSendQueue()) {
+                        return;
+                    }
+                    continue;
+                }
+                return;
+            }
+        } catch (IOException e) {
+            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "send failed: " + e.getMessage(), null);
+        }
+    }
+
+    /** Builds the next FPDU of the WQE at the send queue's transmit head; false to stop (stall or error). */
+    private boolean buildFromSendQueue() {
+        SendWqe wqe = qp.sq[(int) (qp.sqTxHead % qp.sq.length)];
+        if (job != JOB_SQ || sqWqe != wqe) {
+            if (wqe.opcode == SendOpcode.RDMA_READ && !qp.orqHasRoom()) {
+                return false; // ORD reached: wait for a Read Response (siw orq_fence)
+            }
+            if (!resolveLocal(wqe)) {
+                return false;
+            }
+            job = JOB_SQ;
+            sqWqe = wqe;
+            sgeIndex = 0;
+            sgeOffset = 0;
+            if (wqe.opcode == SendOpcode.SEND || wqe.opcode == SendOpcode.SEND_WITH_INVALIDATE) {
+                sendMsn++;
+            }
+        }
+        header.clear();
+        switch (wqe.opcode) {
+            case SEND, SEND_WITH_INVALIDATE -> {
+                int payload = nextPayload(wqe);
+                boolean last = wqe.processed + payload == wqe.totalLength;
+                boolean invalidate = wqe.opcode == SendOpcode.SEND_WITH_INVALIDATE;
+                RdmapOpcode op = invalidate
+                        ? (wqe.solicited ? RdmapOpcode.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE
+                        : RdmapOpcode.SEND_WITH_INVALIDATE)
+                        : (wqe.solicited ? RdmapOpcode.SEND_WITH_SOLICITED_EVENT : RdmapOpcode.SEND);
+                DdpUntaggedHeader.encode(header, op.code(), last, invalidate ? wqe.invalidateRkey : 0,
+                        DdpUntaggedHeader.QN_SEND, sendMsn, (int) wqe.processed, payload);
+                assemble(DdpUntaggedHeader.LENGTH, wqe, payload);
+            }
+            case RDMA_WRITE -> {
+                int payload = nextPayload(wqe);
+                boolean last = wqe.processed + payload == wqe.totalLength;
+                DdpTaggedHeader.encode(header, RdmapOpcode.RDMA_WRITE.code(), last, wqe.rkey,
+                        wqe.remoteAddress + wqe.processed, payload);
+                assemble(DdpTaggedHeader.LENGTH, wqe, payload);
+            }
+            case RDMA_READ -> {
+                readMsn++;
+                int sinkStag = wqe.numSge > 0 ? wqe.lkey[0] : 0;
+                long sinkTo = wqe.numSge > 0 ? wqe.address[0] : 0;
+                ReadRequestHeader.encode(header, readMsn, sinkStag, sinkTo, (int) wqe.totalLength, wqe.rkey,
+                        wqe.remoteAddress);
+                // in the ORQ before it is on the wire: the response may arrive before this thread continues
+                qp.orqAppend(wqe);
+                assemble(ReadRequestHeader.LENGTH, null, 0);
+            }
+        }
+        return true;
+    }
+
+    /** siw_check_sgl_tx(): every local SGE must name a valid region of our PD covering it. */
+    private boolean resolveLocal(SendWqe wqe) {
+        boolean sink = wqe.opcode == SendOpcode.RDMA_READ;
+        for (int i = 0; i < wqe.numSge; i++) {
+            if (wqe.length[i] == 0) {
+                continue;
+            }
+            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(wqe.lkey[i]);
+            MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
+                    : mr.check(wqe.lkey[i], qp.pd, sink, false, false, wqe.address[i],
+                    Integer.toUnsignedLong(wqe.length[i]));
+            if (check != MemoryCheck.OK) {
+                qp.sqTxHead++;
+                qp.completeSend(wqe, WcStatus.LOC_PROT_ERR, 0, 0);
+                qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
+                        "local protection error in work request " + wqe.wrId + " (SGE " + i + ": " + check + ")",
+                        TerminateMessage.plain(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_CATASTROPHIC,
+                                TerminateCodes.RDMAP_ECODE_UNSPECIFIED));
+                return false;
+            }
+            wqe.regions[i] = mr;
+        }
+        return true;
+    }
+
+    private int nextPayload(SendWqe wqe) {
+        return (int) Math.min(wqe.totalLength - wqe.processed, qp.config.maxFpduPayload());
+    }
+
+    /** Fills the gather array: header, payload slices from the WQE's SG list (from the current position), trailer. */
+    private void assemble(int headerLength, SendWqe wqe, int payload) {
+        header.limit(headerLength).position(0);
+        gather[0] = header;
+        gatherCount = 1;
+        int remaining = payload;
+        while (remaining > 0) {
+            while (wqe.length[sgeIndex] == 0 || sgeOffset == Integer.toUnsignedLong(wqe.length[sgeIndex])) {
+                sgeIndex++;
+                sgeOffset = 0;
+            }
+            SoftiwarpMemoryRegion mr = wqe.regions[sgeIndex];
+            int piece = (int) Math.min(remaining, Integer.toUnsignedLong(wqe.length[sgeIndex]) - sgeOffset);
+            long offset = wqe.address[sgeIndex] - mr.address() + sgeOffset;
+            addPayload(mr, offset, piece);
+            sgeOffset += piece;
+            remaining -= piece;
+        }
+        jobPayload = payload;
+        finishFpdu(headerLength, payload);
+    }
+
+    private void addPayload(SoftiwarpMemoryRegion mr, long offset, int length) {
+        int slot = gatherCount;
+        ByteBuffer reuse = slotRegions[slot] == mr ? slotViews[slot] : null;
+        ByteBuffer view = mr.view(reuse, offset, length);
+        slotViews[slot] = view;
+        slotRegions[slot] = mr.hasWholeView() ? mr : null;
+        gather[gatherCount++] = view;
+    }
+
+    /** Pad to 4 and CRC (RFC 5044 4.1, 4.4), computed over header, payload and pad. */
+    private void finishFpdu(int headerLength, int payload) {
+        int mpaLength = headerLength - DdpHeader.MPA_HEADER_LENGTH + payload;
+        int pad = DdpHeader.padLength(mpaLength);
+        trailer.clear();
+        for (int i = 0; i < pad; i++) {
+            trailer.put(i, (byte) 0);
+        }
+        int crcValue = 0;
+        if (qp.crcEnabled) {
+            crc.reset();
+            crc.update(header, 0, headerLength);
+            for (int i = 1; i < gatherCount; i++) {
+                crc.update(gather[i], gather[i].position(), gather[i].remaining());
+            }
+            crc.update(trailer, 0, pad);
+            crcValue = crc.wireValue();
+        }
+        trailer.putInt(pad, crcValue);
+        trailer.limit(pad + DdpHeader.MPA_CRC_LENGTH).position(0);
+        gather[gatherCount++] = trailer;
+        fpduRemaining = headerLength + payload + pad + DdpHeader.MPA_CRC_LENGTH;
+    }
+
+    /** Bookkeeping after an FPDU left completely. */
+    private void fpduSent() {
+        if (job == JOB_SQ) {
+            SendWqe wqe = sqWqe;
+            if (wqe.opcode == SendOpcode.RDMA_READ) {
+                qp.sqTxHead++;
+                job = JOB_NONE;
+                sqWqe = null;
+                return;
+            }
+            wqe.processed += jobPayload;
+            if (wqe.processed == wqe.totalLength) {
+                qp.sqTxHead++;
+                job = JOB_NONE;
+                sqWqe = null;
+                qp.completeSend(wqe, WcStatus.SUCCESS, (int) wqe.totalLength, 0);
+            }
+        } else if (job == JOB_READ_RESPONSE) {
+            ReadResponseWqe r = response;
+            r.processed += jobPayload;
+            if (r.processed == Integer.toUnsignedLong(r.readSize)) {
+                qp.irqHead++;
+                job = JOB_NONE;
+                response = null;
+            }
+        }
+    }
+
+    /** Builds the next Read Response FPDU for the IRQ head (siw_qp_sq_proc_tx for SIW_OP_READ_RESPONSE). */
+    private boolean buildReadResponse() {
+        ReadResponseWqe r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
+        long size = Integer.toUnsignedLong(r.readSize);
+        if (job != JOB_READ_RESPONSE || response != r) {
+            job = JOB_READ_RESPONSE;
+            response = r;
+            r.processed = 0;
+            r.source = null;
+            if (size > 0) {
+                SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(r.sourceStag);
+                MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
+                        : mr.check(r.sourceStag, qp.pd, false, true, false, r.sourceTo, size);
+                if (check != MemoryCheck.OK) {
+                    job = JOB_NONE;
+                    response = null;
+                    qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
+                            "peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
+                            readRequestTerminate(r, check));
+                    return false;
+                }
+                r.source = mr;
+            }
+        }
+        int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
+        boolean last = r.processed + payload == size;
+        header.clear();
+        DdpTaggedHeader.encode(header, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
+                r.sinkTo + r.processed, payload);
+        header.limit(DdpTaggedHeader.LENGTH).position(0);
+        gather[0] = header;
+        gatherCount = 1;
+        if (payload > 0) {
+            addPayload(r.source, r.sourceTo - r.source.address() + r.processed, payload);
+        }
+        jobPayload = payload;
+        finishFpdu(DdpTaggedHeader.LENGTH, payload);
+        return true;
+    }
+
+    /**
+     * siw_send_terminate() with in_tx: an RDMAP remote protection error found while answering a Read Request;
+     * the Read Request header is reconstructed and attached (M, D, R set).
+     */
+    private static TerminateMessage readRequestTerminate(ReadResponseWqe r, MemoryCheck check) {
+        ByteBuffer rreq = ByteBuffer.allocate(ReadRequestHeader.LENGTH);
+        ReadRequestHeader.encode(rreq, r.msn, r.sinkStag, r.sinkTo, r.readSize, r.sourceStag, r.sourceTo);
+        rreq.put(DdpUntaggedHeader.OFFSET_ULP_RESERVED, new byte[4]);
+        return TerminateMessage.forInbound(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION,
+                check.rdmapCode(), rreq, ReadRequestHeader.LENGTH);
+    }
+
+    /**
+     * Best effort, as siw_send_terminate(): completes the FPDU already on the wire (a Terminate must not split
+     * one), then writes the Terminate; gives up after ~200 ms of a full socket.
+     */
+    void sendTerminateBestEffort(SocketChannel ch, TerminateMessage terminate) {
+        long deadline = System.nanoTime() + 200_000_000L;
+        try {
+            while (fpduRemaining > 0 && System.nanoTime() < deadline) {
+                fpduRemaining -= ch.write(gather, 0, gatherCount);
+                if (fpduRemaining > 0) {
+                    Thread.onSpinWait();
+                }
+            }
+            if (fpduRemaining > 0) {
+                return;
+            }
+            ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);
+            terminate.encode(out);
+            int crcValue = 0;
+            if (qp.crcEnabled) {
+                crc.reset();
+                crc.update(out, 0, terminate.lengthWithoutCrc());
+                crcValue = crc.wireValue();
+            }
+            out.putInt(terminate.lengthWithoutCrc(), crcValue);
+            out.clear();
+            while (out.hasRemaining() && System.nanoTime() < deadline) {
+                if (ch.write(out) == 0) {
+                    Thread.onSpinWait();
+                }
+            }
+        } catch (IOException ignored) {
+            // the connection is going down anyway
+        }
+    }
+}

@@ -1,0 +1,446 @@
+package io.nvmf4j.verbs.conformance;
+
+import static io.nvmf4j.verbs.conformance.Loopback.TIMEOUT;
+import static io.nvmf4j.verbs.conformance.WorkRequests.assertSuccess;
+import static io.nvmf4j.verbs.conformance.WorkRequests.receive;
+import static io.nvmf4j.verbs.conformance.WorkRequests.send;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ConnectRequest;
+import io.nvmf4j.verbs.ConnectionRejectedException;
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Connection management: private data, reject, timeouts, disconnect events, closing with work outstanding. */
+class ConnectionConformanceTest {
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void privateDataOfConnectAndAcceptReachesTheOtherSide(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            byte[] request = Patterns.bytes(31, 32); // the size of an NVMe-oF RDMA CM request
+            byte[] reply = Patterns.bytes(32, 32);
+            QueuePairAttributes attributes = QueuePairAttributes.defaults().withReadDepths(8, 4);
+            Future<RdmaConnection> connecting = bench.startConnect(attributes, request);
+            ConnectRequest incoming = bench.listener().accept(TIMEOUT);
+            assertNotNull(incoming, "connect request");
+            assertArrayEquals(request, incoming.privateData(), "request private data seen by the listener");
+            assertEquals(8, incoming.peerIrd(), "IRD the connector offered");
+            assertEquals(4, incoming.peerOrd(), "ORD the connector asked for");
+            assertEquals(InetAddress.getLoopbackAddress(), incoming.remoteAddress().getAddress());
+            RdmaConnection server = bench.track(incoming.accept(new AcceptParams(bench.server().pd(),
+                    bench.server().cq(), bench.server().cq(), QueuePairAttributes.defaults(), reply)));
+            RdmaConnection client = bench.track(Loopback.await(connecting));
+            assertArrayEquals(reply, client.peerPrivateData(), "accept private data seen by the connector");
+            assertArrayEquals(request, server.peerPrivateData(), "request private data on the accepted side");
+            assertTrue(client.isConnected());
+            assertTrue(server.isConnected());
+            assertEquals(QueuePairState.RTS, client.queuePair().state());
+            assertEquals(bench.listener().localAddress().getPort(), client.remoteAddress().getPort());
+            assertEquals(client.localAddress(), server.remoteAddress());
+            // the server answers at most as many Reads at once as the client may have outstanding
+            assertTrue(server.queuePair().attributes().ird() >= client.queuePair().attributes().ord(),
+                    () -> "server IRD " + server.queuePair().attributes() + " client ORD "
+                            + client.queuePair().attributes());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rejectReachesTheConnectorAsConnectionRejectedExceptionWithItsPrivateData(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            // NVMe-oF RDMA CM reject: recfmt 0, status 0x0006 (invalid queue size), little-endian
+            byte[] rejectData = {0x00, 0x00, 0x06, 0x00};
+            Future<RdmaConnection> connecting = bench.startConnect(QueuePairAttributes.defaults(), new byte[32]);
+            ConnectRequest incoming = bench.listener().accept(TIMEOUT);
+            assertNotNull(incoming, "connect request");
+            incoming.reject(rejectData);
+            ConnectionRejectedException rejected = assertThrows(ConnectionRejectedException.class,
+                    () -> Loopback.await(connecting));
+            assertArrayEquals(rejectData, rejected.privateData());
+            assertEquals(VerbsErrorCode.CONNECTION_REFUSED, rejected.code());
+
+            // the listener serves the next request normally
+            Loopback.Pair pair = bench.connect();
+            assertTrue(pair.client().isConnected());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void connectToAPortWithNoListenerFailsWithinTheTimeout(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            InetSocketAddress nobody = Loopback.unusedLoopbackAddress();
+            ConnectParams params = new ConnectParams(bench.client().pd(), bench.client().cq(), bench.client().cq(),
+                    QueuePairAttributes.defaults(), new byte[0]);
+            long start = System.nanoTime();
+            VerbsException failure = assertThrows(VerbsException.class,
+                    () -> bench.device().connectionManager().connect(nobody, params, Duration.ofSeconds(5)));
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(elapsedMillis < 5_000, "connect to a closed port took " + elapsedMillis + " ms");
+            assertEquals(VerbsErrorCode.CONNECTION_REFUSED, failure.code(), failure::getMessage);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void connectToAPeerThatNeverAnswersTimesOut(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider);
+                ServerSocket silent = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
+            // accepts the TCP connection (the kernel does) but never sends an MPA reply / CM answer
+            ConnectParams params = new ConnectParams(bench.client().pd(), bench.client().cq(), bench.client().cq(),
+                    QueuePairAttributes.defaults(), new byte[0]);
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort());
+            long start = System.nanoTime();
+            VerbsException failure = assertThrows(VerbsException.class,
+                    () -> bench.device().connectionManager().connect(address, params, Duration.ofSeconds(2)));
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertEquals(VerbsErrorCode.TIMED_OUT, failure.code(), failure::getMessage);
+            assertTrue(elapsedMillis >= 1_500 && elapsedMillis < 6_000,
+                    "a 2 s connect timeout took " + elapsedMillis + " ms");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void disconnectIsDeliveredToThePeerAndFlushesItsReceives(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion inbox = bench.server().registerOpen(4 * 64);
+            for (int i = 0; i < 4; i++) {
+                pair.server().queuePair().postReceive(receive(40 + i, inbox, i * 64L, 64));
+            }
+            pair.client().disconnect();
+
+            DisconnectEvent local = Loopback.awaitDisconnect(pair.client());
+            DisconnectEvent remote = Loopback.awaitDisconnect(pair.server());
+            assertEquals(DisconnectEvent.Cause.LOCAL_DISCONNECT, local.cause(), local.detail());
+            assertEquals(DisconnectEvent.Cause.PEER_DISCONNECT, remote.cause(), remote.detail());
+            List<WorkCompletion> flushed = bench.server().awaitCompletions(4, TIMEOUT);
+            for (int i = 0; i < 4; i++) {
+                assertEquals(40 + i, flushed.get(i).wrId());
+                assertEquals(WcStatus.WR_FLUSH_ERR, flushed.get(i).status());
+            }
+            assertEquals(QueuePairState.ERROR, pair.server().queuePair().state());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void closingAQueuePairWithOutstandingReceivesFlushesThemAndTheOtherSideSeesTheEnd(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion inbox = bench.server().registerOpen(8 * 64);
+            for (int i = 0; i < 8; i++) {
+                pair.server().queuePair().postReceive(receive(i, inbox, i * 64L, 64));
+            }
+            pair.server().queuePair().close();
+
+            List<WorkCompletion> flushed = bench.server().awaitCompletions(8, TIMEOUT);
+            for (int i = 0; i < 8; i++) {
+                assertEquals(i, flushed.get(i).wrId());
+                assertEquals(WcStatus.WR_FLUSH_ERR, flushed.get(i).status(), flushed.get(i)::toString);
+            }
+            Loopback.awaitDisconnect(pair.server());
+            Loopback.awaitDisconnect(pair.client());
+            pair.server().close(); // idempotent after the queue pair was closed
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void closingAQueuePairWithAReadInFlightCompletesItAndLaterPostsAreRefusedOrFlushed(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            int size = 16 << 20;
+            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(49);
+            GuardedRegion sink = bench.client().registerOpen(size);
+            pair.client().queuePair().postSend(WorkRequests.rdmaRead(1, sink, 0, size, remote.address(0),
+                    remote.rkey()));
+            pair.client().queuePair().close();
+
+            WorkCompletion wc = bench.client().awaitCompletion(TIMEOUT);
+            assertEquals(1, wc.wrId());
+            assertTrue(wc.status() == WcStatus.SUCCESS || wc.status() == WcStatus.WR_FLUSH_ERR, wc::toString);
+            if (wc.status() == WcStatus.SUCCESS) {
+                Patterns.assertSameBytes(remote.segment(), sink.segment(), "a Read that finished before the close");
+            }
+            Loopback.awaitDisconnect(pair.server());
+            try {
+                pair.client().queuePair().postSend(send(2, sink, 0, 8));
+                WorkCompletion late = bench.client().awaitCompletion(TIMEOUT);
+                assertEquals(WcStatus.WR_FLUSH_ERR, late.status(), late::toString);
+            } catch (VerbsException e) {
+                assertTrue(e.code() == VerbsErrorCode.CLOSED || e.code() == VerbsErrorCode.INVALID_STATE,
+                        e::getMessage);
+            }
+            sink.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void closingADeviceEndsItsConnectionsAndThePeerOnAnotherDeviceSeesTheEnd(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            io.nvmf4j.verbs.RdmaDevice other = bench.track(provider.provider().openDevice(null));
+            io.nvmf4j.verbs.ProtectionDomain pd = other.allocatePd();
+            io.nvmf4j.verbs.CompletionQueue cq = other.createCompletionQueue(64);
+            Future<RdmaConnection> connecting = bench.startConnect(QueuePairAttributes.defaults(), new byte[0]);
+            ConnectRequest incoming = bench.listener().accept(TIMEOUT);
+            assertNotNull(incoming, "connect request");
+            RdmaConnection server = incoming.accept(new AcceptParams(pd, cq, cq, QueuePairAttributes.defaults(),
+                    new byte[0]));
+            RdmaConnection client = bench.track(Loopback.await(connecting));
+            GuardedRegion inbox = GuardedRegion.register(bench.arena(), pd, 64,
+                    java.util.EnumSet.of(io.nvmf4j.verbs.AccessFlag.LOCAL_WRITE));
+            server.queuePair().postReceive(receive(5, inbox, 0, 64));
+
+            other.close(); // everything on it: the connection, its queue pair, CQ, PD, region
+            DisconnectEvent local = Loopback.awaitDisconnect(server);
+            assertEquals(DisconnectEvent.Cause.LOCAL_DISCONNECT, local.cause(), local.detail());
+            Loopback.awaitDisconnect(client);
+            other.close(); // idempotent
+            server.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void thirtyTwoConnectionsShareOneCompletionQueuePerSideAndCompletionsCarryTheirQueuePairNumber(
+            ProviderUnderTest provider) throws Exception {
+        int connections = 32;
+        try (Loopback bench = Loopback.open(provider, 256)) {
+            QueuePairAttributes small = QueuePairAttributes.defaults().withQueueDepths(4, 4);
+            Loopback.Pair[] pairs = new Loopback.Pair[connections];
+            for (int i = 0; i < connections; i++) {
+                pairs[i] = bench.connect(small, small);
+            }
+            GuardedRegion outbox = bench.client().registerOpen(connections * 8L);
+            GuardedRegion inbox = bench.server().registerOpen(connections * 8L);
+            java.util.Map<Integer, Integer> serverQpToIndex = new java.util.HashMap<>();
+            java.util.Map<Integer, Integer> clientQpToIndex = new java.util.HashMap<>();
+            for (int i = 0; i < connections; i++) {
+                assertEquals(null, serverQpToIndex.put(pairs[i].server().queuePair().number(), i),
+                        "queue pair numbers are unique");
+                assertEquals(null, clientQpToIndex.put(pairs[i].client().queuePair().number(), i),
+                        "queue pair numbers are unique");
+                pairs[i].server().queuePair().postReceive(receive(i, inbox, i * 8L, 8));
+            }
+            // send in reverse order so CQ order differs from connection order
+            for (int i = connections - 1; i >= 0; i--) {
+                outbox.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, 0x5eed0000L + i);
+                pairs[i].client().queuePair().postSend(send(1000 + i, outbox, i * 8L, 8));
+            }
+            for (WorkCompletion wc : bench.server().awaitCompletions(connections, TIMEOUT)) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+                Integer index = serverQpToIndex.get(wc.queuePairNumber());
+                assertNotNull(index, () -> "completion with an unknown queue pair number: " + wc);
+                assertEquals((long) index, wc.wrId(), () -> "receive of connection " + index + " completed as " + wc);
+                assertEquals(0x5eed0000L + index,
+                        inbox.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, index * 8L),
+                        "message in the receive buffer of connection " + index);
+            }
+            for (WorkCompletion wc : bench.client().awaitCompletions(connections, TIMEOUT)) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+                Integer index = clientQpToIndex.get(wc.queuePairNumber());
+                assertNotNull(index, () -> "completion with an unknown queue pair number: " + wc);
+                assertEquals(1000L + index, wc.wrId(), wc::toString);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void postingMoreReceivesThanTheReceiveQueueHoldsFailsWithQueueFull(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            QueuePairAttributes eight = QueuePairAttributes.defaults().withQueueDepths(8, 8);
+            Loopback.Pair pair = bench.connect(eight, eight);
+            int depth = pair.server().queuePair().attributes().maxRecvWr();
+            assertTrue(depth >= 8, "granted receive queue depth " + depth);
+            GuardedRegion inbox = bench.server().registerOpen((depth + 1) * 16L);
+            for (int i = 0; i < depth; i++) {
+                pair.server().queuePair().postReceive(receive(i, inbox, i * 16L, 16));
+            }
+            VerbsException full = assertThrows(VerbsException.class,
+                    () -> pair.server().queuePair().postReceive(receive(depth, inbox, depth * 16L, 16)));
+            assertEquals(VerbsErrorCode.QUEUE_FULL, full.code(), full::getMessage);
+
+            // nothing was lost: the first receive takes the next message, and its slot can be reused after
+            GuardedRegion outbox = bench.client().registerOpen(16).fill(44);
+            pair.client().queuePair().postSend(send(1, outbox, 0, 16));
+            assertSuccess(bench.server().awaitCompletion(TIMEOUT), 0, WcOpcode.RECV);
+            Patterns.assertSameBytes(outbox.segment(), inbox.segment().asSlice(0, 16), "first receive");
+            pair.server().queuePair().postReceive(receive(depth, inbox, depth * 16L, 16));
+            assertTrue(pair.server().isConnected());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void postingAChainLongerThanTheSendQueueFailsWithQueueFullAndPostsNothing(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            QueuePairAttributes eight = QueuePairAttributes.defaults().withQueueDepths(8, 8);
+            Loopback.Pair pair = bench.connect(eight, eight);
+            int depth = pair.client().queuePair().attributes().maxSendWr();
+            GuardedRegion inbox = bench.server().registerOpen(8 * 16L);
+            for (int i = 0; i < 8; i++) {
+                pair.server().queuePair().postReceive(receive(i, inbox, i * 16L, 16));
+            }
+            GuardedRegion outbox = bench.client().registerOpen(16).fill(45);
+            io.nvmf4j.verbs.SendWorkRequest chain = send(0, outbox, 0, 16);
+            io.nvmf4j.verbs.SendWorkRequest last = chain;
+            for (int i = 1; i <= depth; i++) {
+                io.nvmf4j.verbs.SendWorkRequest next = send(i, outbox, 0, 16);
+                last.next(next);
+                last = next;
+            }
+            VerbsException full = assertThrows(VerbsException.class, () -> pair.client().queuePair().postSend(chain));
+            assertEquals(VerbsErrorCode.QUEUE_FULL, full.code(), full::getMessage);
+            bench.server().assertNoCompletion(Duration.ofMillis(200));
+            bench.client().assertNoCompletion(Duration.ofMillis(10));
+
+            pair.client().queuePair().postSend(send(100, outbox, 0, 16));
+            assertSuccess(bench.client().awaitCompletion(TIMEOUT), 100, WcOpcode.SEND);
+            assertSuccess(bench.server().awaitCompletion(TIMEOUT), 0, WcOpcode.RECV);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void postingBeyondTheSendQueueDepthFailsWithQueueFullAndLosesNothing(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            QueuePairAttributes four = QueuePairAttributes.defaults().withQueueDepths(4, 4);
+            Loopback.Pair pair = bench.connect(four, four);
+            int depth = pair.client().queuePair().attributes().maxSendWr();
+            int size = 1 << 20;
+            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(46);
+            GuardedRegion sink = bench.client().registerOpen(size);
+            int accepted = 0;
+            VerbsException full = null;
+            // 1 MiB Reads take far longer than a post: the queue fills before the first one completes
+            for (int attempt = 0; attempt < 4 * depth && full == null; attempt++) {
+                try {
+                    pair.client().queuePair().postSend(
+                            WorkRequests.rdmaRead(attempt, sink, 0, size, remote.address(0), remote.rkey()));
+                    accepted++;
+                } catch (VerbsException e) {
+                    full = e;
+                }
+            }
+            assertNotNull(full, "posted " + accepted + " 1 MiB RDMA Reads on a send queue of depth " + depth
+                    + " without a QUEUE_FULL");
+            assertEquals(VerbsErrorCode.QUEUE_FULL, full.code(), full.getMessage());
+            assertTrue(accepted >= depth, "only " + accepted + " accepted before QUEUE_FULL, depth " + depth);
+            List<WorkCompletion> done = bench.client().awaitCompletions(accepted, TIMEOUT);
+            for (int i = 0; i < accepted; i++) {
+                assertSuccess(done.get(i), i, WcOpcode.RDMA_READ);
+            }
+            Patterns.assertSameBytes(remote.segment(), sink.segment(), "bytes of the last read");
+            bench.client().assertNoCompletion(Duration.ofMillis(100));
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void peerThatDisappearsMidTransferLeavesNoWorkRequestHanging(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            int size = 16 << 20;
+            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(47);
+            GuardedRegion sink = bench.client().registerOpen(size);
+            GuardedRegion outbox = bench.client().registerOpen(64 * 1024).fill(48);
+            GuardedRegion inbox = bench.server().registerOpen(64 * 1024);
+            for (int i = 0; i < 16; i++) {
+                pair.server().queuePair().postReceive(receive(i, inbox, i * 4096L, 4096));
+            }
+            int posted = 0;
+            pair.client().queuePair().postSend(WorkRequests.rdmaRead(posted++, sink, 0, size, remote.address(0),
+                    remote.rkey()));
+            for (int i = 0; i < 32; i++) { // more Sends than receives: the tail has nowhere to go anyway
+                pair.client().queuePair().postSend(send(posted++, outbox, i * 2048L, 2048));
+            }
+            pair.server().close(); // the peer goes away with the Read in flight
+
+            List<WorkCompletion> done = bench.client().awaitCompletions(posted, TIMEOUT);
+            long failed = done.stream().filter(wc -> wc.status() != WcStatus.SUCCESS).count();
+            // every request completes exactly once (a Send may complete before the Read posted ahead of it:
+            // iWARP completes Sends when they are on the wire, a Read when its response is in)
+            assertEquals(java.util.stream.LongStream.range(0, posted).boxed().toList(),
+                    done.stream().map(WorkCompletion::wrId).sorted().toList(), "work requests completed");
+            assertTrue(failed > 0, "every work request succeeded although the peer closed mid-transfer: " + done);
+            Loopback.awaitDisconnect(pair.client());
+            assertEquals(QueuePairState.ERROR, pair.client().queuePair().state());
+            // posting on the broken queue pair is accepted and flushed, as in verbs
+            pair.client().queuePair().postSend(send(999, outbox, 0, 8));
+            WorkCompletion late = bench.client().awaitCompletion(TIMEOUT);
+            assertEquals(999, late.wrId());
+            assertEquals(WcStatus.WR_FLUSH_ERR, late.status());
+            sink.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void closedListenerRefusesConnectionsAndItsAcceptFailsWithClosed(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            InetSocketAddress address = bench.listener().localAddress();
+            bench.listener().close();
+            VerbsException closed = assertThrows(VerbsException.class,
+                    () -> bench.listener().accept(Duration.ofMillis(100)));
+            assertEquals(VerbsErrorCode.CLOSED, closed.code(), closed::getMessage);
+            ConnectParams params = new ConnectParams(bench.client().pd(), bench.client().cq(), bench.client().cq(),
+                    QueuePairAttributes.defaults(), new byte[0]);
+            assertThrows(VerbsException.class,
+                    () -> bench.device().connectionManager().connect(address, params, Duration.ofSeconds(3)));
+            try (Socket probe = new Socket()) {
+                assertThrows(java.net.ConnectException.class, () -> probe.connect(address, 2000),
+                        "TCP port of a closed listener still accepts");
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+package io.nvmf4j.verbs.conformance;
+
+import static io.nvmf4j.verbs.conformance.Loopback.TIMEOUT;
+import static io.nvmf4j.verbs.conformance.WorkRequests.assertSuccess;
+import static io.nvmf4j.verbs.conformance.WorkRequests.rdmaRead;
+import static io.nvmf4j.verbs.conformance.WorkRequests.rdmaWrite;
+import static io.nvmf4j.verbs.conformance.WorkRequests.receive;
+import static io.nvmf4j.verbs.conformance.WorkRequests.sendWithInvalidate;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Memory protection at the responder (RFC 5040, 6.4 and 7; RFC 5041, 7.2): an RDMA Write or Read with an
+ * unknown or invalidated STag, a region of another protection domain, a missing access right, or a range not
+ * inside the region fails at the requester, ends the connection with a Terminate, and leaves the responder's
+ * memory untouched, inside the region and around it.
+ *
+ * <p>iWARP completes an RDMA Write at the requester once it is sent (there is no acknowledgement to wait for),
+ * so the Write's own completion may be a success; the rejection shows in the RDMA Read posted right behind it,
+ * which never gets its response and completes in error.
+ */
+class ProtectionConformanceTest {
+    private static final int SIZE = 4096;
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteWithUnknownStagIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion gone = bench.server().registerOpen(SIZE).fill(8);
+            byte[] before = gone.snapshot();
+            gone.close(); // deregistered: its STag no longer names anything
+            assertRemoteWriteRejected(bench, pair, gone.address(0), gone.rkey(), 128);
+            Patterns.assertSameBytes(before, gone.segment(), "memory of the deregistered region");
+            gone.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadWithUnknownStagIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion gone = bench.server().registerOpen(SIZE).fill(9);
+            gone.close();
+            assertRemoteReadRejected(bench, pair, gone.address(0), gone.rkey(), 128);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteIntoRegionOfAnotherProtectionDomainIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            ProtectionDomain otherPd = bench.track(bench.device().allocatePd());
+            GuardedRegion foreign = GuardedRegion.register(bench.arena(), otherPd, SIZE,
+                    EnumSet.allOf(AccessFlag.class)).fill(10);
+            byte[] before = foreign.snapshot();
+            assertRemoteWriteRejected(bench, pair, foreign.address(0), foreign.rkey(), 128);
+            Patterns.assertSameBytes(before, foreign.segment(), "region of another protection domain");
+            foreign.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadFromRegionOfAnotherProtectionDomainIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            ProtectionDomain otherPd = bench.track(bench.device().allocatePd());
+            GuardedRegion foreign = GuardedRegion.register(bench.arena(), otherPd, SIZE,
+                    EnumSet.allOf(AccessFlag.class)).fill(11);
+            assertRemoteReadRejected(bench, pair, foreign.address(0), foreign.rkey(), 128);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteIntoRegionWithoutRemoteWriteAccessIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion readOnly = bench.server().register(SIZE, AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ)
+                    .fill(12);
+            byte[] before = readOnly.snapshot();
+            assertRemoteWriteRejected(bench, pair, readOnly.address(0), readOnly.rkey(), 128);
+            Patterns.assertSameBytes(before, readOnly.segment(), "region registered without REMOTE_WRITE");
+            readOnly.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadFromRegionWithoutRemoteReadAccessIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion writeOnly = bench.server().register(SIZE, AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_WRITE)
+                    .fill(13);
+            assertRemoteReadRejected(bench, pair, writeOnly.address(0), writeOnly.rkey(), 128);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteRunningPastTheEndOfTheRegionIsRejectedAndWritesNothingPastIt(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion target = bench.server().registerOpen(SIZE).fill(14);
+            byte[] before = target.snapshot();
+            assertRemoteWriteRejected(bench, pair, target.address(SIZE - 64), target.rkey(), 128);
+            target.assertGuardsIntact();
+            // the last 64 bytes are inside the region; a provider may have placed them before it saw the end
+            byte[] after = target.snapshot();
+            System.arraycopy(before, SIZE - 64, after, SIZE - 64, 64);
+            Patterns.assertSameBytes(before, java.lang.foreign.MemorySegment.ofArray(after),
+                    "region outside the bytes the write addressed");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteStartingBeforeTheRegionIsRejectedAndWritesNothingBeforeIt(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion target = bench.server().registerOpen(SIZE).fill(15);
+            byte[] before = target.snapshot();
+            assertRemoteWriteRejected(bench, pair, target.address(0) - 16, target.rkey(), 64);
+            target.assertGuardsIntact();
+            Patterns.assertSameBytes(before, target.segment(), "region after a write that started before it");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadRunningPastTheEndOfTheRegionIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion source = bench.server().registerOpen(SIZE).fill(16);
+            assertRemoteReadRejected(bench, pair, source.address(SIZE - 64), source.rkey(), 128);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadStartingBeforeTheRegionIsRejected(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion source = bench.server().registerOpen(SIZE).fill(17);
+            assertRemoteReadRejected(bench, pair, source.address(0) - 16, source.rkey(), 64);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaWriteWithInvalidatedKeyIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            // the host (client) exposes a buffer; the target (server) answers with Send with Invalidate of its key
+            GuardedRegion hostBuffer = bench.client().registerOpen(SIZE).fill(18);
+            int rkey = hostBuffer.rkey();
+            invalidateBySend(bench, pair, hostBuffer);
+            byte[] before = hostBuffer.snapshot();
+
+            SendWorkRequest write = rdmaWrite(1, bench.server().registerOpen(SIZE).fill(19), 0, 256,
+                    hostBuffer.address(0), rkey);
+            GuardedRegion probe = bench.client().register(16, AccessFlag.REMOTE_READ);
+            GuardedRegion probeSink = bench.server().registerOpen(16);
+            write.next(rdmaRead(2, probeSink, 0, 16, probe.address(0), probe.rkey()));
+            pair.server().queuePair().postSend(write);
+            assertWriteThenReadRejected(bench.server().awaitCompletions(2, TIMEOUT));
+            assertTerminated(provider, pair.server(), pair.client());
+            Patterns.assertSameBytes(before, hostBuffer.segment(), "host buffer after a write with its dead key");
+            hostBuffer.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void rdmaReadWithInvalidatedKeyIsRejectedWithRemoteAccessError(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion hostBuffer = bench.client().registerOpen(SIZE).fill(20);
+            int rkey = hostBuffer.rkey();
+            invalidateBySend(bench, pair, hostBuffer);
+
+            GuardedRegion sink = bench.server().registerOpen(SIZE);
+            pair.server().queuePair().postSend(rdmaRead(3, sink, 0, 256, hostBuffer.address(0), rkey));
+            WorkCompletion wc = bench.server().awaitCompletion(TIMEOUT);
+            assertEquals(3, wc.wrId());
+            assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(), () -> "RDMA Read with an invalidated key: " + wc);
+            assertTerminated(provider, pair.server(), pair.client());
+            Patterns.assertSameBytes(new byte[SIZE], sink.segment(), "sink of the rejected read");
+            sink.assertGuardsIntact();
+        }
+    }
+
+    /** The server sends with invalidate of the host buffer's rkey; checks the client's receive completion. */
+    private static void invalidateBySend(Loopback bench, Loopback.Pair pair, GuardedRegion hostBuffer)
+            throws Exception {
+        GuardedRegion inbox = bench.client().registerOpen(64);
+        GuardedRegion response = bench.server().registerOpen(64).fill(21);
+        pair.client().queuePair().postReceive(receive(50, inbox, 0, 64));
+        pair.server().queuePair().postSend(sendWithInvalidate(51, response, 0, 16, hostBuffer.rkey()));
+        assertSuccess(bench.server().awaitCompletion(TIMEOUT), 51, WcOpcode.SEND);
+        WorkCompletion received = bench.client().awaitCompletion(TIMEOUT);
+        assertSuccess(received, 50, WcOpcode.RECV);
+        assertEquals(16, received.byteLength());
+        assertTrue(received.withInvalidate(), () -> "receive of a Send with Invalidate: " + received);
+        assertEquals(hostBuffer.rkey(), received.invalidatedRkey());
+        assertFalse(hostBuffer.region().isValid(), "region whose key the peer invalidated");
+        Patterns.assertSameBytes(response.segment().asSlice(0, 16), inbox.segment().asSlice(0, 16), "payload");
+    }
+
+    /**
+     * The client writes {@code length} bytes at {@code address}/{@code rkey} on the server, followed by a valid
+     * one-byte RDMA Read; the Write must be refused.
+     */
+    private static void assertRemoteWriteRejected(Loopback bench, Loopback.Pair pair, long address, int rkey,
+            int length) throws Exception {
+        GuardedRegion data = bench.client().registerOpen(length).fill(99);
+        GuardedRegion probe = bench.server().register(16, AccessFlag.REMOTE_READ);
+        GuardedRegion probeSink = bench.client().registerOpen(16);
+        SendWorkRequest write = rdmaWrite(1, data, 0, length, address, rkey);
+        write.next(rdmaRead(2, probeSink, 0, 16, probe.address(0), probe.rkey()));
+        pair.client().queuePair().postSend(write);
+        assertWriteThenReadRejected(bench.client().awaitCompletions(2, TIMEOUT));
+        assertTerminated(bench.provider(), pair.client(), pair.server());
+        Patterns.assertSameBytes(new byte[16], probeSink.segment(), "sink of the read behind the rejected write");
+    }
+
+    private static void assertWriteThenReadRejected(List<WorkCompletion> completions) {
+        WorkCompletion write = completions.get(0);
+        WorkCompletion read = completions.get(1);
+        assertEquals(1, write.wrId(), () -> "first completion " + write);
+        assertTrue(write.status() == WcStatus.SUCCESS || write.status() == WcStatus.REM_ACCESS_ERR,
+                () -> "rejected RDMA Write completes as sent or with a remote access error: " + write);
+        assertEquals(2, read.wrId(), () -> "second completion " + read);
+        assertTrue(read.status() == WcStatus.WR_FLUSH_ERR || read.status() == WcStatus.REM_ACCESS_ERR,
+                () -> "the RDMA Read behind a rejected RDMA Write is never answered: " + read);
+    }
+
+    /** The client reads {@code length} bytes at {@code address}/{@code rkey} on the server; it must fail. */
+    private static void assertRemoteReadRejected(Loopback bench, Loopback.Pair pair, long address, int rkey,
+            int length) throws Exception {
+        GuardedRegion sink = bench.client().registerOpen(length);
+        pair.client().queuePair().postSend(rdmaRead(1, sink, 0, length, address, rkey));
+        WorkCompletion wc = bench.client().awaitCompletion(TIMEOUT);
+        assertEquals(1, wc.wrId());
+        assertEquals(WcStatus.REM_ACCESS_ERR, wc.status(), () -> "rejected RDMA Read: " + wc);
+        assertTerminated(bench.provider(), pair.client(), pair.server());
+        Patterns.assertSameBytes(new byte[length], sink.segment(), "sink of the rejected read");
+        sink.assertGuardsIntact();
+    }
+
+    /** Both sides of the connection end; with a Terminate-aware provider, the causes say who sent it. */
+    private static void assertTerminated(ProviderUnderTest provider, RdmaConnection requester,
+            RdmaConnection responder) throws InterruptedException {
+        DisconnectEvent responderEnd = Loopback.awaitDisconnect(responder);
+        DisconnectEvent requesterEnd = Loopback.awaitDisconnect(requester);
+        if (provider.seesTerminates()) {
+            assertEquals(DisconnectEvent.Cause.TERMINATE_SENT, responderEnd.cause(), responderEnd.detail());
+            assertEquals(DisconnectEvent.Cause.TERMINATE_RECEIVED, requesterEnd.cause(), requesterEnd.detail());
+        }
+    }
+}

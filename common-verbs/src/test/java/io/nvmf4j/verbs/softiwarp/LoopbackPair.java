@@ -1,0 +1,99 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.CompletionQueue;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ConnectRequest;
+import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.QueuePairSetup;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.RdmaListener;
+import io.nvmf4j.verbs.RdmaProviders;
+import io.nvmf4j.verbs.WorkCompletion;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Two softiwarp devices connected over 127.0.0.1, with one registered 1 MiB buffer each. */
+final class LoopbackPair implements AutoCloseable {
+    final Arena arena = Arena.ofShared();
+    final RdmaDevice serverDevice;
+    final RdmaDevice clientDevice;
+    final ProtectionDomain serverPd;
+    final ProtectionDomain clientPd;
+    final CompletionQueue serverCq;
+    final CompletionQueue clientCq;
+    final MemoryRegion serverMr;
+    final MemoryRegion clientMr;
+    final RdmaListener listener;
+    RdmaConnection server;
+    RdmaConnection client;
+    byte[] serverSawPrivateData;
+
+    LoopbackPair(QueuePairSetup serverSetup, QueuePairSetup clientSetup, byte[] requestData, byte[] replyData)
+            throws Exception {
+        serverDevice = RdmaProviders.byName("softiwarp").openDevice(null);
+        clientDevice = RdmaProviders.byName("softiwarp").openDevice(null);
+        serverPd = serverDevice.allocatePd();
+        clientPd = clientDevice.allocatePd();
+        serverCq = serverDevice.createCompletionQueue(256);
+        clientCq = clientDevice.createCompletionQueue(256);
+        EnumSet<AccessFlag> all = EnumSet.allOf(AccessFlag.class);
+        serverMr = serverPd.register(arena.allocate(1 << 20, 4096), all);
+        clientMr = clientPd.register(arena.allocate(1 << 20, 4096), all);
+        listener = serverDevice.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), 8);
+        CompletableFuture<RdmaConnection> accepted = CompletableFuture.supplyAsync(() -> {
+            try {
+                ConnectRequest req = listener.accept(Duration.ofSeconds(5));
+                serverSawPrivateData = req.privateData();
+                return req.accept(new AcceptParams(serverPd, serverCq, serverCq, QueuePairAttributes.defaults(),
+                        replyData, serverSetup));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        client = clientDevice.connectionManager().connect(listener.localAddress(),
+                new ConnectParams(clientPd, clientCq, clientCq, QueuePairAttributes.defaults(), requestData,
+                        clientSetup), Duration.ofSeconds(5));
+        server = accepted.get(5, TimeUnit.SECONDS);
+    }
+
+    static MemorySegment fill(MemorySegment s, long offset, int len, int seed) {
+        for (int i = 0; i < len; i++) {
+            s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (seed + i * 7));
+        }
+        return s;
+    }
+
+    static WorkCompletion awaitOne(CompletionQueue cq) throws InterruptedException {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        int n = cq.await(wc, 5, TimeUnit.SECONDS);
+        assertTrue(n == 1, "no completion within 5 s");
+        return wc[0];
+    }
+
+    @Override
+    public void close() {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+        listener.close();
+        clientDevice.close();
+        serverDevice.close();
+        arena.close();
+    }
+}

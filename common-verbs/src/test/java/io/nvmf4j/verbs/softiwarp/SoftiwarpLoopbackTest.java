@@ -1,0 +1,145 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** End-to-end basics of softiwarp against itself over 127.0.0.1. */
+@Timeout(30)
+class SoftiwarpLoopbackTest {
+
+    private static byte[] bytes(MemorySegment s, long offset, int len) {
+        return s.asSlice(offset, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    }
+
+    @Test
+    void connectCarriesPrivateDataBothWays() throws Exception {
+        byte[] req = "hello target".getBytes(StandardCharsets.US_ASCII);
+        byte[] rep = "hello host".getBytes(StandardCharsets.US_ASCII);
+        try (LoopbackPair p = new LoopbackPair(null, null, req, rep)) {
+            assertArrayEquals(req, p.serverSawPrivateData);
+            assertArrayEquals(rep, p.client.peerPrivateData());
+            assertEquals(QueuePairState.RTS, p.client.queuePair().state());
+            assertEquals(QueuePairState.RTS, p.server.queuePair().state());
+        }
+    }
+
+    @Test
+    void sendLandsInPostedReceive() throws Exception {
+        ReceiveWorkRequest[] holder = new ReceiveWorkRequest[1];
+        try (LoopbackPair p = new LoopbackPair(qp -> {
+        }, null, new byte[0], new byte[0])) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(7).local(p.serverMr, 4096, 8192));
+            LoopbackPair.fill(p.clientMr.segment(), 0, 5000, 3);
+            p.client.queuePair().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.SEND).local(p.clientMr, 0, 5000));
+            WorkCompletion sent = LoopbackPair.awaitOne(p.clientCq);
+            assertEquals(WcStatus.SUCCESS, sent.status());
+            assertEquals(WcOpcode.SEND, sent.opcode());
+            WorkCompletion recv = LoopbackPair.awaitOne(p.serverCq);
+            assertEquals(WcStatus.SUCCESS, recv.status());
+            assertEquals(WcOpcode.RECV, recv.opcode());
+            assertEquals(7, recv.wrId());
+            assertEquals(5000, recv.byteLength());
+            assertArrayEquals(bytes(p.clientMr.segment(), 0, 5000), bytes(p.serverMr.segment(), 4096, 5000));
+        }
+    }
+
+    @Test
+    void rdmaWritePlacesWithoutPeerHelpAndLargeWriteIsSegmented() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            int len = 300_000;
+            LoopbackPair.fill(p.clientMr.segment(), 0, len, 11);
+            p.client.queuePair().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.RDMA_WRITE)
+                    .local(p.clientMr, 0, len).remote(p.serverMr.address() + 100, p.serverMr.rkey()));
+            WorkCompletion wc = LoopbackPair.awaitOne(p.clientCq);
+            assertEquals(WcStatus.SUCCESS, wc.status());
+            assertEquals(WcOpcode.RDMA_WRITE, wc.opcode());
+            // the write is on the wire; the server's engine places it on its own: follow with a Read to fence
+            p.client.queuePair().postSend(new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_READ)
+                    .local(p.clientMr, 600_000, 4).remote(p.serverMr.address() + 100, p.serverMr.rkey()));
+            assertEquals(WcStatus.SUCCESS, LoopbackPair.awaitOne(p.clientCq).status());
+            assertArrayEquals(bytes(p.clientMr.segment(), 0, len), bytes(p.serverMr.segment(), 100, len));
+        }
+    }
+
+    @Test
+    void rdmaReadFetchesRemoteMemory() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            int len = 70_000;
+            LoopbackPair.fill(p.serverMr.segment(), 1000, len, 5);
+            p.client.queuePair().postSend(new SendWorkRequest().wrId(9).opcode(SendOpcode.RDMA_READ)
+                    .local(p.clientMr, 8, len).remote(p.serverMr.address() + 1000, p.serverMr.rkey()));
+            WorkCompletion wc = LoopbackPair.awaitOne(p.clientCq);
+            assertEquals(WcStatus.SUCCESS, wc.status());
+            assertEquals(WcOpcode.RDMA_READ, wc.opcode());
+            assertEquals(len, wc.byteLength());
+            assertArrayEquals(bytes(p.serverMr.segment(), 1000, len), bytes(p.clientMr.segment(), 8, len));
+        }
+    }
+
+    @Test
+    void sendWithInvalidateInvalidatesTheNamedKeyAtTheReceiver() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            p.client.queuePair().postReceive(new ReceiveWorkRequest().wrId(5).local(p.clientMr, 0, 64));
+            int rkey = p.clientMr.rkey();
+            p.server.queuePair().postSend(new SendWorkRequest().wrId(6).opcode(SendOpcode.SEND_WITH_INVALIDATE)
+                    .invalidateRkey(rkey).local(p.serverMr, 0, 16));
+            assertEquals(WcStatus.SUCCESS, LoopbackPair.awaitOne(p.serverCq).status());
+            WorkCompletion recv = LoopbackPair.awaitOne(p.clientCq);
+            assertEquals(WcStatus.SUCCESS, recv.status());
+            assertTrue(recv.withInvalidate());
+            assertEquals(rkey, recv.invalidatedRkey());
+            assertFalse(p.clientMr.isValid());
+            // a Read by the server with the invalidated key is refused by the client with a Terminate
+            p.server.queuePair().postSend(new SendWorkRequest().wrId(8).opcode(SendOpcode.RDMA_READ)
+                    .local(p.serverMr, 0, 16).remote(p.clientMr.address(), rkey));
+            WorkCompletion read = LoopbackPair.awaitOne(p.serverCq);
+            assertEquals(WcStatus.REM_ACCESS_ERR, read.status());
+            assertEquals(DisconnectEvent.Cause.TERMINATE_RECEIVED, waitForEnd(p.server).cause());
+            assertEquals(DisconnectEvent.Cause.TERMINATE_SENT, waitForEnd(p.client).cause());
+            int newKey = p.clientMr.refreshKey();
+            assertTrue(p.clientMr.isValid());
+            assertTrue(newKey != rkey);
+        }
+    }
+
+    @Test
+    void writeOutsideTheRegionIsRefusedAndNothingIsTouched() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            LoopbackPair.fill(p.clientMr.segment(), 0, 64, 1);
+            p.client.queuePair().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_WRITE)
+                    .local(p.clientMr, 0, 64).remote(p.serverMr.address() + p.serverMr.length() - 32,
+                            p.serverMr.rkey()));
+            assertEquals(DisconnectEvent.Cause.TERMINATE_SENT, waitForEnd(p.server).cause());
+            DisconnectEvent clientEnd = waitForEnd(p.client);
+            assertEquals(DisconnectEvent.Cause.TERMINATE_RECEIVED, clientEnd.cause());
+            assertTrue(clientEnd.detail().contains("base or bounds"), clientEnd.detail());
+            byte[] tail = bytes(p.serverMr.segment(), p.serverMr.length() - 32, 32);
+            assertArrayEquals(new byte[32], tail);
+        }
+    }
+
+    static DisconnectEvent waitForEnd(io.nvmf4j.verbs.RdmaConnection c) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (c.disconnectEvent() == null && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(c.disconnectEvent() != null, "connection did not end");
+        return c.disconnectEvent();
+    }
+}
