@@ -7,7 +7,6 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,6 +29,7 @@ final class ProgressEngine implements Runnable {
     private final List<SoftiwarpQueuePair> queuePairs = new ArrayList<>();
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private volatile boolean running = true;
+    private final java.util.function.Consumer<SelectionKey> onReady = ProgressEngine::ready;
 
     ProgressEngine(String name, long spinNanos) throws IOException {
         this.selector = Selector.open();
@@ -72,8 +72,16 @@ final class ProgressEngine implements Runnable {
                         }
                         continue;
                     }
-                    if (qp.receiver.poll()) {
-                        progress = true;
+                    try {
+                        if (qp.receiver.poll()) {
+                            progress = true;
+                        }
+                    } catch (RuntimeException e) {
+                        // e.g. the arena of a registered region was closed: this connection cannot go on
+                        LOG.log(Level.WARNING, "softiwarp QP " + qp.number() + " receive failed", e);
+                        qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                                "receive failed: " + e, null);
+                        continue;
                     }
                     if (qp.txBlocked) {
                         SelectionKey key = qp.channel.keyFor(selector);
@@ -97,19 +105,11 @@ final class ProgressEngine implements Runnable {
                 sleeping.set(true);
                 try {
                     if (added.isEmpty()) {
-                        selector.select(100);
+                        // select(Consumer) does not fill the selected-key set: no allocation per wake-up
+                        selector.select(onReady, 100);
                     }
                 } finally {
                     sleeping.set(false);
-                }
-                Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext()) {
-                    SelectionKey key = it.next();
-                    it.remove();
-                    if (key.isValid() && key.isWritable()) {
-                        key.interestOps(SelectionKey.OP_READ);
-                        ((SoftiwarpQueuePair) key.attachment()).kickTx();
-                    }
                 }
                 lastProgress = System.nanoTime();
             }
@@ -122,6 +122,13 @@ final class ProgressEngine implements Runnable {
         }
     }
 
+    private static void ready(SelectionKey key) {
+        if (key.isValid() && key.isWritable()) {
+            key.interestOps(SelectionKey.OP_READ);
+            ((SoftiwarpQueuePair) key.attachment()).kickTx();
+        }
+    }
+
     private boolean register() {
         boolean any = false;
         SoftiwarpQueuePair qp;
@@ -130,6 +137,7 @@ final class ProgressEngine implements Runnable {
                 qp.channel.register(selector, SelectionKey.OP_READ, qp);
                 queuePairs.add(qp);
                 any = true;
+                qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {
                 qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
             }

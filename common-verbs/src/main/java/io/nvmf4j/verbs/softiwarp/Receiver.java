@@ -210,10 +210,8 @@ final class Receiver {
             untaggedMore = !last;
         }
         state = GET_PAYLOAD;
-        if (payloadLength == 0 || opcode == RdmapOpcode.TERMINATE) {
-            if (opcode != RdmapOpcode.TERMINATE) {
-                startTrailer();
-            }
+        if (payloadLength == 0) {
+            startTrailer();
         }
     }
 

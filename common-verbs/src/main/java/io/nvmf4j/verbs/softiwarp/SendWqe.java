@@ -22,7 +22,13 @@ final class SendWqe {
     long processed;
     /** Local regions resolved when transmission (or Read placement) starts. */
     final SoftiwarpMemoryRegion[] regions;
-    /** Set once completed (successfully or not): the slot may be reused. */
+    /** Outcome, valid once {@link #finished}. */
+    io.nvmf4j.verbs.WcStatus completionStatus;
+    int completionLength;
+    int completionVendorError;
+    /** Set once the operation ended (successfully or not); its completion is reported in queue order. */
+    volatile boolean finished;
+    /** Set once its completion was reported (retired): the slot may be reused. */
     volatile boolean done;
 
     SendWqe(int maxSge) {
@@ -52,6 +58,7 @@ final class SendWqe {
         rkey = wr.rkey();
         invalidateRkey = wr.invalidateRkey();
         processed = 0;
+        finished = false;
         done = false;
     }
 }

@@ -5,7 +5,9 @@ import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.softiwarp.mpa.MpaFrame;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaNegotiation;
+import io.nvmf4j.verbs.softiwarp.mpa.MpaV2IrdOrd;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -63,8 +65,16 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
     }
 
     /** siw_accept(). */
+    private void checkPrivateDataLength(byte[] privateData) throws VerbsException {
+        int max = MpaFrame.MAX_PRIVATE_DATA - (request.enhanced() ? MpaV2IrdOrd.LENGTH : 0);
+        if (privateData != null && privateData.length > max) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "private data longer than " + max + " bytes");
+        }
+    }
+
     @Override
     public RdmaConnection accept(AcceptParams params) throws VerbsException {
+        checkPrivateDataLength(params.privateData());
         answer();
         if (!(params.pd() instanceof SoftiwarpProtectionDomain pd)) {
             ChannelIo.closeQuietly(channel);
@@ -72,7 +82,8 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
         }
         SoftiwarpQueuePair qp = null;
         try {
-            qp = device.createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
+            // the queue pair belongs to the device of its protection domain (its STags live there)
+            qp = pd.softiwarpDevice().createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
             int[] irdOrd = MpaNegotiation.acceptedIrdOrd(request, params.qpAttributes().ird(),
                     params.qpAttributes().ord(), SoftiwarpDevice.MAX_IRD, SoftiwarpDevice.MAX_ORD);
             qp.negotiated(irdOrd[0], irdOrd[1], request.crc());
@@ -82,7 +93,7 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
             SoftiwarpConnection connection = new SoftiwarpConnection(qp, request.privateData(), local, remote);
             ChannelIo.writeFully(channel, ByteBuffer.wrap(reply),
                     System.nanoTime() + device.config().mpaTimeout().toNanos());
-            device.engine().add(qp);
+            qp.device.engine().add(qp);
             return connection;
         } catch (IOException e) {
             if (qp != null) {
@@ -99,6 +110,7 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
     /** siw_reject(). */
     @Override
     public void reject(byte[] privateData) throws VerbsException {
+        checkPrivateDataLength(privateData);
         answer();
         try {
             ChannelIo.writeFully(channel, ByteBuffer.wrap(MpaNegotiation.reject(request,

@@ -83,7 +83,7 @@ final class SoftiwarpConnectionManager implements ConnectionManager {
                 }
                 key.interestOps(0);
             }
-            qp = device.createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
+            qp = pd.softiwarpDevice().createQueuePair(pd, params.sendCq(), params.recvCq(), params.qpAttributes());
             params.setup().beforeConnect(qp);
             SoftiwarpConfig config = device.config();
             MpaFrame request = MpaNegotiation.request(params.qpAttributes().ird(), params.qpAttributes().ord(),
@@ -123,7 +123,7 @@ final class SoftiwarpConnectionManager implements ConnectionManager {
             qp.establish(ch);
             SoftiwarpConnection connection = new SoftiwarpConnection(qp, accepted.privateData(),
                     (InetSocketAddress) ch.getLocalAddress(), remote);
-            device.engine().add(qp);
+            qp.device.engine().add(qp);
             return connection;
         } catch (IOException | MpaException e) {
             if (qp != null) {

@@ -28,7 +28,10 @@ public final class SoftiwarpDevice implements RdmaDevice {
     static final int MAX_MR = 65535;
     static final int MAX_CQE = 1 << 20;
 
+    private static final AtomicInteger DEVICE_SEQUENCE = new AtomicInteger();
+
     private final SoftiwarpConfig config;
+    private final int sequence = DEVICE_SEQUENCE.incrementAndGet();
     private final StagTable stagTable = new StagTable(MAX_MR);
     private final AtomicInteger nextQpNumber = new AtomicInteger(1);
     private final AtomicInteger nextEngine = new AtomicInteger();
@@ -129,13 +132,18 @@ public final class SoftiwarpDevice implements RdmaDevice {
             checkOpen();
             if (engines[i] == null) {
                 try {
-                    engines[i] = new ProgressEngine("softiwarp-engine-" + i, config.engineSpinNanos());
+                    engines[i] = new ProgressEngine(engineThreadNamePrefix() + i, config.engineSpinNanos());
                 } catch (IOException e) {
                     throw new VerbsException(VerbsErrorCode.IO_ERROR, "cannot start progress engine", e);
                 }
             }
             return engines[i];
         }
+    }
+
+    /** Progress engine threads of this device are named this prefix plus their index. */
+    String engineThreadNamePrefix() {
+        return "softiwarp-engine-" + sequence + "-";
     }
 
     private void checkOpen() throws VerbsException {

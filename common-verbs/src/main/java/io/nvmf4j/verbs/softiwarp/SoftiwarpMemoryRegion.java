@@ -26,7 +26,12 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
     private final boolean localWrite;
     private final boolean remoteRead;
     private final boolean remoteWrite;
-    /** A whole-region ByteBuffer view to duplicate from, or null above 2 GiB. */
+    /**
+     * A whole-region ByteBuffer view to duplicate from, or null above 2 GiB. It keeps the arena's scope, so an
+     * arena cannot be closed under a transfer in progress (NIO holds the scope during each read/write). The JDK
+     * pays for that with two small objects per scoped buffer in a gathering write (IOUtil.write: LinkedRunnable
+     * and Releaser): the only per-operation allocation on the data path, and not ours to remove.
+     */
     private final ByteBuffer wholeView;
     private final int index;
     private volatile int stag;
@@ -125,7 +130,7 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
      */
     MemoryCheck check(int expectedStag, SoftiwarpProtectionDomain domain, boolean needLocalWrite,
                       boolean needRemoteRead, boolean needRemoteWrite, long accessAddress, long len) {
-        if (closed || !valid || expectedStag != stag) {
+        if (closed || !valid || expectedStag != stag || !segment.scope().isAlive()) {
             return MemoryCheck.STAG_INVALID;
         }
         if (domain != pd) {

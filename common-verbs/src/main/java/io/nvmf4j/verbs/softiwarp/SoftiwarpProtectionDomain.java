@@ -27,6 +27,10 @@ public final class SoftiwarpProtectionDomain implements ProtectionDomain {
         return device;
     }
 
+    SoftiwarpDevice softiwarpDevice() {
+        return device;
+    }
+
     @Override
     public MemoryRegion register(MemorySegment nativeSegment, Set<AccessFlag> access) throws VerbsException {
         if (!nativeSegment.isNative()) {

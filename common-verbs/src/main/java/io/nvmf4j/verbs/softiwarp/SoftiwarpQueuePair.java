@@ -229,16 +229,42 @@ public final class SoftiwarpQueuePair implements QueuePair {
         };
     }
 
-    /** Completes a send-queue WQE once (siw_sqe_complete): errors are always reported, successes if signaled. */
+    /**
+     * Ends a send-queue WQE once (siw_sqe_complete). Completions are then reported in send queue order
+     * (ibv_poll_cq: a completion implies every earlier unsignaled request completed), so a Send posted after an
+     * unsignaled Read reports only once the Read's data is in. Errors are always reported, successes if signaled.
+     */
     void completeSend(SendWqe wqe, WcStatus status, int byteLength, int vendorError) {
         synchronized (wqe) {
-            if (wqe.done) {
+            if (wqe.finished) {
                 return;
             }
-            wqe.done = true;
+            wqe.completionStatus = status;
+            wqe.completionLength = byteLength;
+            wqe.completionVendorError = vendorError;
+            wqe.finished = true;
         }
-        if (wqe.signaled || status != WcStatus.SUCCESS) {
-            sendCq.push(wqe.wrId, status, wcOpcode(wqe.opcode), byteLength, number, false, 0, vendorError);
+        retireSends();
+    }
+
+    private final Object retireLock = new Object();
+    private long sqRetireHead;
+
+    private void retireSends() {
+        synchronized (retireLock) {
+            long tail = sqTail;
+            while (sqRetireHead < tail) {
+                SendWqe w = sq[(int) (sqRetireHead % sq.length)];
+                if (!w.finished) {
+                    break;
+                }
+                if (w.signaled || w.completionStatus != WcStatus.SUCCESS) {
+                    sendCq.push(w.wrId, w.completionStatus, wcOpcode(w.opcode), w.completionLength, number, false, 0,
+                            w.completionVendorError);
+                }
+                w.done = true;
+                sqRetireHead++;
+            }
         }
     }
 
@@ -304,7 +330,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
             if (state == QueuePairState.ERROR) {
                 finishAfterError();
             } else {
-                transmitter.pump();
+                try {
+                    transmitter.pump();
+                } catch (RuntimeException e) {
+                    // e.g. the arena of a registered region was closed under a send
+                    enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "send failed: " + e, null);
+                }
             }
             missed = txWip.addAndGet(-missed);
         } while (missed != 0);

@@ -81,7 +81,16 @@ final class Transmitter {
                 if (qp.state() != QueuePairState.RTS) {
                     return;
                 }
-                if (qp.irqHead != qp.irqTail) {
+                // a message in progress is finished first: DDP forbids interleaving two tagged messages (a Read
+                // Response inside a multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise
+                // answers to Read Requests go first (siw_activate_tx)
+                if (job == JOB_SQ) {
+                    if (!buildFromSendQueue()) {
+                        return;
+                    }
+                    continue;
+                }
+                if (job == JOB_READ_RESPONSE || qp.irqHead != qp.irqTail) {
                     if (!buildReadResponse()) {
                         return;
                     }

@@ -7,30 +7,43 @@ import static io.nvmf4j.verbs.conformance.WorkRequests.send;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.ValueLayout;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -90,6 +103,36 @@ class ConnectionConformanceTest {
             // the listener serves the next request normally
             Loopback.Pair pair = bench.connect();
             assertTrue(pair.client().isConnected());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void eightConcurrentConnectsAreAllAcceptedWithTheirOwnPrivateData(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            int count = 8;
+            List<Future<RdmaConnection>> connecting = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                connecting.add(bench.startConnect(QueuePairAttributes.defaults(), new byte[] {(byte) i}));
+            }
+            Map<Integer, RdmaConnection> servers = new HashMap<>();
+            for (int i = 0; i < count; i++) {
+                ConnectRequest incoming = bench.listener().accept(TIMEOUT);
+                assertNotNull(incoming, "request " + i + " of " + count);
+                byte[] data = incoming.privateData();
+                assertEquals(1, data.length);
+                RdmaConnection server = bench.track(incoming.accept(new AcceptParams(bench.server().pd(),
+                        bench.server().cq(), bench.server().cq(), QueuePairAttributes.defaults(),
+                        new byte[] {data[0], (byte) 0xAC})));
+                assertNull(servers.put((int) data[0], server), "request " + data[0] + " arrived twice");
+            }
+            for (int i = 0; i < count; i++) {
+                RdmaConnection client = bench.track(Loopback.await(connecting.get(i)));
+                assertArrayEquals(new byte[] {(byte) i, (byte) 0xAC}, client.peerPrivateData(),
+                        "connector " + i + " got the reply meant for it");
+                assertEquals(client.localAddress(), servers.get(i).remoteAddress());
+            }
         }
     }
 
@@ -187,7 +230,7 @@ class ConnectionConformanceTest {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
             int size = 16 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(49);
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(49);
             GuardedRegion sink = bench.client().registerOpen(size);
             pair.client().queuePair().postSend(WorkRequests.rdmaRead(1, sink, 0, size, remote.address(0),
                     remote.rkey()));
@@ -218,9 +261,9 @@ class ConnectionConformanceTest {
     void closingADeviceEndsItsConnectionsAndThePeerOnAnotherDeviceSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
-            io.nvmf4j.verbs.RdmaDevice other = bench.track(provider.provider().openDevice(null));
-            io.nvmf4j.verbs.ProtectionDomain pd = other.allocatePd();
-            io.nvmf4j.verbs.CompletionQueue cq = other.createCompletionQueue(64);
+            RdmaDevice other = bench.track(provider.provider().openDevice(null));
+            ProtectionDomain pd = other.allocatePd();
+            CompletionQueue cq = other.createCompletionQueue(64);
             Future<RdmaConnection> connecting = bench.startConnect(QueuePairAttributes.defaults(), new byte[0]);
             ConnectRequest incoming = bench.listener().accept(TIMEOUT);
             assertNotNull(incoming, "connect request");
@@ -228,7 +271,7 @@ class ConnectionConformanceTest {
                     new byte[0]));
             RdmaConnection client = bench.track(Loopback.await(connecting));
             GuardedRegion inbox = GuardedRegion.register(bench.arena(), pd, 64,
-                    java.util.EnumSet.of(io.nvmf4j.verbs.AccessFlag.LOCAL_WRITE));
+                    EnumSet.of(AccessFlag.LOCAL_WRITE));
             server.queuePair().postReceive(receive(5, inbox, 0, 64));
 
             other.close(); // everything on it: the connection, its queue pair, CQ, PD, region
@@ -254,8 +297,8 @@ class ConnectionConformanceTest {
             }
             GuardedRegion outbox = bench.client().registerOpen(connections * 8L);
             GuardedRegion inbox = bench.server().registerOpen(connections * 8L);
-            java.util.Map<Integer, Integer> serverQpToIndex = new java.util.HashMap<>();
-            java.util.Map<Integer, Integer> clientQpToIndex = new java.util.HashMap<>();
+            Map<Integer, Integer> serverQpToIndex = new HashMap<>();
+            Map<Integer, Integer> clientQpToIndex = new HashMap<>();
             for (int i = 0; i < connections; i++) {
                 assertEquals(null, serverQpToIndex.put(pairs[i].server().queuePair().number(), i),
                         "queue pair numbers are unique");
@@ -265,7 +308,7 @@ class ConnectionConformanceTest {
             }
             // send in reverse order so CQ order differs from connection order
             for (int i = connections - 1; i >= 0; i--) {
-                outbox.segment().set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, 0x5eed0000L + i);
+                outbox.segment().set(ValueLayout.JAVA_LONG_UNALIGNED, i * 8L, 0x5eed0000L + i);
                 pairs[i].client().queuePair().postSend(send(1000 + i, outbox, i * 8L, 8));
             }
             for (WorkCompletion wc : bench.server().awaitCompletions(connections, TIMEOUT)) {
@@ -274,7 +317,7 @@ class ConnectionConformanceTest {
                 assertNotNull(index, () -> "completion with an unknown queue pair number: " + wc);
                 assertEquals((long) index, wc.wrId(), () -> "receive of connection " + index + " completed as " + wc);
                 assertEquals(0x5eed0000L + index,
-                        inbox.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, index * 8L),
+                        inbox.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, index * 8L),
                         "message in the receive buffer of connection " + index);
             }
             for (WorkCompletion wc : bench.client().awaitCompletions(connections, TIMEOUT)) {
@@ -328,10 +371,10 @@ class ConnectionConformanceTest {
                 pair.server().queuePair().postReceive(receive(i, inbox, i * 16L, 16));
             }
             GuardedRegion outbox = bench.client().registerOpen(16).fill(45);
-            io.nvmf4j.verbs.SendWorkRequest chain = send(0, outbox, 0, 16);
-            io.nvmf4j.verbs.SendWorkRequest last = chain;
+            SendWorkRequest chain = send(0, outbox, 0, 16);
+            SendWorkRequest last = chain;
             for (int i = 1; i <= depth; i++) {
-                io.nvmf4j.verbs.SendWorkRequest next = send(i, outbox, 0, 16);
+                SendWorkRequest next = send(i, outbox, 0, 16);
                 last.next(next);
                 last = next;
             }
@@ -355,13 +398,13 @@ class ConnectionConformanceTest {
             QueuePairAttributes four = QueuePairAttributes.defaults().withQueueDepths(4, 4);
             Loopback.Pair pair = bench.connect(four, four);
             int depth = pair.client().queuePair().attributes().maxSendWr();
-            int size = 1 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(46);
+            int size = 8 << 20;
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(46);
             GuardedRegion sink = bench.client().registerOpen(size);
             int accepted = 0;
             VerbsException full = null;
-            // 1 MiB Reads take far longer than a post: the queue fills before the first one completes
-            for (int attempt = 0; attempt < 4 * depth && full == null; attempt++) {
+            // 8 MiB Reads take milliseconds, a post microseconds: the queue fills before the first completes
+            for (int attempt = 0; attempt < 16 * depth && full == null; attempt++) {
                 try {
                     pair.client().queuePair().postSend(
                             WorkRequests.rdmaRead(attempt, sink, 0, size, remote.address(0), remote.rkey()));
@@ -370,7 +413,7 @@ class ConnectionConformanceTest {
                     full = e;
                 }
             }
-            assertNotNull(full, "posted " + accepted + " 1 MiB RDMA Reads on a send queue of depth " + depth
+            assertNotNull(full, "posted " + accepted + " 8 MiB RDMA Reads on a send queue of depth " + depth
                     + " without a QUEUE_FULL");
             assertEquals(VerbsErrorCode.QUEUE_FULL, full.code(), full.getMessage());
             assertTrue(accepted >= depth, "only " + accepted + " accepted before QUEUE_FULL, depth " + depth);
@@ -390,7 +433,7 @@ class ConnectionConformanceTest {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
             int size = 16 << 20;
-            GuardedRegion remote = bench.server().register(size, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(47);
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(47);
             GuardedRegion sink = bench.client().registerOpen(size);
             GuardedRegion outbox = bench.client().registerOpen(64 * 1024).fill(48);
             GuardedRegion inbox = bench.server().registerOpen(64 * 1024);
@@ -409,7 +452,7 @@ class ConnectionConformanceTest {
             long failed = done.stream().filter(wc -> wc.status() != WcStatus.SUCCESS).count();
             // every request completes exactly once (a Send may complete before the Read posted ahead of it:
             // iWARP completes Sends when they are on the wire, a Read when its response is in)
-            assertEquals(java.util.stream.LongStream.range(0, posted).boxed().toList(),
+            assertEquals(LongStream.range(0, posted).boxed().toList(),
                     done.stream().map(WorkCompletion::wrId).sorted().toList(), "work requests completed");
             assertTrue(failed > 0, "every work request succeeded although the peer closed mid-transfer: " + done);
             Loopback.awaitDisconnect(pair.client());
@@ -438,7 +481,7 @@ class ConnectionConformanceTest {
             assertThrows(VerbsException.class,
                     () -> bench.device().connectionManager().connect(address, params, Duration.ofSeconds(3)));
             try (Socket probe = new Socket()) {
-                assertThrows(java.net.ConnectException.class, () -> probe.connect(address, 2000),
+                assertThrows(ConnectException.class, () -> probe.connect(address, 2000),
                         "TCP port of a closed listener still accepts");
             }
         }

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -193,7 +194,7 @@ public final class Loopback implements AutoCloseable {
 
     /** An address on 127.0.0.1 where nothing listens (a port just bound and released). */
     public static InetSocketAddress unusedLoopbackAddress() throws IOException {
-        try (var socket = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
         }
     }

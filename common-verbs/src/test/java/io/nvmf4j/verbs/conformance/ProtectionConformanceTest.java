@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -135,7 +136,7 @@ class ProtectionConformanceTest {
             // the last 64 bytes are inside the region; a provider may have placed them before it saw the end
             byte[] after = target.snapshot();
             System.arraycopy(before, SIZE - 64, after, SIZE - 64, 64);
-            Patterns.assertSameBytes(before, java.lang.foreign.MemorySegment.ofArray(after),
+            Patterns.assertSameBytes(before, MemorySegment.ofArray(after),
                     "region outside the bytes the write addressed");
         }
     }
@@ -220,6 +221,67 @@ class ProtectionConformanceTest {
             assertTerminated(provider, pair.server(), pair.client());
             Patterns.assertSameBytes(new byte[SIZE], sink.segment(), "sink of the rejected read");
             sink.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void refreshedKeyReopensAnInvalidatedRegionWhileTheOldKeyStaysDead(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion hostBuffer = bench.client().registerOpen(SIZE);
+            int oldKey = hostBuffer.rkey();
+            invalidateBySend(bench, pair, hostBuffer);
+            int newKey = hostBuffer.region().refreshKey();
+            assertTrue(newKey != oldKey, "refreshKey() returned the invalidated key");
+            assertEquals(oldKey >>> 8, newKey >>> 8, "refreshKey() changes only the 8-bit key part");
+            assertTrue(hostBuffer.region().isValid());
+            assertEquals(newKey, hostBuffer.rkey());
+
+            GuardedRegion data = bench.server().registerOpen(SIZE).fill(22);
+            GuardedRegion probe = bench.client().register(16, AccessFlag.REMOTE_READ);
+            GuardedRegion probeSink = bench.server().registerOpen(16);
+            SendWorkRequest write = rdmaWrite(1, data, 0, SIZE, hostBuffer.address(0), newKey);
+            write.next(rdmaRead(2, probeSink, 0, 16, probe.address(0), probe.rkey()));
+            pair.server().queuePair().postSend(write);
+            List<WorkCompletion> done = bench.server().awaitCompletions(2, TIMEOUT);
+            assertSuccess(done.get(0), 1, WcOpcode.RDMA_WRITE);
+            assertSuccess(done.get(1), 2, WcOpcode.RDMA_READ);
+            Patterns.assertSameBytes(data.segment(), hostBuffer.segment(), "write with the refreshed key");
+
+            byte[] before = hostBuffer.snapshot();
+            SendWorkRequest stale = rdmaWrite(3, bench.server().registerOpen(SIZE).fill(23), 0, 64,
+                    hostBuffer.address(0), oldKey);
+            stale.next(rdmaRead(4, probeSink, 0, 16, probe.address(0), probe.rkey()));
+            pair.server().queuePair().postSend(stale);
+            List<WorkCompletion> refused = bench.server().awaitCompletions(2, TIMEOUT);
+            assertEquals(3, refused.get(0).wrId());
+            assertTrue(refused.get(1).status() != WcStatus.SUCCESS, () -> "Read behind a stale-key Write: "
+                    + refused.get(1));
+            assertTerminated(provider, pair.server(), pair.client());
+            Patterns.assertSameBytes(before, hostBuffer.segment(), "host buffer after a write with the old key");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void keyOfADeregisteredRegionDoesNotReachTheRegionRegisteredAfterIt(ProviderUnderTest provider)
+            throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            GuardedRegion first = bench.server().registerOpen(SIZE);
+            int staleKey = first.rkey();
+            first.close();
+            // the next registration may reuse the STag index; its key part must differ
+            GuardedRegion second = bench.server().registerOpen(SIZE).fill(24);
+            assertTrue(second.rkey() != staleKey, "a new region got the key of a deregistered one");
+            byte[] before = second.snapshot();
+            assertRemoteWriteRejected(bench, pair, second.address(0), staleKey, 64);
+            Patterns.assertSameBytes(before, second.segment(), "region registered after the stale key's region");
+            second.assertGuardsIntact();
         }
     }
 

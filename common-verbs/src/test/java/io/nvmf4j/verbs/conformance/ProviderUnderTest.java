@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.conformance;
 
 import io.nvmf4j.verbs.RdmaProvider;
 import io.nvmf4j.verbs.RdmaProviders;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.provider.Arguments;
@@ -43,6 +44,12 @@ public record ProviderUnderTest(RdmaProvider provider) {
                             + provider.availability().reason());
                 }
             }
+            for (String expected : List.of("softiwarp", "ibverbs")) {
+                if (all.stream().noneMatch(p -> p.name().equals(expected))) {
+                    System.err.println("conformance: provider '" + expected + "' not tested: it is not on the "
+                            + "class path");
+                }
+            }
         }
         return all.stream().filter(p -> p.availability().present()).map(ProviderUnderTest::new);
     }
@@ -50,6 +57,6 @@ public record ProviderUnderTest(RdmaProvider provider) {
     /** Every available provider crossed with the transfer sizes of the suite (1 byte to 16 MiB). */
     public static Stream<Arguments> availableWithTransferSizes() {
         int[] sizes = {1, 7, 4096, 65536, 1 << 20, 16 << 20};
-        return available().flatMap(p -> java.util.Arrays.stream(sizes).mapToObj(size -> Arguments.of(p, size)));
+        return available().flatMap(p -> Arrays.stream(sizes).mapToObj(size -> Arguments.of(p, size)));
     }
 }

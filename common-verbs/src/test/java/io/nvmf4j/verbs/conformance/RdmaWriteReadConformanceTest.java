@@ -8,8 +8,11 @@ import static io.nvmf4j.verbs.conformance.WorkRequests.receive;
 import static io.nvmf4j.verbs.conformance.WorkRequests.send;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -84,7 +87,7 @@ class RdmaWriteReadConformanceTest {
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
             Loopback.Pair pair = bench.connect();
-            GuardedRegion remote = bench.server().register(10_000, io.nvmf4j.verbs.AccessFlag.REMOTE_READ).fill(4);
+            GuardedRegion remote = bench.server().register(10_000, AccessFlag.REMOTE_READ).fill(4);
             GuardedRegion sink = bench.client().registerOpen(10_000);
             // the server thread does nothing from here on: the provider answers the Read Request itself
             pair.client().queuePair().postSend(rdmaRead(7, sink, 1000, 5000, remote.address(3000), remote.rkey()));
@@ -113,7 +116,7 @@ class RdmaWriteReadConformanceTest {
             pair.server().queuePair().postReceive(receive(1, inbox, 0, 16));
 
             SendWorkRequest write = new SendWorkRequest(3).wrId(3)
-                    .opcode(io.nvmf4j.verbs.SendOpcode.RDMA_WRITE).remote(remote.address(10), remote.rkey());
+                    .opcode(SendOpcode.RDMA_WRITE).remote(remote.address(10), remote.rkey());
             write.sgList().count(3);
             write.sgList().get(0).set(data.region(), 4000, 96);
             write.sgList().get(1).set(data.region(), 0, 1);
@@ -130,6 +133,71 @@ class RdmaWriteReadConformanceTest {
             Patterns.assertSameBytes(new byte[10], remote.segment().asSlice(0, 10), "before the write");
             Patterns.assertSameBytes(new byte[3086], remote.segment().asSlice(1010, 3086), "after the write");
             remote.assertGuardsIntact();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void signaledCompletionImpliesTheUnsignaledReadPostedBeforeItIsDone(ProviderUnderTest provider)
+            throws Exception {
+        // ibv_poll_cq: "A Work Completion indicates that a Work Request in a Work Queue, and all of the
+        // outstanding unsignaled Work Requests that posted to that Work Queue ... have completed". An
+        // application then reuses the Read's sink buffer, so its data must be in by then.
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            int size = 4 << 20;
+            GuardedRegion remote = bench.server().register(size, AccessFlag.REMOTE_READ).fill(30);
+            GuardedRegion sink = bench.client().registerOpen(size);
+            GuardedRegion inbox = bench.server().registerOpen(16);
+            pair.server().queuePair().postReceive(receive(1, inbox, 0, 16));
+            SendWorkRequest read = rdmaRead(1, sink, 0, size, remote.address(0), remote.rkey()).signaled(false);
+            read.next(send(2, sink, 0, 0));
+            pair.client().queuePair().postSend(read);
+
+            WorkCompletion wc = bench.client().awaitCompletion(TIMEOUT);
+            assertSuccess(wc, 2, WcOpcode.SEND);
+            Patterns.assertSameBytes(remote.segment(), sink.segment(),
+                    "sink of an unsignaled Read when the Send posted after it completes");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void bulkWritesAndReadsInBothDirectionsAtOnceDoNotDeadlock(ProviderUnderTest provider) throws Exception {
+        try (Loopback bench = Loopback.open(provider)) {
+            Loopback.Pair pair = bench.connect();
+            int size = 8 << 20;
+            GuardedRegion clientData = bench.client().registerOpen(size).fill(31);
+            GuardedRegion clientSink = bench.client().registerOpen(size);
+            GuardedRegion clientReadBack = bench.client().registerOpen(size);
+            GuardedRegion serverData = bench.server().registerOpen(size).fill(32);
+            GuardedRegion serverSink = bench.server().registerOpen(size);
+            GuardedRegion serverReadBack = bench.server().registerOpen(size);
+
+            // each side writes its data into the other's sink and reads the other's data, all at once
+            SendWorkRequest fromClient = rdmaWrite(1, clientData, 0, size, serverSink.address(0), serverSink.rkey());
+            fromClient.next(rdmaRead(2, clientReadBack, 0, size, serverData.address(0), serverData.rkey()));
+            SendWorkRequest fromServer = rdmaWrite(3, serverData, 0, size, clientSink.address(0), clientSink.rkey());
+            fromServer.next(rdmaRead(4, serverReadBack, 0, size, clientData.address(0), clientData.rkey()));
+            pair.client().queuePair().postSend(fromClient);
+            pair.server().queuePair().postSend(fromServer);
+
+            List<WorkCompletion> clientDone = bench.client().awaitCompletions(2, TIMEOUT);
+            List<WorkCompletion> serverDone = bench.server().awaitCompletions(2, TIMEOUT);
+            for (WorkCompletion wc : clientDone) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+            }
+            for (WorkCompletion wc : serverDone) {
+                assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
+            }
+            Patterns.assertSameBytes(serverData.segment(), clientReadBack.segment(), "client's Read of server data");
+            Patterns.assertSameBytes(clientData.segment(), serverReadBack.segment(), "server's Read of client data");
+            // the Writes are placed by now: each side's Read behind its Write has completed, and the peer's
+            // Read came after that Write on the same stream
+            Patterns.assertSameBytes(clientData.segment(), serverSink.segment(), "client's Write into the server");
+            Patterns.assertSameBytes(serverData.segment(), clientSink.segment(), "server's Write into the client");
         }
     }
 

@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -157,7 +158,7 @@ class SendReceiveConformanceTest {
             assertEquals(1, wc.wrId());
             assertEquals(WcStatus.LOC_LEN_ERR, wc.status(), () -> "receive completion " + wc);
             byte[] outside = sink.snapshot();
-            java.util.Arrays.fill(outside, 1024, 1024 + 64, (byte) 0); // the receive buffer itself may be written
+            Arrays.fill(outside, 1024, 1024 + 64, (byte) 0); // the receive buffer itself may be written
             Patterns.assertSameBytes(new byte[4096], MemorySegment.ofArray(outside),
                     "receive region outside the 64-byte receive buffer");
             sink.assertGuardsIntact();

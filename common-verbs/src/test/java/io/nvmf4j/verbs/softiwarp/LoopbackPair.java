@@ -43,8 +43,14 @@ final class LoopbackPair implements AutoCloseable {
 
     LoopbackPair(QueuePairSetup serverSetup, QueuePairSetup clientSetup, byte[] requestData, byte[] replyData)
             throws Exception {
-        serverDevice = RdmaProviders.byName("softiwarp").openDevice(null);
-        clientDevice = RdmaProviders.byName("softiwarp").openDevice(null);
+        this(RdmaProviders.byName("softiwarp").openDevice(null), RdmaProviders.byName("softiwarp").openDevice(null),
+                serverSetup, clientSetup, requestData, replyData);
+    }
+
+    LoopbackPair(RdmaDevice serverDevice, RdmaDevice clientDevice, QueuePairSetup serverSetup,
+                 QueuePairSetup clientSetup, byte[] requestData, byte[] replyData) throws Exception {
+        this.serverDevice = serverDevice;
+        this.clientDevice = clientDevice;
         serverPd = serverDevice.allocatePd();
         clientPd = clientDevice.allocatePd();
         serverCq = serverDevice.createCompletionQueue(256);

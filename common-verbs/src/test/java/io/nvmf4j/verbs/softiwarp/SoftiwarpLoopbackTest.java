@@ -60,6 +60,47 @@ class SoftiwarpLoopbackTest {
     }
 
     @Test
+    void receivesAndSendsPostedInTheSetupHookWorkAsSoonAsTheConnectionIsUp() throws Exception {
+        io.nvmf4j.verbs.MemoryRegion[] serverMr = new io.nvmf4j.verbs.MemoryRegion[1];
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+        MemorySegment early = arena.allocate(64);
+        early.fill((byte) 0x5a);
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            // a second connection on the same devices: the server pre-posts, the client sends from its hook
+            io.nvmf4j.verbs.MemoryRegion clientEarly = p.clientPd.register(early,
+                    java.util.EnumSet.of(io.nvmf4j.verbs.AccessFlag.LOCAL_WRITE));
+            java.util.concurrent.CompletableFuture<io.nvmf4j.verbs.RdmaConnection> accepted =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return p.listener.accept(java.time.Duration.ofSeconds(5)).accept(
+                                    new io.nvmf4j.verbs.AcceptParams(p.serverPd, p.serverCq, p.serverCq,
+                                            io.nvmf4j.verbs.QueuePairAttributes.defaults(), new byte[0],
+                                            qp -> qp.postReceive(new ReceiveWorkRequest().wrId(77)
+                                                    .local(p.serverMr, 512, 64))));
+                        } catch (Exception e) {
+                            throw new RuntimeException(e);
+                        }
+                    });
+            try (io.nvmf4j.verbs.RdmaConnection c = p.clientDevice.connectionManager().connect(
+                    p.listener.localAddress(), new io.nvmf4j.verbs.ConnectParams(p.clientPd, p.clientCq, p.clientCq,
+                            io.nvmf4j.verbs.QueuePairAttributes.defaults(), new byte[0],
+                            qp -> qp.postSend(new SendWorkRequest().wrId(78).local(clientEarly, 0, 64))),
+                    java.time.Duration.ofSeconds(5));
+                 io.nvmf4j.verbs.RdmaConnection s = accepted.get(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                WorkCompletion recv = LoopbackPair.awaitOne(p.serverCq);
+                assertEquals(77, recv.wrId());
+                assertEquals(WcStatus.SUCCESS, recv.status(), recv::toString);
+                assertEquals(s.queuePair().number(), recv.queuePairNumber());
+                assertEquals(78, LoopbackPair.awaitOne(p.clientCq).wrId());
+                assertArrayEquals(bytes(early, 0, 64), bytes(p.serverMr.segment(), 512, 64));
+            }
+            clientEarly.close();
+        } finally {
+            arena.close();
+        }
+    }
+
+    @Test
     void rdmaWritePlacesWithoutPeerHelpAndLargeWriteIsSegmented() throws Exception {
         try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
             int len = 300_000;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.QueuePairSetup;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.conformance.GuardedRegion;
@@ -13,6 +14,7 @@ import io.nvmf4j.verbs.conformance.Patterns;
 import io.nvmf4j.verbs.conformance.WorkRequests;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
@@ -83,7 +85,7 @@ class HandBuiltDataPathWireTest {
     void handBuiltReadRequestIsAnsweredWithReadResponsesCarryingTheRegionBytes(boolean crc) throws Exception {
         try (WireBench wire = WireBench.open()) {
             GuardedRegion source = wire.provider().register(100_000, AccessFlag.REMOTE_READ).fill(4);
-            WireBench.Handshake h = wire.handshake(crc, io.nvmf4j.verbs.QueuePairSetup.NONE);
+            WireBench.Handshake h = wire.handshake(crc, QueuePairSetup.NONE);
             int size = 70_000; // more than one FPDU's worth: the response comes in several tagged segments
             int sinkStag = 0x00c0ffee;
             long sinkTo = 0x7000_0000_0000L;
@@ -111,7 +113,7 @@ class HandBuiltDataPathWireTest {
             Patterns.assertSameBytes(source.segment().asSlice(50, size), MemorySegment.ofArray(response.array()),
                     "Read Response payload");
             assertTrue(h.provider().isConnected());
-            wire.provider().assertNoCompletion(java.time.Duration.ofMillis(50));
+            wire.provider().assertNoCompletion(Duration.ofMillis(50));
         }
     }
 
@@ -141,7 +143,8 @@ class HandBuiltDataPathWireTest {
             assertSuccess(wire.provider().awaitCompletion(TIMEOUT), 2, WcOpcode.SEND);
 
             // the provider's RDMA Write: tagged, to the STag/TO it was given
-            h.provider().queuePair().postSend(WorkRequests.rdmaWrite(3, local, 1000, 500, 0x1234_5678_9000L, 0x00abcd01));
+            h.provider().queuePair().postSend(
+                    WorkRequests.rdmaWrite(3, local, 1000, 500, 0x1234_5678_9000L, 0x00abcd01));
             byte[] write = h.raw().readFpdu(TIMEOUT).ulpdu();
             ByteBuffer w = ByteBuffer.wrap(write);
             assertEquals(DdpSegment.control(true, true, DdpSegment.OP_RDMA_WRITE), w.getShort() & 0xffff);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +49,7 @@ class HandBuiltFrameVectorsTest {
         // RFC 3720, B.4: CRC32c results as the bytes sent, the order siw_crc_final() writes too
         assertEquals("aa36918a", HEX.formatHex(MpaCrc.trailer(new byte[32], 0, 32)));
         byte[] ones = new byte[32];
-        java.util.Arrays.fill(ones, (byte) 0xff);
+        Arrays.fill(ones, (byte) 0xff);
         assertEquals("43aba862", HEX.formatHex(MpaCrc.trailer(ones, 0, 32)));
         byte[] up = new byte[32];
         byte[] down = new byte[32];
@@ -91,7 +92,7 @@ class HandBuiltFrameVectorsTest {
         assertEquals(28, fpdu.length);
         assertEquals("0014" + "4143" + "00000000" + "00000000" + "00000001" + "00000000" + "0102" + "0000",
                 HEX.formatHex(fpdu, 0, 24));
-        assertArrayEquals(MpaCrc.trailer(fpdu, 0, 24), java.util.Arrays.copyOfRange(fpdu, 24, 28));
+        assertArrayEquals(MpaCrc.trailer(fpdu, 0, 24), Arrays.copyOfRange(fpdu, 24, 28));
     }
 
     @Test

@@ -23,12 +23,13 @@ import io.nvmf4j.verbs.conformance.Loopback;
 import io.nvmf4j.verbs.conformance.Patterns;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * After a valid MPA exchange done by hand (CRC on, so the CRC path is exercised too), one bad FPDU each. The
@@ -69,7 +70,7 @@ class MalformedFpduWireTest {
 
         void assertInboxUntouchedOutsideTheReceive() {
             byte[] outside = inbox.snapshot();
-            java.util.Arrays.fill(outside, 1024, 1024 + 64, (byte) 0);
+            Arrays.fill(outside, 1024, 1024 + 64, (byte) 0);
             Patterns.assertSameBytes(new byte[SIZE], MemorySegment.ofArray(outside), "inbox outside the receive");
             inbox.assertGuardsIntact();
         }

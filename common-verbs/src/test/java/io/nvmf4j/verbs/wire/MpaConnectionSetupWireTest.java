@@ -4,14 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ConnectRequest;
+import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairSetup;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.conformance.GuardedRegion;
 import io.nvmf4j.verbs.conformance.Loopback;
+import io.nvmf4j.verbs.conformance.Patterns;
+import io.nvmf4j.verbs.conformance.WorkRequests;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,18 +56,18 @@ class MpaConnectionSetupWireTest {
     void requestBytesCapturedFromLinuxNvmeRdmaOverSiwAreAccepted() throws Exception {
         // shared/lab/LAB.md: the 56 bytes a guest kernel nvme-rdma host sent over siw (IRD 128, ORD 0, then the
         // 32-byte NVMe-oF RDMA CM request: recfmt 0, qid 0, hrqsize 32, hsqsize 31)
-        byte[] captured = java.util.HexFormat.of().parseHex("4d504120494420526571204672616d65" + "10020024"
+        byte[] captured = HexFormat.of().parseHex("4d504120494420526571204672616d65" + "10020024"
                 + "00800000" + "0000000020001f00" + "00".repeat(24));
         try (WireBench wire = WireBench.open()) {
             RawIwarpInitiator raw = wire.connectRaw();
             raw.write(captured);
-            io.nvmf4j.verbs.ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
             assertTrue(request != null, "the listener did not surface Linux's MPA request");
             assertArrayEquals(Arrays.copyOfRange(captured, 24, 56), request.privateData(), "NVMe-oF CM request");
             assertEquals(128, request.peerIrd());
             assertEquals(0, request.peerOrd());
-            wire.bench().track(request.accept(new io.nvmf4j.verbs.AcceptParams(wire.provider().pd(),
-                    wire.provider().cq(), wire.provider().cq(), io.nvmf4j.verbs.QueuePairAttributes.defaults(),
+            wire.bench().track(request.accept(new AcceptParams(wire.provider().pd(),
+                    wire.provider().cq(), wire.provider().cq(), QueuePairAttributes.defaults(),
                     new byte[] {0, 0, 0x20, 0})));
             MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
             assertTrue(reply.isReplyKey() && !reply.reject() && reply.enhanced() && !reply.crc(), reply::toString);
@@ -74,14 +87,14 @@ class MpaConnectionSetupWireTest {
             RawIwarpInitiator raw = wire.connectRaw();
             raw.write(MpaConnectionFrame.encode(MpaConnectionFrame.REQUEST_KEY, 0, 1,
                     WireBench.REQUEST_PRIVATE_DATA.length, WireBench.REQUEST_PRIVATE_DATA));
-            io.nvmf4j.verbs.ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
             assertTrue(request != null, "the listener did not surface an MPA revision 1 request");
             assertArrayEquals(WireBench.REQUEST_PRIVATE_DATA, request.privateData());
             assertEquals(-1, request.peerIrd(), "MPA v1 says nothing about IRD");
             assertEquals(-1, request.peerOrd(), "MPA v1 says nothing about ORD");
-            io.nvmf4j.verbs.RdmaConnection connection = wire.bench().track(request.accept(
-                    new io.nvmf4j.verbs.AcceptParams(wire.provider().pd(), wire.provider().cq(), wire.provider().cq(),
-                            io.nvmf4j.verbs.QueuePairAttributes.defaults(), WireBench.REPLY_PRIVATE_DATA,
+            RdmaConnection connection = wire.bench().track(request.accept(
+                    new AcceptParams(wire.provider().pd(), wire.provider().cq(), wire.provider().cq(),
+                            QueuePairAttributes.defaults(), WireBench.REPLY_PRIVATE_DATA,
                             WireBench.postReceive(1, inbox, 0, 64))));
             MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
             assertTrue(reply.isReplyKey() && !reply.reject(), reply::toString);
@@ -89,12 +102,53 @@ class MpaConnectionSetupWireTest {
             assertFalse(reply.enhanced(), reply::toString);
             assertArrayEquals(WireBench.REPLY_PRIVATE_DATA, reply.privateData(), "v1 reply: no IRD/ORD words");
             raw.crc(reply.crc());
-            byte[] payload = io.nvmf4j.verbs.conformance.Patterns.bytes(60, 24);
+            byte[] payload = Patterns.bytes(60, 24);
             raw.sendFpdu(DdpSegment.send(raw.takeSendMsn(), payload));
-            io.nvmf4j.verbs.WorkCompletion wc = wire.provider().awaitCompletion(Loopback.TIMEOUT);
-            io.nvmf4j.verbs.conformance.WorkRequests.assertSuccess(wc, 1, io.nvmf4j.verbs.WcOpcode.RECV);
-            io.nvmf4j.verbs.conformance.Patterns.assertSameBytes(payload, inbox.segment().asSlice(0, 24), "Send");
+            WorkCompletion wc = wire.provider().awaitCompletion(Loopback.TIMEOUT);
+            WorkRequests.assertSuccess(wc, 1, WcOpcode.RECV);
+            Patterns.assertSameBytes(payload, inbox.segment().asSlice(0, 24), "Send");
             assertTrue(connection.isConnected());
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void largestPrivateDataAnMpaV2FrameCarriesTravelsBothWaysAndOneByteMoreIsRefused() throws Exception {
+        // RFC 5044, 7.1: at most 512 bytes of private data; RFC 6581 takes 4 of them for IRD/ORD
+        try (WireBench wire = WireBench.open()) {
+            byte[] request = Patterns.bytes(61, 508);
+            byte[] reply = Patterns.bytes(62, 508);
+            Loopback.Pair pair = wire.bench().connect(QueuePairAttributes.defaults(), QueuePairAttributes.defaults(),
+                    request, reply);
+            assertArrayEquals(request, pair.server().peerPrivateData());
+            assertArrayEquals(reply, pair.client().peerPrivateData());
+
+            ConnectParams tooMuch = new ConnectParams(wire.bench().client().pd(), wire.bench().client().cq(),
+                    wire.bench().client().cq(), QueuePairAttributes.defaults(), new byte[509]);
+            VerbsException refused = assertThrows(VerbsException.class, () -> wire.bench().device()
+                    .connectionManager().connect(wire.bench().listener().localAddress(), tooMuch, Loopback.TIMEOUT));
+            assertEquals(VerbsErrorCode.INVALID_ARGUMENT, refused.code(), refused::getMessage);
+            assertNull(wire.bench().listener().accept(QUIET), "an oversized request reached the listener");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void applicationRejectIsAnMpaReplyWithTheRejectFlagCarryingItsPrivateDataThenClose() throws Exception {
+        try (WireBench wire = WireBench.open()) {
+            RawIwarpInitiator raw = wire.connectRaw();
+            raw.write(MpaConnectionFrame.enhancedRequest(false, 16, 16, WireBench.REQUEST_PRIVATE_DATA));
+            ConnectRequest request = wire.bench().listener().accept(Loopback.TIMEOUT);
+            assertTrue(request != null, "request");
+            byte[] nvmeReject = {0x00, 0x00, 0x06, 0x00}; // NVMe-oF RDMA CM reject: recfmt 0, status 6
+            request.reject(nvmeReject);
+            MpaConnectionFrame reply = raw.readConnectionFrame(Loopback.TIMEOUT);
+            assertTrue(reply.isReplyKey(), reply::toString);
+            assertTrue(reply.reject(), () -> "an application reject must set R: " + reply);
+            // siw_reject(): an enhanced request gets the IRD/ORD words before the ULP's reject data
+            byte[] ulp = reply.revision() == 2 && reply.enhanced() ? reply.ulpPrivateData() : reply.privateData();
+            assertArrayEquals(nvmeReject, ulp, "reject private data as the initiator's ULP sees it");
+            assertTrue(raw.awaitClose(Loopback.TIMEOUT).closed(), "stream open after the reject");
         }
     }
 

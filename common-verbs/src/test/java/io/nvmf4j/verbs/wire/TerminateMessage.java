@@ -59,7 +59,8 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
 
     /** Whether this ULPDU is a Terminate (untagged, RDMAP opcode 7). */
     static boolean isTerminate(byte[] ulpdu) {
-        return ulpdu.length >= 2 && !DdpSegment.isTagged(ulpdu) && DdpSegment.opcodeOf(ulpdu) == DdpSegment.OP_TERMINATE;
+        return ulpdu.length >= 2 && !DdpSegment.isTagged(ulpdu)
+                && DdpSegment.opcodeOf(ulpdu) == DdpSegment.OP_TERMINATE;
     }
 
     /**
@@ -69,7 +70,8 @@ record TerminateMessage(int queueNumber, int msn, int messageOffset, int layer, 
      */
     static TerminateMessage parse(byte[] ulpdu) {
         if (!isTerminate(ulpdu)) {
-            throw new IllegalArgumentException("not a Terminate: control 0x" + Integer.toHexString(DdpSegment.controlOf(ulpdu)));
+            throw new IllegalArgumentException(
+                    "not a Terminate: control 0x" + Integer.toHexString(DdpSegment.controlOf(ulpdu)));
         }
         if (ulpdu.length < 22) {
             throw new IllegalArgumentException("Terminate ULPDU of " + ulpdu.length + " bytes, at least 22 needed");

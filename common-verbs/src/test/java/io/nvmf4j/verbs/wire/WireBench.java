@@ -23,6 +23,7 @@ import io.nvmf4j.verbs.conformance.GuardedRegion;
 import io.nvmf4j.verbs.conformance.Loopback;
 import io.nvmf4j.verbs.conformance.ProviderUnderTest;
 import io.nvmf4j.verbs.conformance.WorkRequests;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -31,8 +32,8 @@ import java.util.Arrays;
  */
 final class WireBench implements AutoCloseable {
     /** ULP private data of the hand-built requests and of the provider's replies. */
-    static final byte[] REQUEST_PRIVATE_DATA = "nvmf4j raw initiator".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    static final byte[] REPLY_PRIVATE_DATA = "softiwarp reply".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    static final byte[] REQUEST_PRIVATE_DATA = "nvmf4j raw initiator".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] REPLY_PRIVATE_DATA = "softiwarp reply".getBytes(StandardCharsets.US_ASCII);
 
     /** A connection set up by hand: the raw side, the provider's side, and the MPA reply it sent. */
     record Handshake(RawIwarpInitiator raw, RdmaConnection provider, MpaConnectionFrame reply) {
