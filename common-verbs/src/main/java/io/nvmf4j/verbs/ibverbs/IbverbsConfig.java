@@ -12,12 +12,16 @@ import java.time.Duration;
  *                       polling)
  * @param acceptTimeout  how long {@code ConnectRequest.accept} waits for RDMA_CM_EVENT_ESTABLISHED
  *                       ({@code nvmf4j.ibverbs.acceptTimeoutMillis}, default 10 s)
+ * @param defaultDevice  the device {@code openDevice(null)} opens ({@code nvmf4j.ibverbs.device}; null: the first
+ *                       one librdmacm lists)
  */
-record IbverbsConfig(long spinNanos, Duration acceptTimeout) {
+record IbverbsConfig(long spinNanos, Duration acceptTimeout, String defaultDevice) {
     static IbverbsConfig fromSystemProperties() {
         long spinMicros = Long.getLong("nvmf4j.ibverbs.spinMicros", 20);
         long acceptMillis = Long.getLong("nvmf4j.ibverbs.acceptTimeoutMillis", 10_000);
-        return new IbverbsConfig(spinMicros < 0 ? -1 : spinMicros * 1_000, Duration.ofMillis(acceptMillis));
+        String device = System.getProperty("nvmf4j.ibverbs.device");
+        return new IbverbsConfig(spinMicros < 0 ? -1 : spinMicros * 1_000, Duration.ofMillis(acceptMillis),
+                device == null || device.isBlank() ? null : device);
     }
 
     boolean busyPolling() {

@@ -75,7 +75,7 @@ public final class IbverbsProvider implements RdmaProvider {
         if (!availability.present()) {
             throw new ProviderUnavailableException("ibverbs provider unavailable: " + availability.reason());
         }
-        return IbverbsDevice.open(nameOrNull, config);
+        return IbverbsDevice.open(nameOrNull != null ? nameOrNull : config.defaultDevice(), config);
     }
 
     @Override
