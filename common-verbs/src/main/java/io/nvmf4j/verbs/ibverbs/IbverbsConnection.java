@@ -102,15 +102,16 @@ final class IbverbsConnection implements RdmaConnection {
     private void handleLive(CmEvent event) {
         int type = event.type();
         if (type == ibverbs_h.RDMA_CM_EVENT_DISCONNECTED()) {
+            // first: moves an InfiniBand/RoCE QP to ERROR (flushing it) and answers the peer's DREQ, so that
+            // listeners see the flushes coming
+            disconnectNative();
             end(new DisconnectEvent(DisconnectEvent.Cause.PEER_DISCONNECT, "the peer disconnected (" + event + ")"));
-            // moves an InfiniBand/RoCE QP to ERROR (flushing it) and answers the peer's DREQ
-            Native.rdmaDisconnect(id);
         } else if (type == ibverbs_h.RDMA_CM_EVENT_DEVICE_REMOVAL()) {
+            disconnectNative();
             end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "the RDMA device was removed"));
-            Native.rdmaDisconnect(id);
         } else if (type == ibverbs_h.RDMA_CM_EVENT_CONNECT_ERROR() || type == ibverbs_h.RDMA_CM_EVENT_UNREACHABLE()) {
+            disconnectNative();
             end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "connection error: " + event));
-            Native.rdmaDisconnect(id);
         } else {
             LOG.fine(() -> "connection " + this + ": " + event);
         }
@@ -189,6 +190,17 @@ final class IbverbsConnection implements RdmaConnection {
             }
         }
         end(new DisconnectEvent(DisconnectEvent.Cause.LOCAL_DISCONNECT, "disconnected by this side"));
+        disconnectNative();
+    }
+
+    /**
+     * {@code rdma_disconnect}, unless the id is already destroyed: the CM thread may handle an event of this
+     * connection while the application closes it, and the lock keeps the id alive for the call.
+     */
+    private synchronized void disconnectNative() {
+        if (destroyed) {
+            return;
+        }
         int errno = Native.rdmaDisconnect(id);
         if (errno != 0) {
             LOG.fine(() -> "rdma_disconnect: " + Errno.name(errno));
