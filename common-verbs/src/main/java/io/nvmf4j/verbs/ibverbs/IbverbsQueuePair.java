@@ -65,10 +65,18 @@ final class IbverbsQueuePair implements QueuePair {
         return attributes;
     }
 
+    /**
+     * The state as rdma_cm drives it: INIT until the connection is established, RTS while it is, ERROR once it
+     * ended. {@code ibv_query_qp} refines RTS when the device reports a state (a local error moves the QP to ERROR
+     * before the CM says anything); siw's query leaves {@code qp_state} unset (0 = RESET), so RESET is ignored.
+     */
     @Override
     public QueuePairState state() {
-        if (destroyed) {
+        if (destroyed || connection.disconnectEvent() != null) {
             return QueuePairState.ERROR;
+        }
+        if (!connection.isConnected()) {
+            return QueuePairState.INIT;
         }
         try (Arena call = Arena.ofConfined()) {
             MemorySegment attr = call.allocate(ibv_qp_attr.layout());
@@ -77,14 +85,13 @@ final class IbverbsQueuePair implements QueuePair {
                 if (destroyed) {
                     return QueuePairState.ERROR;
                 }
-                int rc = ibverbs_h.ibv_query_qp(qp, attr, ibverbs_h.IBV_QP_STATE(), init);
-                if (rc != 0) {
-                    return QueuePairState.ERROR;
+                if (ibverbs_h.ibv_query_qp(qp, attr, ibverbs_h.IBV_QP_STATE(), init) != 0) {
+                    return QueuePairState.RTS;
                 }
             }
             int state = ibv_qp_attr.qp_state(attr);
             QueuePairState[] states = QueuePairState.values();
-            return state >= 0 && state < states.length ? states[state] : QueuePairState.ERROR;
+            return state > 0 && state < states.length ? states[state] : QueuePairState.RTS;
         }
     }
 

@@ -33,11 +33,15 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -46,21 +50,30 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * connect/accept with private data both ways, receives pre-posted in the setup hook, Send, RDMA Write chained
  * before a Send, RDMA Read, Send with Invalidate, and a disconnect that flushes the peer's receives.
  *
- * <p>Runs only where {@code nvmf4j.ibverbs.address} names an IP address of an RDMA netdev (for the lab guest:
- * {@code 10.0.2.15} for siw0 on eth0, {@code 10.0.3.15} for rxe0 on eth1); {@code nvmf4j.ibverbs.device} picks the
- * device (default: the first). Loopback addresses do not reach siw (LAB.md), hence the property.
+ * <p>Runs only where {@code nvmf4j.ibverbs.testDevices} lists devices with an IP address of their netdev, as
+ * {@code device@ip[,device@ip...]} (for the lab guest: {@code siw0@10.0.2.15,rxe0@10.0.3.15}, siw0 on eth0 and
+ * rxe0 on eth1). Loopback addresses do not reach siw (LAB.md), hence the property.
  */
-@EnabledIfSystemProperty(named = "nvmf4j.ibverbs.address", matches = ".+")
+@EnabledIfSystemProperty(named = "nvmf4j.ibverbs.testDevices", matches = ".+")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class IbverbsDeviceRoundTripTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final int SIZE = 64 * 1024;
 
-    @Test
-    void sendWriteReadAndInvalidateMoveTheBytesAndDisconnectFlushesThePeer() throws Exception {
-        InetAddress ip = InetAddress.getByName(System.getProperty("nvmf4j.ibverbs.address"));
+    /** The {@code device@ip} pairs of {@code nvmf4j.ibverbs.testDevices}. */
+    static Stream<Arguments> devices() {
+        return Arrays.stream(System.getProperty("nvmf4j.ibverbs.testDevices", "").split(","))
+                .filter(s -> !s.isBlank())
+                .map(s -> Arguments.of(s.substring(0, s.indexOf('@')), s.substring(s.indexOf('@') + 1)));
+    }
+
+    @ParameterizedTest(name = "{0} at {1}")
+    @MethodSource("devices")
+    void sendWriteReadAndInvalidateMoveTheBytesAndDisconnectFlushesThePeer(String deviceName, String address)
+            throws Exception {
+        InetAddress ip = InetAddress.getByName(address);
         try (Arena arena = Arena.ofShared();
-                RdmaDevice device = new IbverbsProvider().openDevice(System.getProperty("nvmf4j.ibverbs.device"))) {
+                RdmaDevice device = new IbverbsProvider().openDevice(deviceName)) {
             System.out.println("device " + device.name() + ": " + device.attributes());
             ProtectionDomain pd = device.allocatePd();
             CompletionQueue clientCq = device.createCompletionQueue(256);
