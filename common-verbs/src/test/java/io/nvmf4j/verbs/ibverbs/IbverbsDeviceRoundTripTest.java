@@ -101,6 +101,7 @@ class IbverbsDeviceRoundTripTest {
                     throw new IllegalStateException(e);
                 }
             });
+            step(device, "listening on " + listener.localAddress());
             ConnectRequest request = listener.accept(WAIT);
             assertNotNull(request, "no connect request");
             assertArrayEquals(hello, java.util.Arrays.copyOf(request.privateData(), hello.length));
@@ -119,6 +120,7 @@ class IbverbsDeviceRoundTripTest {
 
             WorkCompletion[] wcs = {new WorkCompletion(), new WorkCompletion(), new WorkCompletion()};
 
+            step(device, "connected");
             // Send: client -> server
             client.queuePair().postSend(new SendWorkRequest().wrId(1).opcode(SendOpcode.SEND)
                     .local(clientBuffer, 0, 4096));
@@ -128,6 +130,7 @@ class IbverbsDeviceRoundTripTest {
             assertEquals(server.queuePair().number(), received.queuePairNumber());
             assertArrayEquals(bytes(clientBuffer.segment(), 0, 4096), bytes(serverRecv.segment(), 0, 4096));
 
+            step(device, "send ok");
             // RDMA Write of the whole server buffer into the client buffer, chained before a Send
             SendWorkRequest send = new SendWorkRequest().wrId(3).opcode(SendOpcode.SEND).local(serverBuffer, 0, 64);
             server.queuePair().postSend(new SendWorkRequest().wrId(2).opcode(SendOpcode.RDMA_WRITE).signaled(false)
@@ -136,6 +139,7 @@ class IbverbsDeviceRoundTripTest {
             expect(clientCq, wcs, 100, WcOpcode.RECV, WcStatus.SUCCESS);
             assertArrayEquals(bytes(serverBuffer.segment(), 0, SIZE), bytes(clientBuffer.segment(), 0, SIZE));
 
+            step(device, "write+send ok");
             // RDMA Read: the client fetches the server's receive buffer (holding the first Send) into its own
             client.queuePair().postSend(new SendWorkRequest().wrId(4).opcode(SendOpcode.RDMA_READ)
                     .local(clientRecv, 0, 4096).remote(serverRecv.address(), serverRecv.rkey()));
@@ -143,6 +147,7 @@ class IbverbsDeviceRoundTripTest {
             assertEquals(4096, read.byteLength());
             assertArrayEquals(bytes(serverRecv.segment(), 0, 4096), bytes(clientRecv.segment(), 0, 4096));
 
+            step(device, "read ok");
             // Send with Invalidate of the server buffer's rkey, as an NVMe-oF target answers a keyed SGL
             client.queuePair().postSend(new SendWorkRequest().wrId(5).opcode(SendOpcode.SEND_WITH_INVALIDATE)
                     .invalidateRkey(serverBuffer.rkey()).local(clientBuffer, 0, 16));
@@ -153,6 +158,7 @@ class IbverbsDeviceRoundTripTest {
             assertEquals(serverBuffer.rkey(), invalidated.invalidatedRkey());
             assertFalse(serverBuffer.isValid());
 
+            step(device, "send with invalidate ok");
             // the client leaves: the server sees it, and its two remaining receives are flushed
             CompletableFuture<DisconnectEvent> serverEnd = new CompletableFuture<>();
             server.onDisconnect(serverEnd::complete);
@@ -167,7 +173,12 @@ class IbverbsDeviceRoundTripTest {
             client.close();
             server.close();
             listener.close();
+            step(device, "disconnect and flush ok");
         }
+    }
+
+    private static void step(RdmaDevice device, String what) {
+        System.out.println(device.name() + ": " + what);
     }
 
     private static WorkCompletion expect(CompletionQueue cq, WorkCompletion[] wcs, long wrId, WcOpcode opcode,
