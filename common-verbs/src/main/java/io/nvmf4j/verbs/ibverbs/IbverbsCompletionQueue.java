@@ -118,7 +118,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         int wanted = Math.min(out.length, BATCH);
         int n;
         try {
-            n = (int) pollCq.invokeExact(wcs, wanted);
+            n = (int) pollCq.invokeExact(wanted, wcs);
         } catch (Throwable t) {
             throw new IllegalStateException("poll_cq failed", t);
         }
