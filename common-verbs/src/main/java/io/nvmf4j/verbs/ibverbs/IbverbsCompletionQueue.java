@@ -1,0 +1,261 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import io.nvmf4j.verbs.CompletionQueue;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.WorkCompletion;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_comp_channel;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_cq;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_wc;
+import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An {@code ibv_cq} with its own completion channel. {@link #poll} calls the provider's {@code poll_cq} through a
+ * method handle bound to this CQ into a native {@code struct ibv_wc} array allocated once, then copies the fields
+ * into the caller's reusable {@link WorkCompletion}s: no allocation per poll. {@link #await} spins a budget, then
+ * arms the CQ ({@code req_notify_cq}), polls once more (a completion may have slipped in before the arming) and
+ * sleeps in poll(2) on the channel's fd; {@code ibv_get_cq_event} consumes the event, acknowledged in batches
+ * and always before {@code ibv_destroy_cq}.
+ */
+final class IbverbsCompletionQueue implements CompletionQueue {
+    /** Most completions fetched by one poll_cq call. */
+    private static final int BATCH = 64;
+    /** Longest single sleep in poll(2), so that interrupts and close are seen promptly. */
+    private static final int MAX_SLEEP_MILLIS = 100;
+    private static final int ACK_BATCH = 16;
+
+    private static final long WC_SIZE = ibv_wc.sizeof();
+    private static final long WR_ID = ibv_wc.wr_id$offset();
+    private static final long STATUS = ibv_wc.status$offset();
+    private static final long OPCODE = ibv_wc.opcode$offset();
+    private static final long VENDOR_ERR = ibv_wc.vendor_err$offset();
+    private static final long BYTE_LEN = ibv_wc.byte_len$offset();
+    private static final long INVALIDATED_RKEY = ibv_wc.invalidated_rkey$offset();
+    private static final long QP_NUM = ibv_wc.qp_num$offset();
+    private static final long WC_FLAGS = ibv_wc.wc_flags$offset();
+    private static final int WC_WITH_INV = ibverbs_h.IBV_WC_WITH_INV();
+
+    private final IbverbsDevice device;
+    private final MemorySegment channel;
+    private final MemorySegment cq;
+    private final int capacity;
+    private final int fd;
+    private final MethodHandle pollCq;
+    private final MethodHandle reqNotifyCq;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment wcs;
+    private final MemorySegment eventOut;
+    private final MemorySegment pollfd;
+    private final MemorySegment callState;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final long spinNanos;
+    private int unackedEvents;
+    private volatile boolean overflowed;
+    private volatile boolean closed;
+
+    private IbverbsCompletionQueue(IbverbsDevice device, MemorySegment channel, MemorySegment cq, int capacity) {
+        this.device = device;
+        this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
+        this.cq = cq;
+        this.capacity = capacity;
+        this.fd = ibv_comp_channel.fd(this.channel);
+        this.pollCq = ContextOps.bind(device.ops().pollCq, cq);
+        this.reqNotifyCq = ContextOps.bind(device.ops().reqNotifyCq, cq);
+        this.wcs = arena.allocate(WC_SIZE * BATCH, 8);
+        this.eventOut = arena.allocate(ValueLayout.ADDRESS, 2);
+        this.pollfd = arena.allocate(Native.POLLFD_SIZE, 4);
+        this.callState = Native.newCallState(arena);
+        this.spinNanos = device.config().spinNanos();
+    }
+
+    static IbverbsCompletionQueue create(IbverbsDevice device, int entries) throws VerbsException {
+        MemorySegment channel = Native.ibvCreateCompChannel(device.context());
+        try {
+            MemorySegment cq = Native.ibvCreateCq(device.context(), entries, channel);
+            int granted = ibv_cq.cqe(cq.reinterpret(ibv_cq.sizeof()));
+            return new IbverbsCompletionQueue(device, channel, cq, granted);
+        } catch (VerbsException | RuntimeException e) {
+            ibverbs_h.ibv_destroy_comp_channel(channel);
+            throw e;
+        }
+    }
+
+    MemorySegment cq() {
+        return cq;
+    }
+
+    IbverbsDevice device() {
+        return device;
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] out) {
+        lock.lock();
+        try {
+            return pollLocked(out);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private int pollLocked(WorkCompletion[] out) {
+        if (closed) {
+            return 0;
+        }
+        int wanted = Math.min(out.length, BATCH);
+        int n;
+        try {
+            n = (int) pollCq.invokeExact(wanted, wcs);
+        } catch (Throwable t) {
+            throw new IllegalStateException("poll_cq failed", t);
+        }
+        if (n < 0) {
+            // poll_cq fails only when the CQ itself is broken, e.g. after an overrun
+            overflowed = true;
+            return 0;
+        }
+        for (int i = 0; i < n; i++) {
+            fill(out[i], i * WC_SIZE);
+        }
+        return n;
+    }
+
+    private void fill(WorkCompletion completion, long base) {
+        int status = wcs.get(ValueLayout.JAVA_INT, base + STATUS);
+        int opcode = wcs.get(ValueLayout.JAVA_INT, base + OPCODE);
+        WcOpcode mapped = WcOpcode.of(opcode);
+        if (mapped == null) {
+            // ibv_wc.opcode is undefined for error completions; receive-side values have bit 7 set
+            mapped = (opcode & 0x80) != 0 ? WcOpcode.RECV : WcOpcode.SEND;
+        }
+        completion.set(wcs.get(ValueLayout.JAVA_LONG, base + WR_ID), WcStatus.of(status), mapped,
+                wcs.get(ValueLayout.JAVA_INT, base + BYTE_LEN), wcs.get(ValueLayout.JAVA_INT, base + QP_NUM));
+        if (status != 0) {
+            completion.vendorError(wcs.get(ValueLayout.JAVA_INT, base + VENDOR_ERR));
+        } else if ((wcs.get(ValueLayout.JAVA_INT, base + WC_FLAGS) & WC_WITH_INV) != 0) {
+            int rkey = wcs.get(ValueLayout.JAVA_INT, base + INVALIDATED_RKEY);
+            completion.invalidated(rkey);
+            IbverbsMemoryRegion region = device.keys().get(rkey);
+            if (region != null) {
+                region.markInvalidated();
+            }
+        }
+    }
+
+    @Override
+    public int await(WorkCompletion[] out, long timeout, TimeUnit unit) throws InterruptedException {
+        long start = System.nanoTime();
+        long deadline = start + unit.toNanos(timeout);
+        int n = poll(out);
+        if (n > 0 || timeout <= 0) {
+            return n;
+        }
+        long spinUntil = spinNanos < 0 ? deadline : Math.min(deadline, start + spinNanos);
+        while (System.nanoTime() - spinUntil < 0) {
+            n = poll(out);
+            if (n > 0) {
+                return n;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            Thread.onSpinWait();
+        }
+        while (true) {
+            lock.lock();
+            try {
+                if (closed) {
+                    return 0;
+                }
+                n = armAndPoll(out);
+                if (n > 0) {
+                    return n;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return 0;
+                }
+                int sleep = (int) Math.min(MAX_SLEEP_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+                if (Native.pollIn(pollfd, callState, fd, sleep)) {
+                    Native.ibvGetCqEvent(channel, eventOut);
+                    if (++unackedEvents >= ACK_BATCH) {
+                        ackEvents();
+                    }
+                }
+                n = pollLocked(out);
+                if (n > 0) {
+                    return n;
+                }
+            } catch (VerbsException e) {
+                throw new IllegalStateException("waiting on the completion channel of " + device.name() + " failed",
+                        e);
+            } finally {
+                lock.unlock();
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+    }
+
+    /** Arms the CQ for the next completion, then polls to close the race with one that arrived meanwhile. */
+    private int armAndPoll(WorkCompletion[] out) {
+        int rc;
+        try {
+            rc = (int) reqNotifyCq.invokeExact(0);
+        } catch (Throwable t) {
+            throw new IllegalStateException("req_notify_cq failed", t);
+        }
+        if (rc != 0) {
+            throw new IllegalStateException(Errno.exception("req_notify_cq", rc).getMessage());
+        }
+        return pollLocked(out);
+    }
+
+    private void ackEvents() {
+        if (unackedEvents > 0) {
+            ibverbs_h.ibv_ack_cq_events(cq, unackedEvents);
+            unackedEvents = 0;
+        }
+    }
+
+    @Override
+    public boolean overflowed() {
+        return overflowed;
+    }
+
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            ackEvents();
+            int rc = ibverbs_h.ibv_destroy_cq(cq);
+            ibverbs_h.ibv_destroy_comp_channel(channel);
+            arena.close();
+            device.resources().remove(this);
+            if (rc != 0) {
+                // EBUSY: a queue pair still uses it (destroy the queue pairs first)
+                throw new IllegalStateException(Errno.exception("ibv_destroy_cq", rc).getMessage());
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,30 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import java.time.Duration;
+
+/**
+ * Tunables of the ibverbs provider, read from system properties so that the CLI and tests can set them without an
+ * API of their own.
+ *
+ * @param spinNanos      how long {@code CompletionQueue.await} busy-polls before it arms the completion channel and
+ *                       sleeps in poll(2) ({@code nvmf4j.ibverbs.spinMicros}, default 20 µs; waking a thread costs
+ *                       about 55 µs on the reference machine, see DESIGN.md); {@code -1} never sleeps (pure busy
+ *                       polling)
+ * @param acceptTimeout  how long {@code ConnectRequest.accept} waits for RDMA_CM_EVENT_ESTABLISHED
+ *                       ({@code nvmf4j.ibverbs.acceptTimeoutMillis}, default 10 s)
+ * @param defaultDevice  the device {@code openDevice(null)} opens ({@code nvmf4j.ibverbs.device}; null: the first
+ *                       one librdmacm lists)
+ */
+record IbverbsConfig(long spinNanos, Duration acceptTimeout, String defaultDevice) {
+    static IbverbsConfig fromSystemProperties() {
+        long spinMicros = Long.getLong("nvmf4j.ibverbs.spinMicros", 20);
+        long acceptMillis = Long.getLong("nvmf4j.ibverbs.acceptTimeoutMillis", 10_000);
+        String device = System.getProperty("nvmf4j.ibverbs.device");
+        return new IbverbsConfig(spinMicros < 0 ? -1 : spinMicros * 1_000, Duration.ofMillis(acceptMillis),
+                device == null || device.isBlank() ? null : device);
+    }
+
+    boolean busyPolling() {
+        return spinNanos < 0;
+    }
+}

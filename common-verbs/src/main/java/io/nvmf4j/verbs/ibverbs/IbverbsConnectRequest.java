@@ -1,0 +1,131 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import io.nvmf4j.verbs.AcceptParams;
+import io.nvmf4j.verbs.ConnectRequest;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * An {@code RDMA_CM_EVENT_CONNECT_REQUEST}: the new id (already routed to its connection's event handler), the
+ * peer's private data and read depths. Answered once, by {@link #accept} or {@link #reject}.
+ */
+final class IbverbsConnectRequest implements ConnectRequest {
+    private final IbverbsConnectionManager manager;
+    private final IbverbsConnection connection;
+    private final byte[] privateData;
+    private final int peerIrd;
+    private final int peerOrd;
+    private final InetSocketAddress remote;
+    private final InetSocketAddress local;
+    private boolean answered;
+
+    IbverbsConnectRequest(IbverbsConnectionManager manager, IbverbsConnection connection, CmEvent event) {
+        this.manager = manager;
+        this.connection = connection;
+        this.privateData = event.privateData();
+        this.peerIrd = event.responderResources();
+        this.peerOrd = event.initiatorDepth();
+        this.remote = SocketAddresses.peer(event.id());
+        this.local = SocketAddresses.local(event.id());
+    }
+
+    @Override
+    public byte[] privateData() {
+        return privateData.clone();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public int peerIrd() {
+        return peerIrd;
+    }
+
+    @Override
+    public int peerOrd() {
+        return peerOrd;
+    }
+
+    private synchronized void answer() throws VerbsException {
+        if (answered) {
+            throw new VerbsException(VerbsErrorCode.INVALID_STATE, "connect request from " + remote
+                    + " was already answered");
+        }
+        answered = true;
+    }
+
+    @Override
+    public RdmaConnection accept(AcceptParams params) throws VerbsException {
+        answer();
+        IbverbsConnectionManager.checkPrivateData(params.privateData());
+        IbverbsDevice device = manager.device();
+        boolean done = false;
+        try (Arena arena = Arena.ofConfined()) {
+            manager.checkSameDevice(connection.id(), remote);
+            IbverbsQueuePair qp = manager.createQueuePair(connection, params.pd(), params.sendCq(), params.recvCq(),
+                    params.qpAttributes());
+            IbverbsConnectionManager.runSetup(params.setup(), qp);
+            // RFC 6581 / IB CM: answer no more Reads than the peer will issue, issue no more than it answers
+            int ird = Math.min(Math.min(params.qpAttributes().ird(), device.attributes().maxQpRdAtom()), peerOrd);
+            int ord = Math.min(Math.min(params.qpAttributes().ord(), device.attributes().maxQpInitRdAtom()), peerIrd);
+            qp.readDepths(ird, ord);
+            Native.rdmaAccept(connection.id(), IbverbsConnectionManager.connParam(arena, params.privateData(), ird,
+                    ord));
+            manager.track(connection);
+            long deadline = System.nanoTime() + device.config().acceptTimeout().toNanos();
+            IbverbsConnectionManager.expect(connection, deadline, remote, "accept",
+                    io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h.RDMA_CM_EVENT_ESTABLISHED());
+            connection.peerPrivateData(privateData);
+            connection.established();
+            connection.checkNotEnded();
+            done = true;
+            return connection;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while accepting " + remote, e);
+        } finally {
+            if (!done) {
+                connection.destroy();
+            }
+        }
+    }
+
+    @Override
+    public void reject(byte[] data) throws VerbsException {
+        answer();
+        byte[] bytes = data == null ? new byte[0] : data;
+        IbverbsConnectionManager.checkPrivateData(bytes);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment segment = MemorySegment.NULL;
+            if (bytes.length > 0) {
+                segment = arena.allocate(bytes.length);
+                segment.copyFrom(MemorySegment.ofArray(bytes));
+            }
+            Native.rdmaReject(connection.id(), segment, (byte) bytes.length);
+        } finally {
+            connection.destroy();
+        }
+    }
+
+    /** Rejects without private data, ignoring failures (listener closing, nobody accepted). */
+    void rejectQuietly() {
+        try {
+            reject(new byte[0]);
+        } catch (VerbsException e) {
+            // the peer learns of the end anyway once the id is destroyed
+        }
+    }
+}

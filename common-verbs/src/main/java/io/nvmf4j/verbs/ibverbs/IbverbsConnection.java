@@ -1,0 +1,254 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One rdma_cm id and its queue pair, on either side. Until the connection is established its CM events queue up
+ * for the thread that connects or accepts ({@link #awaitEvent}); afterwards the CM thread handles them here:
+ * {@code RDMA_CM_EVENT_DISCONNECTED} ends the connection, and {@code rdma_disconnect} moves the queue pair to the
+ * error state (librdmacm does that for InfiniBand/RoCE; the kernel does it for iWARP), which flushes every
+ * outstanding work request with {@code IBV_WC_WR_FLUSH_ERR}.
+ */
+final class IbverbsConnection implements RdmaConnection {
+    private static final Logger LOG = Logger.getLogger(IbverbsConnection.class.getName());
+
+    private final IbverbsConnectionManager manager;
+    private final MemorySegment id;
+    private final Queue<CmEvent> setupEvents = new ArrayDeque<>();
+    private final List<Consumer<DisconnectEvent>> listeners = new ArrayList<>();
+    private volatile IbverbsQueuePair queuePair;
+    private volatile byte[] peerPrivateData = new byte[0];
+    private volatile InetSocketAddress localAddress;
+    private volatile InetSocketAddress remoteAddress;
+    private boolean established;
+    private volatile DisconnectEvent ended;
+    private boolean closed;
+    private boolean destroyed;
+
+    IbverbsConnection(IbverbsConnectionManager manager, MemorySegment id) {
+        this.manager = manager;
+        this.id = id;
+    }
+
+    MemorySegment id() {
+        return id;
+    }
+
+    void attach(IbverbsQueuePair queuePair) {
+        this.queuePair = queuePair;
+    }
+
+    void peerPrivateData(byte[] data) {
+        this.peerPrivateData = data.clone();
+    }
+
+    /** Called on the CM thread for every event of this id. */
+    void onCmEvent(CmEvent event) {
+        synchronized (this) {
+            if (!established) {
+                setupEvents.add(event);
+                notifyAll();
+                return;
+            }
+        }
+        handleLive(event);
+    }
+
+    /**
+     * Waits for the next setup event (connecting or accepting thread).
+     *
+     * @return the event, or null when the deadline passes
+     */
+    synchronized CmEvent awaitEvent(long deadlineNanos) throws InterruptedException {
+        while (setupEvents.isEmpty()) {
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+                return null;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, remaining);
+        }
+        return setupEvents.poll();
+    }
+
+    /** Marks the connection established; events that queued up behind ESTABLISHED are handled now. */
+    void established() {
+        localAddress = SocketAddresses.local(id);
+        remoteAddress = SocketAddresses.peer(id);
+        List<CmEvent> later;
+        synchronized (this) {
+            established = true;
+            later = new ArrayList<>(setupEvents);
+            setupEvents.clear();
+        }
+        later.forEach(this::handleLive);
+    }
+
+    private void handleLive(CmEvent event) {
+        int type = event.type();
+        if (type == ibverbs_h.RDMA_CM_EVENT_DISCONNECTED()) {
+            // first: moves an InfiniBand/RoCE QP to ERROR (flushing it) and answers the peer's DREQ, so that
+            // listeners see the flushes coming
+            disconnectNative();
+            end(new DisconnectEvent(DisconnectEvent.Cause.PEER_DISCONNECT, "the peer disconnected (" + event + ")"));
+        } else if (type == ibverbs_h.RDMA_CM_EVENT_DEVICE_REMOVAL()) {
+            disconnectNative();
+            end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "the RDMA device was removed"));
+        } else if (type == ibverbs_h.RDMA_CM_EVENT_CONNECT_ERROR() || type == ibverbs_h.RDMA_CM_EVENT_UNREACHABLE()) {
+            disconnectNative();
+            end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "connection error: " + event));
+        } else {
+            LOG.fine(() -> "connection " + this + ": " + event);
+        }
+    }
+
+    /** Ends the connection once: records why and runs the listeners. */
+    private void end(DisconnectEvent event) {
+        List<Consumer<DisconnectEvent>> toRun;
+        synchronized (this) {
+            if (ended != null) {
+                return;
+            }
+            ended = event;
+            toRun = new ArrayList<>(listeners);
+            listeners.clear();
+        }
+        for (Consumer<DisconnectEvent> listener : toRun) {
+            try {
+                listener.accept(event);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "disconnect listener failed", e);
+            }
+        }
+    }
+
+    @Override
+    public QueuePair queuePair() {
+        return queuePair;
+    }
+
+    @Override
+    public byte[] peerPrivateData() {
+        return peerPrivateData.clone();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return localAddress;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    @Override
+    public boolean isConnected() {
+        synchronized (this) {
+            return established && ended == null;
+        }
+    }
+
+    @Override
+    public void onDisconnect(Consumer<DisconnectEvent> listener) {
+        DisconnectEvent already;
+        synchronized (this) {
+            already = ended;
+            if (already == null) {
+                listeners.add(listener);
+                return;
+            }
+        }
+        listener.accept(already);
+    }
+
+    @Override
+    public DisconnectEvent disconnectEvent() {
+        return ended;
+    }
+
+    @Override
+    public void disconnect() {
+        synchronized (this) {
+            if (ended != null || closed) {
+                return;
+            }
+        }
+        end(new DisconnectEvent(DisconnectEvent.Cause.LOCAL_DISCONNECT, "disconnected by this side"));
+        disconnectNative();
+    }
+
+    /**
+     * {@code rdma_disconnect}, unless the id is already destroyed: the CM thread may handle an event of this
+     * connection while the application closes it, and the lock keeps the id alive for the call.
+     */
+    private synchronized void disconnectNative() {
+        if (destroyed) {
+            return;
+        }
+        int errno = Native.rdmaDisconnect(id);
+        if (errno != 0) {
+            LOG.fine(() -> "rdma_disconnect: " + Errno.name(errno));
+        }
+    }
+
+    /** Throws if the connection ended during setup (used after waiting for ESTABLISHED). */
+    void checkNotEnded() throws VerbsException {
+        DisconnectEvent event = ended;
+        if (event != null) {
+            throw new VerbsException(VerbsErrorCode.CONNECTION_RESET, "connection ended: " + event.detail());
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+        }
+        disconnect();
+        synchronized (this) {
+            closed = true;
+        }
+        destroy();
+    }
+
+    /** Destroys the queue pair and the id (also for connections that never got established). */
+    void destroy() {
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+            closed = true;
+        }
+        IbverbsQueuePair qp = queuePair;
+        if (qp != null) {
+            qp.destroy(id);
+        }
+        manager.forget(this);
+        ibverbs_h.rdma_destroy_id(id);
+    }
+
+    @Override
+    public String toString() {
+        return "ibverbs connection " + localAddress + " -> " + remoteAddress
+                + (queuePair != null ? " (QP " + queuePair.number() + ")" : "");
+    }
+}

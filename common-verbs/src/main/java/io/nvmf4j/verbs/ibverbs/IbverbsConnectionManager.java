@@ -1,0 +1,283 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import io.nvmf4j.verbs.CompletionQueue;
+import io.nvmf4j.verbs.ConnectParams;
+import io.nvmf4j.verbs.ConnectionManager;
+import io.nvmf4j.verbs.ConnectionRejectedException;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.QueuePairSetup;
+import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.RdmaListener;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_cap;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
+import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.ibverbs.ffi.rdma_cm_id;
+import io.nvmf4j.verbs.ibverbs.ffi.rdma_conn_param;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * rdma_cm for one device: listen, connect, and the pieces accept shares with connect (queue pair creation and
+ * the connection parameters). The event channel and its thread start with the first listen or connect.
+ */
+final class IbverbsConnectionManager implements ConnectionManager {
+    /** Transport retries of an RC connection (the IB CM's 3-bit field; 7 = the most). */
+    private static final byte RETRY_COUNT = 7;
+    /**
+     * Receiver-not-ready retries (InfiniBand/RoCE only; 7 would retry forever). 0 by default: the verbs API says a
+     * Send that finds no posted receive breaks the connection, as it does on iWARP, which has no RNR retry at all.
+     * {@code nvmf4j.ibverbs.rnrRetry} overrides it (Linux nvme-rdma uses 7).
+     */
+    private static final byte RNR_RETRY_COUNT = (byte) Math.clamp(Integer.getInteger("nvmf4j.ibverbs.rnrRetry", 0), 0, 7);
+    /** The most private data rdma_conn_param can carry (its length is a uint8_t). */
+    static final int MAX_PRIVATE_DATA = 255;
+
+    private final IbverbsDevice device;
+    private final Resources connections = new Resources();
+    private CmEventLoop loop;
+    private boolean closed;
+
+    IbverbsConnectionManager(IbverbsDevice device) {
+        this.device = device;
+    }
+
+    IbverbsDevice device() {
+        return device;
+    }
+
+    synchronized CmEventLoop loop() throws VerbsException {
+        if (closed) {
+            throw new VerbsException(VerbsErrorCode.CLOSED, "device " + device.name() + " is closed");
+        }
+        if (loop == null) {
+            loop = new CmEventLoop(device.name());
+        }
+        return loop;
+    }
+
+    <T extends AutoCloseable> T track(T resource) {
+        return connections.add(resource);
+    }
+
+    void forget(Object resource) {
+        connections.remove((AutoCloseable) resource);
+        CmEventLoop current;
+        synchronized (this) {
+            current = loop;
+        }
+        if (current != null) {
+            if (resource instanceof IbverbsConnection connection) {
+                current.unregister(connection.id());
+            } else if (resource instanceof IbverbsListener listener) {
+                current.unregister(listener.id());
+            }
+        }
+    }
+
+    @Override
+    public RdmaListener listen(InetSocketAddress local, int backlog) throws VerbsException {
+        device.checkOpen();
+        CmEventLoop events = loop();
+        MemorySegment id = Native.rdmaCreateId(events.channel());
+        try (Arena arena = Arena.ofConfined()) {
+            IbverbsListener listener = new IbverbsListener(this, id);
+            events.register(id, listener::onCmEvent);
+            try {
+                Native.rdmaBindAddr(id, SocketAddresses.write(arena, local));
+                Native.rdmaListen(id, backlog);
+            } catch (VerbsException e) {
+                events.unregister(id);
+                throw new VerbsException(e.code(), "listening on " + local + " with " + device.name() + ": "
+                        + e.getMessage(), e);
+            }
+            listener.bound(SocketAddresses.local(id));
+            return track(listener);
+        } catch (VerbsException | RuntimeException e) {
+            ibverbs_h.rdma_destroy_id(id);
+            throw e;
+        }
+    }
+
+    @Override
+    public RdmaConnection connect(InetSocketAddress remote, ConnectParams params, Duration timeout)
+            throws VerbsException {
+        device.checkOpen();
+        checkPrivateData(params.privateData());
+        long deadline = System.nanoTime() + timeout.toNanos();
+        CmEventLoop events = loop();
+        MemorySegment id = Native.rdmaCreateId(events.channel());
+        IbverbsConnection connection = new IbverbsConnection(this, id);
+        events.register(id, connection::onCmEvent);
+        track(connection);
+        boolean done = false;
+        try (Arena arena = Arena.ofConfined()) {
+            Native.rdmaResolveAddr(id, SocketAddresses.write(arena, remote), millisLeft(deadline));
+            expect(connection, deadline, remote, "address resolution", ibverbs_h.RDMA_CM_EVENT_ADDR_RESOLVED());
+            checkSameDevice(id, remote);
+            Native.rdmaResolveRoute(id, millisLeft(deadline));
+            expect(connection, deadline, remote, "route resolution", ibverbs_h.RDMA_CM_EVENT_ROUTE_RESOLVED());
+            IbverbsQueuePair qp = createQueuePair(connection, params.pd(), params.sendCq(), params.recvCq(),
+                    params.qpAttributes());
+            runSetup(params.setup(), qp);
+            int ird = Math.min(params.qpAttributes().ird(), device.attributes().maxQpRdAtom());
+            int ord = Math.min(params.qpAttributes().ord(), device.attributes().maxQpInitRdAtom());
+            Native.rdmaConnect(id, connParam(arena, params.privateData(), ird, ord));
+            CmEvent established = expect(connection, deadline, remote, "connection setup",
+                    ibverbs_h.RDMA_CM_EVENT_ESTABLISHED());
+            connection.peerPrivateData(established.privateData());
+            // rdma_cm lowers initiator_depth/responder_resources to what the peer offers; the event says the result
+            qp.readDepths(established.responderResources() > 0 ? established.responderResources() : ird,
+                    established.initiatorDepth() > 0 ? established.initiatorDepth() : ord);
+            connection.established();
+            connection.checkNotEnded();
+            done = true;
+            return connection;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while connecting to " + remote, e);
+        } finally {
+            if (!done) {
+                connection.destroy();
+            }
+        }
+    }
+
+    /** Waits for the event that completes a setup step; anything else ends the setup with an exception. */
+    static CmEvent expect(IbverbsConnection connection, long deadline, InetSocketAddress remote, String step,
+            int wanted) throws VerbsException, InterruptedException {
+        CmEvent event = connection.awaitEvent(deadline);
+        if (event == null) {
+            throw new VerbsException(VerbsErrorCode.TIMED_OUT, step + " with " + remote + " timed out");
+        }
+        if (event.is(wanted)) {
+            return event;
+        }
+        if (event.is(ibverbs_h.RDMA_CM_EVENT_REJECTED())) {
+            throw new ConnectionRejectedException(remote + " rejected the connection (" + rejectReason(event) + ")",
+                    event.privateData());
+        }
+        int status = event.status();
+        VerbsErrorCode code = status < 0 ? Errno.code(-status)
+                : event.is(ibverbs_h.RDMA_CM_EVENT_UNREACHABLE()) ? VerbsErrorCode.TIMED_OUT
+                : VerbsErrorCode.CONNECTION_RESET;
+        throw new VerbsException(code, step + " with " + remote + " failed: " + event
+                + (status < 0 ? " " + Errno.name(-status) : ""));
+    }
+
+    private static String rejectReason(CmEvent event) {
+        int status = event.status();
+        if (status < 0) {
+            return Errno.name(-status); // iWARP: ECONNREFUSED, from a TCP reset or an MPA reject
+        }
+        return switch (status) {
+            case 8 -> "IB CM reject reason 8: no listener on that port"; // IB_CM_REJ_INVALID_SERVICE_ID
+            case 28 -> "IB CM reject reason 28: rejected by the peer"; // IB_CM_REJ_CONSUMER_DEFINED
+            default -> "IB CM reject reason " + status;
+        };
+    }
+
+    private static int millisLeft(long deadline) throws VerbsException {
+        long millis = (deadline - System.nanoTime()) / 1_000_000;
+        if (millis <= 0) {
+            throw new VerbsException(VerbsErrorCode.TIMED_OUT, "connect timed out");
+        }
+        return (int) Math.min(Integer.MAX_VALUE, millis);
+    }
+
+    /** The id resolved to a device: it must be this one (PDs and CQs belong to one context). */
+    void checkSameDevice(MemorySegment id, InetSocketAddress address) throws VerbsException {
+        MemorySegment verbs = rdma_cm_id.verbs(id.reinterpret(rdma_cm_id.sizeof()));
+        if (!verbs.equals(device.context())) {
+            String other = verbs.equals(MemorySegment.NULL) ? "no RDMA device" : "another RDMA device";
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
+                    address + " is reached through " + other + ", not " + device.name());
+        }
+    }
+
+    static void checkPrivateData(byte[] data) throws VerbsException {
+        if (data.length > MAX_PRIVATE_DATA) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
+                    data.length + " bytes of private data, rdma_cm carries at most " + MAX_PRIVATE_DATA);
+        }
+    }
+
+    static void runSetup(QueuePairSetup setup, IbverbsQueuePair qp) throws VerbsException {
+        setup.beforeConnect(qp);
+    }
+
+    /** {@code rdma_create_qp} on the connection's id; the granted sizes come back in the init attributes. */
+    IbverbsQueuePair createQueuePair(IbverbsConnection connection, ProtectionDomain pd, CompletionQueue sendCq,
+            CompletionQueue recvCq, QueuePairAttributes wanted) throws VerbsException {
+        if (!(pd instanceof IbverbsProtectionDomain ibPd) || ibPd.ibverbsDevice() != device
+                || !(sendCq instanceof IbverbsCompletionQueue ibSendCq) || ibSendCq.device() != device
+                || !(recvCq instanceof IbverbsCompletionQueue ibRecvCq) || ibRecvCq.device() != device) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
+                    "the protection domain and completion queues must come from device " + device.name());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+            ibv_qp_init_attr.send_cq(init, ibSendCq.cq());
+            ibv_qp_init_attr.recv_cq(init, ibRecvCq.cq());
+            ibv_qp_init_attr.qp_type(init, ibverbs_h.IBV_QPT_RC());
+            ibv_qp_init_attr.sq_sig_all(init, 0);
+            MemorySegment cap = ibv_qp_init_attr.cap(init);
+            ibv_qp_cap.max_send_wr(cap, wanted.maxSendWr());
+            ibv_qp_cap.max_recv_wr(cap, wanted.maxRecvWr());
+            ibv_qp_cap.max_send_sge(cap, wanted.maxSendSge());
+            ibv_qp_cap.max_recv_sge(cap, wanted.maxRecvSge());
+            ibv_qp_cap.max_inline_data(cap, wanted.maxInlineData());
+            Native.rdmaCreateQp(connection.id(), ibPd.pd(), init);
+            MemorySegment qp = rdma_cm_id.qp(connection.id().reinterpret(rdma_cm_id.sizeof()));
+            QueuePairAttributes granted = new QueuePairAttributes(
+                    Math.max(1, ibv_qp_cap.max_send_wr(cap)), Math.max(1, ibv_qp_cap.max_recv_wr(cap)),
+                    Math.max(1, ibv_qp_cap.max_send_sge(cap)), Math.max(1, ibv_qp_cap.max_recv_sge(cap)),
+                    Math.max(0, ibv_qp_cap.max_inline_data(cap)), wanted.ird(), wanted.ord());
+            IbverbsQueuePair queuePair = new IbverbsQueuePair(connection, device, qp, granted);
+            connection.attach(queuePair);
+            return queuePair;
+        }
+    }
+
+    /** A {@code struct rdma_conn_param} with private data and IRD/ORD (responder resources/initiator depth). */
+    static MemorySegment connParam(Arena arena, byte[] privateData, int ird, int ord) {
+        MemorySegment param = arena.allocate(rdma_conn_param.layout());
+        if (privateData.length > 0) {
+            MemorySegment data = arena.allocate(privateData.length);
+            data.copyFrom(MemorySegment.ofArray(privateData));
+            rdma_conn_param.private_data(param, data);
+        }
+        rdma_conn_param.private_data_len(param, (byte) privateData.length);
+        rdma_conn_param.responder_resources(param, (byte) Math.min(255, ird));
+        rdma_conn_param.initiator_depth(param, (byte) Math.min(255, ord));
+        rdma_conn_param.retry_count(param, RETRY_COUNT);
+        rdma_conn_param.rnr_retry_count(param, RNR_RETRY_COUNT);
+        return param;
+    }
+
+    /** Closes every listener and connection, then the event loop. */
+    void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        try {
+            connections.closeAll();
+        } finally {
+            CmEventLoop current;
+            synchronized (this) {
+                current = loop;
+            }
+            if (current != null) {
+                current.close();
+            }
+        }
+    }
+}

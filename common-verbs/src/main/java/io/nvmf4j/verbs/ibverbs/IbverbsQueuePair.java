@@ -1,0 +1,167 @@
+package io.nvmf4j.verbs.ibverbs;
+
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.QueuePairAttributes;
+import io.nvmf4j.verbs.QueuePairState;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.VerbsErrorCode;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
+import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * A reliable connected {@code ibv_qp} made by {@code rdma_create_qp} on a connection's rdma_cm id. Posting encodes
+ * the request chain into native memory owned by this queue pair ({@link WorkRequestEncoder}) and calls the
+ * provider's {@code post_send}/{@code post_recv} through method handles bound to this queue pair once.
+ */
+final class IbverbsQueuePair implements QueuePair {
+    private final IbverbsConnection connection;
+    private final MemorySegment qp;
+    private final int number;
+    private volatile QueuePairAttributes attributes;
+    private final Arena arena = Arena.ofShared();
+    private final MethodHandle postSend;
+    private final MethodHandle postRecv;
+    private final WorkRequestEncoder sendEncoder;
+    private final WorkRequestEncoder recvEncoder;
+    private final Object sendLock = new Object();
+    private final Object recvLock = new Object();
+    private volatile boolean destroyed;
+
+    IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
+            QueuePairAttributes granted) {
+        this.connection = connection;
+        this.qp = qp.reinterpret(ibv_qp.sizeof());
+        this.number = ibv_qp.qp_num(this.qp);
+        this.attributes = granted;
+        this.postSend = ContextOps.bind(device.ops().postSend, qp);
+        this.postRecv = ContextOps.bind(device.ops().postRecv, qp);
+        int maxSgeRd = Math.max(1, device.attributes().maxSgeRd());
+        this.sendEncoder = new WorkRequestEncoder(arena, true, granted.maxSendSge(), granted.maxSendWr(), maxSgeRd,
+                granted.maxInlineData());
+        this.recvEncoder = new WorkRequestEncoder(arena, false, granted.maxRecvSge(), granted.maxRecvWr(), maxSgeRd,
+                0);
+    }
+
+    /** Records the IRD/ORD agreed by the connection setup. */
+    void readDepths(int ird, int ord) {
+        attributes = attributes.withReadDepths(ird, ord);
+    }
+
+    @Override
+    public int number() {
+        return number;
+    }
+
+    @Override
+    public QueuePairAttributes attributes() {
+        return attributes;
+    }
+
+    /**
+     * The state as rdma_cm drives it: INIT until the connection is established, RTS while it is, ERROR once it
+     * ended. {@code ibv_query_qp} refines RTS when the device reports a state (a local error moves the QP to ERROR
+     * before the CM says anything); siw's query leaves {@code qp_state} unset (0 = RESET), so RESET is ignored.
+     */
+    @Override
+    public QueuePairState state() {
+        if (destroyed || connection.disconnectEvent() != null) {
+            return QueuePairState.ERROR;
+        }
+        if (!connection.isConnected()) {
+            return QueuePairState.INIT;
+        }
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment attr = call.allocate(ibv_qp_attr.layout());
+            MemorySegment init = call.allocate(ibv_qp_init_attr.layout());
+            synchronized (sendLock) {
+                if (destroyed) {
+                    return QueuePairState.ERROR;
+                }
+                if (ibverbs_h.ibv_query_qp(qp, attr, ibverbs_h.IBV_QP_STATE(), init) != 0) {
+                    return QueuePairState.RTS;
+                }
+            }
+            int state = ibv_qp_attr.qp_state(attr);
+            QueuePairState[] states = QueuePairState.values();
+            return state > 0 && state < states.length ? states[state] : QueuePairState.RTS;
+        }
+    }
+
+    @Override
+    public void postSend(SendWorkRequest request) throws VerbsException {
+        synchronized (sendLock) {
+            checkNotDestroyed();
+            int length = sendEncoder.encode(request);
+            int rc;
+            try {
+                rc = (int) postSend.invokeExact(sendEncoder.first(), sendEncoder.badWr);
+            } catch (Throwable t) {
+                throw new IllegalStateException("post_send failed", t);
+            }
+            if (rc != 0) {
+                throw postFailure("ibv_post_send", rc, sendEncoder.badIndex(), length);
+            }
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequest request) throws VerbsException {
+        synchronized (recvLock) {
+            checkNotDestroyed();
+            int length = recvEncoder.encode(request);
+            int rc;
+            try {
+                rc = (int) postRecv.invokeExact(recvEncoder.first(), recvEncoder.badWr);
+            } catch (Throwable t) {
+                throw new IllegalStateException("post_recv failed", t);
+            }
+            if (rc != 0) {
+                throw postFailure("ibv_post_recv", rc, recvEncoder.badIndex(), length);
+            }
+        }
+    }
+
+    private void checkNotDestroyed() throws VerbsException {
+        if (destroyed) {
+            throw new VerbsException(VerbsErrorCode.CLOSED, "queue pair " + number + " is destroyed");
+        }
+    }
+
+    private static VerbsException postFailure(String call, int rc, int posted, int length) {
+        // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state)
+        return new VerbsException(Errno.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
+                + length + " chained work requests were posted (the rest were not)");
+    }
+
+    /** Destroys the ibv_qp ({@code rdma_destroy_qp}); the connection calls this after disconnecting. */
+    void destroy(MemorySegment id) {
+        synchronized (sendLock) {
+            synchronized (recvLock) {
+                if (destroyed) {
+                    return;
+                }
+                destroyed = true;
+                ibverbs_h.rdma_destroy_qp(id);
+                arena.close();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ibverbs QP " + number;
+    }
+}
