@@ -62,6 +62,12 @@ class RecoveryTest {
         java.util.Arrays.fill(data, (byte) 0x5A);
         script.closeAfterFirstIo = true; // the controller drops every connection when this write arrives
         ns.write(64, 8, MemorySegment.ofArray(data));
+        // The re-sent write may complete on the new I/O queue a moment before the reconnect sequence marks the
+        // controller LIVE (the queues are live first): wait for it, bounded.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (controller.state() != ControllerState.LIVE && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         assertEquals(ControllerState.LIVE, controller.state());
         byte[] back = new byte[4096];
         ns.read(64, 8, MemorySegment.ofArray(back));
