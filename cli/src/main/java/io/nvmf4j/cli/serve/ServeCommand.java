@@ -3,6 +3,8 @@ package io.nvmf4j.cli.serve;
 import io.nvmf4j.config.ConfigException;
 import io.nvmf4j.config.ConfigLoader;
 import io.nvmf4j.config.LoadedConfig;
+import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.config.Provider;
 import io.nvmf4j.config.QuickConfig;
 import java.io.IOException;
@@ -138,7 +140,7 @@ public final class ServeCommand implements Callable<Integer> {
             if (!files.isEmpty() || !ram.isEmpty() || nqn != null) {
                 throw new IllegalArgumentException("nvmf4j serve: --config cannot be combined with --file, --ram or --nqn");
             }
-            return ConfigLoader.standard().load(config);
+            return withCommandLineSettings(ConfigLoader.standard().load(config));
         }
         QuickConfig q = QuickConfig.builder().nqn(nqn).listen(listen);
         files.forEach(q::file);
@@ -157,6 +159,27 @@ public final class ServeCommand implements Callable<Integer> {
             q.metricsPort(metricsPort);
         }
         return q.build();
+    }
+
+    /**
+     * --provider, --poll-groups and --metrics-port also apply to a --config file and win over its "nvmf4j"
+     * section, as a command-line flag does over a file everywhere else.
+     */
+    private LoadedConfig withCommandLineSettings(LoadedConfig loaded) {
+        if (provider == null && pollGroups == null && metricsPort == null) {
+            return loaded;
+        }
+        TargetConfig c = loaded.config();
+        Nvmf4jSettings s = c.nvmf4j();
+        Nvmf4jSettings merged = new Nvmf4jSettings(
+                provider != null ? parseProvider(provider) : s.provider(),
+                pollGroups != null ? pollGroups : s.pollGroups(),
+                s.spinBudgetMicros(), s.bufferCount(), s.bufferSize(), s.maxQueueSize(), s.inlineDataSize(), s.mdts(),
+                s.discoveryKatoMillis(),
+                metricsPort != null ? metricsPort : s.metricsPort(),
+                s.defaultBlockSize());
+        return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
+                loaded.warnings(), loaded.source());
     }
 
     private static Provider parseProvider(String name) {

@@ -131,4 +131,32 @@ class ServeCommandTest {
             assertTrue(refused.getMessage() != null);
         }
     }
+
+    @Test
+    void commandLineSettingsApplyToAConfigFileAndWinOverItsNvmf4jSection() throws Exception {
+        Path disk = dir.resolve("disk.img");
+        Files.write(disk, new byte[1 << 20]);
+        Path json = dir.resolve("saveconfig.json");
+        Files.writeString(json, """
+                {
+                  "hosts": [],
+                  "ports": [ { "portid": 1, "referrals": [], "subsystems": [ "testnqn" ],
+                               "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420",
+                                         "treq": "not specified" } } ],
+                  "subsystems": [ { "nqn": "testnqn", "allowed_hosts": [], "attr": { "allow_any_host": "1" },
+                                    "namespaces": [ { "nsid": 1, "enable": 1, "device": { "path": "%s" } } ] } ],
+                  "nvmf4j": { "metrics_port": 9999, "poll_groups": { "count": 1 } }
+                }
+                """.formatted(disk));
+        ServeCommand plain = new ServeCommand(System.err);
+        new CommandLine(plain).parseArgs("--config", json.toString());
+        assertEquals(9999, plain.load().config().nvmf4j().metricsPort());
+
+        ServeCommand overridden = new ServeCommand(System.err);
+        new CommandLine(overridden).parseArgs("--config", json.toString(), "--metrics-port", "9464", "--poll-groups", "2");
+        var settings = overridden.load().config().nvmf4j();
+        assertEquals(9464, settings.metricsPort());
+        assertEquals(2, settings.pollGroups());
+        assertEquals("testnqn", overridden.load().config().subsystems().get(0).nqn());
+    }
 }
