@@ -69,8 +69,9 @@ kh_connect() {
   local before c
   before=$(ls /dev/nvme*n* 2>/dev/null | tr '\n' ' ')
   modprobe nvme-rdma
-  note "nvme connect -t rdma -a $HOST_FROM_GUEST -s $port -n $subnqn $*"
-  timeout 90 nvme connect -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" --hostnqn="$hostnqn" "$@" \
+  local addr=${KH_ADDR:-$HOST_FROM_GUEST}   # KH_ADDR: another target address (default the host, 10.0.2.2)
+  note "nvme connect -t rdma -a $addr -s $port -n $subnqn $*"
+  timeout 90 nvme connect -t rdma -a "$addr" -s "$port" -n "$subnqn" --hostnqn="$hostnqn" "$@" \
       || { note "nvme connect failed"; dmesg | tail -30; return 1; }
   KH_CTRL= KH_DEV=
   for i in $(seq 150); do
@@ -86,4 +87,158 @@ kh_connect() {
   done
   [ -n "$KH_CTRL" ] && [ -b "$KH_DEV" ] || { note "no controller/namespace appeared"; nvme list; dmesg | tail -20; return 1; }
   note "connected: controller $KH_CTRL, namespace $KH_DEV"
+}
+
+# ---- side by side with the kernel (checks 26 and 33, bench/kernel-lab.sh): the same fio jobs everywhere ----
+# Emulated machine (QEMU TCG): the figures are for ratios only, never absolute speeds.
+
+# The jobs, in the order they run: NAME:RW:BS:DEPTH (fio's --rw/--bs/--iodepth; nvmf4j perf's -w/-o/-q).
+# The sequential write first, so that the random reads after it read written blocks on both targets.
+KH_LAB_JOBS="write-64k:write:64k:8 randread-4k:randread:4k:16"
+KH_LAB_SECONDS=${KH_LAB_SECONDS:-10}   # measured seconds per job (after 1 s of ramp)
+KH_LAB_REGION=64m                      # every job stays in the first 64 MiB (the RAM namespaces' size)
+
+# kh_nvmet_ram_setup MB (guest; /lab/guest/kernel-target.sh sourced): the kernel target of kernel-target.sh
+# (subsystem $KT_NQN, rdma $GUEST_IP:4420), its namespace moved from the loop device onto RAM: a brd disk
+# (/dev/ram0), else a memory-backed null_blk, else the loop device on its tmpfs file stays. Sets KH_RAMDEV.
+kh_nvmet_ram_setup() {
+  local mb=$1 ns=$KT_CFG/subsystems/$KT_NQN/namespaces/1 loop
+  kh_nvmet_ram_teardown
+  kt_setup "$mb" || return 1
+  KH_RAMDEV=
+  if modprobe brd rd_nr=1 rd_size=$((mb * 1024)) max_part=0 2>/dev/null && [ -b /dev/ram0 ]; then
+    KH_RAMDEV=/dev/ram0
+  elif modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 2>/dev/null && [ -b /dev/nullb0 ]; then
+    KH_RAMDEV=/dev/nullb0
+  fi
+  if [ -n "$KH_RAMDEV" ]; then
+    loop=$(cat "$ns/device_path")
+    echo 0 > "$ns/enable" && echo -n "$KH_RAMDEV" > "$ns/device_path" && echo 1 > "$ns/enable" ||
+      { note "kh_nvmet_ram_setup: cannot move the namespace to $KH_RAMDEV"; return 1; }
+    losetup -d "$loop" 2>/dev/null; rm -f "$KT_IMG"
+    note "kernel target namespace 1 is now $KH_RAMDEV ($(blockdev --getsize64 "$KH_RAMDEV") bytes, RAM)"
+  else
+    KH_RAMDEV=$(cat "$ns/device_path")
+    note "no brd/null_blk module: namespace 1 stays on $KH_RAMDEV (a loop device on a tmpfs file, RAM too)"
+  fi
+}
+
+# kh_nvmet_ram_teardown (guest): kt_teardown, then unload what kh_nvmet_ram_setup loaded.
+kh_nvmet_ram_teardown() {
+  kt_teardown 2>/dev/null
+  rmmod brd 2>/dev/null; rmmod null_blk 2>/dev/null
+  return 0
+}
+
+# kh_fio JOB SIDE DEV (guest): one job of $KH_LAB_JOBS against DEV, fio's JSON in $SYNC/fio-SIDE-JOB.json;
+# 1 when fio failed or reported an error.
+kh_fio() {
+  local job=$1 side=$2 dev=$3 spec name rw bs qd out rc
+  for spec in $KH_LAB_JOBS; do
+    IFS=: read -r name rw bs qd <<< "$spec"
+    [ "$name" = "$job" ] && break
+  done
+  [ "$name" = "$job" ] || { note "kh_fio: no job $job"; return 1; }
+  out=$SYNC/fio-$side-$job.json
+  note "fio $side $job: --rw=$rw --bs=$bs --iodepth=$qd --runtime=$KH_LAB_SECONDS on $dev"
+  timeout $((KH_LAB_SECONDS + 60)) fio --name="$job" --filename="$dev" --ioengine=libaio --direct=1 \
+      --rw="$rw" --bs="$bs" --iodepth="$qd" --size="$KH_LAB_REGION" --time_based --runtime="$KH_LAB_SECONDS" \
+      --ramp_time=1 --norandommap --randrepeat=0 --lat_percentiles=1 --output-format=json \
+      --output="$out" > /tmp/fio-$side-$job.err 2>&1
+  rc=$?
+  if [ $rc = 0 ] && grep -o '"error" : [0-9]*' "$out" | grep -qv ': 0$'; then rc=1; fi
+  [ $rc = 0 ] || { note "FAIL: fio $side $job rc=$rc"; cat /tmp/fio-$side-$job.err; tail -20 "$out"; dmesg | tail -20; }
+  return $rc
+}
+
+# kh_lab_report CHECK_NAME TITLE [--note TEXT]... --col KEY=HEADER... --ratio NUM/DEN... --m JOB:KEY:FILE...
+# (host): the side-by-side table from fio JSON (fio-*.json) and nvmf4j perf --json files: one row per job,
+# one column per KEY (IOPS for random reads, MiB/s for writes), the ratios NUM/DEN; printed and written to
+# $SYNC/results.{txt,json} and $WORK/results/CHECK_NAME.{txt,json}. 1 when a measurement is missing, has no
+# I/O or reports an error.
+kh_lab_report() {
+  local dir=${WORK:-$ROOT/interop/work}/results
+  mkdir -p "$dir"
+  python3 - "$SYNC" "$dir" "$@" <<'PY'
+import json, sys, time, os
+sync, outdir, check, title = sys.argv[1:5]
+args = sys.argv[5:]
+notes, cols, ratios, meas = [], [], [], []
+i = 0
+while i < len(args):
+    k, v = args[i], args[i + 1]; i += 2
+    if k == "--note": notes.append(v)
+    elif k == "--col": cols.append(tuple(v.split("=", 1)))
+    elif k == "--ratio": ratios.append(tuple(v.split("/", 1)))
+    elif k == "--m": meas.append(tuple(v.split(":", 2)))
+    else: sys.exit("kh_lab_report: unknown argument " + k)
+
+def load(path):
+    text = open(path, errors="replace").read()
+    return json.loads(text[text.index("{"):])   # fio may print warnings before its JSON
+
+def figures(path):
+    d = load(path)
+    if "jobs" in d:   # fio
+        j = d["jobs"][0]
+        op = "read" if j["read"]["io_bytes"] > 0 else "write"
+        o = j[op]
+        lat = o.get("lat_ns", {}); pct = lat.get("percentile", {})
+        return {"tool": "fio " + d.get("fio version", ""), "op": op, "ios": o["total_ios"],
+                "iops": o["iops"], "mib_per_s": o["bw"] / 1024.0, "lat_avg_us": lat.get("mean", 0) / 1000.0,
+                "lat_p99_us": pct.get("99.000000", 0) / 1000.0, "seconds": j.get("job_runtime", 0) / 1000.0,
+                "errors": j.get("error", 0)}
+    op = "read" if d["read"]["ios"] > 0 else "write"   # nvmf4j perf --json
+    o = d[op]
+    return {"tool": "nvmf4j perf", "op": op, "ios": o["ios"], "iops": o["iops"], "mib_per_s": o["mib_per_s"],
+            "lat_avg_us": o["latency_us"]["avg"], "lat_p99_us": o["latency_us"]["p99"],
+            "seconds": d["seconds"], "errors": 0}
+
+problems, rows = [], {}
+for job, key, path in meas:
+    try:
+        f = figures(path)
+    except Exception as e:
+        problems.append("%s %s: no result (%s: %s)" % (job, key, os.path.basename(path), e)); continue
+    if f["ios"] <= 0: problems.append("%s %s: no I/O completed" % (job, key))
+    if f["errors"]: problems.append("%s %s: %s reported error %s" % (job, key, f["tool"], f["errors"]))
+    rows.setdefault(job, {})[key] = f
+
+def main(job, f):   # the figure a job is judged by
+    return f["iops"] if job.startswith("rand") else f["mib_per_s"]
+def fmt(job, f):
+    if f is None: return "-"
+    return ("%.0f IOPS" % f["iops"]) if job.startswith("rand") else ("%.1f MiB/s" % f["mib_per_s"])
+headers = ["job"] + [h for _, h in cols] + ["%s/%s" % r for r in ratios]
+table = []
+for job in dict.fromkeys(j for j, _, _ in meas):
+    r = rows.get(job, {})
+    line = [job] + [fmt(job, r.get(k)) for k, _ in cols]
+    for num, den in ratios:
+        a, b = r.get(num), r.get(den)
+        line.append("%.2f" % (main(job, a) / main(job, b)) if a and b and main(job, b) > 0 else "-")
+    table.append(line)
+w = [max(len(str(x[c])) for x in [headers] + table) for c in range(len(headers))]
+out = ["%s  (%s)" % (title, time.strftime("%Y-%m-%d %H:%M:%S %Z")),
+       "QEMU TCG (emulated machine): ratios only, never absolute speeds"] + notes
+out.append(" | ".join(h.ljust(w[c]) for c, h in enumerate(headers)))
+out.append("-+-".join("-" * x for x in w))
+for line in table: out.append(" | ".join(str(x).ljust(w[c]) for c, x in enumerate(line)))
+out.append("keys: " + "; ".join("%s = %s" % (k, h) for k, h in cols))
+for p in problems: out.append("PROBLEM: " + p)
+text = "\n".join(out) + "\n"
+report = {"check": check, "title": title, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+          "emulated": "QEMU TCG: ratios only, never absolute speeds", "notes": notes,
+          "columns": {k: h for k, h in cols}, "jobs": rows,
+          "ratios": {"%s/%s" % (n, d): {job: (main(job, rows[job][n]) / main(job, rows[job][d]))
+                                        for job in rows if n in rows[job] and d in rows[job] and main(job, rows[job][d]) > 0}
+                     for n, d in ratios},
+          "problems": problems}
+for base in (os.path.join(sync, "results"), os.path.join(outdir, check)):
+    open(base + ".txt", "w").write(text)
+    json.dump(report, open(base + ".json", "w"), indent=2)
+sys.stdout.write(text)
+print("saved: %s.{txt,json}" % os.path.join(outdir, check))
+sys.exit(1 if problems else 0)
+PY
 }
