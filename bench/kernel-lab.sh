@@ -8,7 +8,7 @@
 #
 #   bench/kernel-lab.sh [--seconds S] [interop/run options, e.g. -v]
 #
-# --seconds S: measured seconds per job (default 10, at most 15: the checks' time limits allow no more).
+# --seconds S: measured seconds per job (default 8, at most 15: the checks' time limits allow no more).
 # Needs what interop/run needs (root, QEMU, Java 25, Maven; the lab is built on first use, ~70 s).
 # Env: WORK (lab dir, default interop/work), FWD_PORT, as interop/run. Tables and JSON: $WORK/results/.
 set -uo pipefail

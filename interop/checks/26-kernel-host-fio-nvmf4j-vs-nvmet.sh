@@ -5,11 +5,14 @@
 # (brd), reached inside the guest. Both controllers are connected at once and the jobs alternate between them
 # (a, b, a, b), so that a machine busy with other work weighs on both sides alike. Prints the table
 # job | kernel host->nvmf4j | kernel host->nvmet-rdma | ratio, saves it as JSON (sync dir and
-# interop/work/results/). Passes when every job ran on both sides and fio reported no error: the guest is
+# interop/work/results/). Passes when every job ran on every side and fio reported no error: the guest is
 # emulated (TCG), so the figures are for ratios only and no speed is asserted.
-# The paths differ: (a) crosses QEMU user networking (slirp) and runs the target natively on the host; (b) stays
-# inside the emulated guest, target and host both on its emulated CPUs.
-CHECK_TIMEOUT=240
+# The paths differ: (a) crosses QEMU user networking (slirp, MTU 1500) and runs the target natively on the host;
+# (b) stays inside the emulated guest (its own address goes over lo, MTU 64 KiB), target and host both on its
+# emulated CPUs. So (c), a third column: the same nvmet-rdma reached through slirp too (the guest connects to
+# 10.0.2.2:$FWD_PORT, which QEMU forwards back into the guest's :4420; out through slirp and back in), after (b) is
+# disconnected (one subsystem over two paths at once would be merged by nvme multipath).
+CHECK_TIMEOUT=300
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
@@ -17,27 +20,30 @@ host_part() {
   port=$(free_port)
   cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
   kh_start_serve "$port" --ram 64M --nqn "$KH_SUBNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS"
+  signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS $FWD_PORT"
   kh_await done $((CHECK_TIMEOUT - 20)) > /dev/null || rc=1
   kh_stop_serve || rc=1
   grep -E 'WARN|ERROR' "$SYNC/serve.log" | head -20
   for spec in $KH_LAB_JOBS; do
     job=${spec%%:*}
-    ms+=(--m "$job:nvmf4j:$SYNC/fio-nvmf4j-$job.json" --m "$job:nvmet:$SYNC/fio-nvmet-$job.json")
+    ms+=(--m "$job:nvmf4j:$SYNC/fio-nvmf4j-$job.json" --m "$job:nvmet:$SYNC/fio-nvmet-$job.json"
+         --m "$job:nvmet-slirp:$SYNC/fio-nvmet-slirp-$job.json")
   done
   kh_lab_report "$CHECK" "fio from the guest kernel host (nvme-rdma over siw): nvmf4j serve vs the kernel's nvmet-rdma" \
       --note "same fio jobs, same run, alternating; RAM namespaces of 64 MiB on both (nvmf4j --ram, nvmet on brd)" \
-      --note "paths differ: kernel host->nvmf4j crosses QEMU user networking to the host (target native);" \
-      --note "kernel host->nvmet-rdma stays inside the emulated guest (target emulated too)" \
-      --col "nvmf4j=kernel host->nvmf4j" --col "nvmet=kernel host->nvmet-rdma" --ratio nvmf4j/nvmet \
+      --note "paths differ: kernel host->nvmf4j crosses QEMU user networking (MTU 1500) to the host, target native;" \
+      --note "kernel host->nvmet-rdma stays inside the emulated guest (over lo), target emulated too;" \
+      --note "kernel host->nvmet-rdma via slirp: guest -> 10.0.2.2:$FWD_PORT -> QEMU's forward -> guest :4420 (out and back in)" \
+      --col "nvmf4j=kernel host->nvmf4j" --col "nvmet=kernel host->nvmet-rdma" \
+      --col "nvmet-slirp=kernel host->nvmet-rdma via slirp" --ratio nvmf4j/nvmet --ratio nvmf4j/nvmet-slirp \
       "${ms[@]}" || rc=1
   return $rc
 }
 
 guest_part() {
-  local t port subnqn hostnqn dev_a dev_b spec job rc=0
+  local t port subnqn hostnqn fwd dev_a dev_b spec job rc=0
   t=$(await target 90) || return 1
-  read -r port subnqn hostnqn KH_LAB_SECONDS <<< "$t"
+  read -r port subnqn hostnqn KH_LAB_SECONDS fwd <<< "$t"
   . /lab/guest/kernel-target.sh
   . "$SYNC/kernel-host-lib.sh"
   kh_nvmet_ram_setup 64 || { kh_nvmet_ram_teardown; signal done; return 1; }
@@ -55,6 +61,14 @@ guest_part() {
       rc=1
     fi
     nvme disconnect -n "$subnqn" || rc=1
+    if KH_ADDR=$HOST_FROM_GUEST kh_connect "$fwd" "$KT_NQN" "$hostnqn"; then
+      for spec in $KH_LAB_JOBS; do
+        kh_fio "${spec%%:*}" nvmet-slirp "$KH_DEV" || rc=1
+      done
+      nvme disconnect -n "$KT_NQN" || rc=1
+    else
+      rc=1
+    fi
   else
     rc=1
   fi

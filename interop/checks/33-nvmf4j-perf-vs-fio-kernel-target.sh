@@ -9,7 +9,7 @@
 # Prints job | nvmf4j perf | fio via slirp | fio in guest | ratios, saves the JSON (sync dir and
 # interop/work/results/). Passes when every run completed I/O, fio and perf reported no error and the kernel
 # logged none: the guest is emulated (TCG), the figures are for ratios only and no speed is asserted.
-CHECK_TIMEOUT=270
+CHECK_TIMEOUT=300
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"

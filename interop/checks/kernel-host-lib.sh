@@ -95,7 +95,7 @@ kh_connect() {
 # The jobs, in the order they run: NAME:RW:BS:DEPTH (fio's --rw/--bs/--iodepth; nvmf4j perf's -w/-o/-q).
 # The sequential write first, so that the random reads after it read written blocks on both targets.
 KH_LAB_JOBS="write-64k:write:64k:8 randread-4k:randread:4k:16"
-KH_LAB_SECONDS=${KH_LAB_SECONDS:-10}   # measured seconds per job (after 1 s of ramp)
+KH_LAB_SECONDS=${KH_LAB_SECONDS:-8}    # measured seconds per job (after 1 s of ramp)
 KH_LAB_REGION=64m                      # every job stays in the first 64 MiB (the RAM namespaces' size)
 
 # kh_nvmet_ram_setup MB (guest; /lab/guest/kernel-target.sh sourced): the kernel target of kernel-target.sh
@@ -206,9 +206,12 @@ for job, key, path in meas:
 
 def main(job, f):   # the figure a job is judged by
     return f["iops"] if job.startswith("rand") else f["mib_per_s"]
-def fmt(job, f):
+def us(x):
+    return ("%.0f us" % x) if x < 10000 else ("%.0f ms" % (x / 1000.0))
+def fmt(job, f):   # the main figure, then the latency (avg / p99)
     if f is None: return "-"
-    return ("%.0f IOPS" % f["iops"]) if job.startswith("rand") else ("%.1f MiB/s" % f["mib_per_s"])
+    m = ("%.0f IOPS" % f["iops"]) if job.startswith("rand") else ("%.1f MiB/s" % f["mib_per_s"])
+    return "%s, lat %s / %s" % (m, us(f["lat_avg_us"]), us(f["lat_p99_us"]))
 headers = ["job"] + [h for _, h in cols] + ["%s/%s" % r for r in ratios]
 table = []
 for job in dict.fromkeys(j for j, _, _ in meas):
@@ -224,6 +227,7 @@ out = ["%s  (%s)" % (title, time.strftime("%Y-%m-%d %H:%M:%S %Z")),
 out.append(" | ".join(h.ljust(w[c]) for c, h in enumerate(headers)))
 out.append("-+-".join("-" * x for x in w))
 for line in table: out.append(" | ".join(str(x).ljust(w[c]) for c, x in enumerate(line)))
+out.append("figures: IOPS (random reads) or MiB/s (writes), then latency avg / p99 per I/O; ratios of the first figure")
 out.append("keys: " + "; ".join("%s = %s" % (k, h) for k, h in cols))
 for p in problems: out.append("PROBLEM: " + p)
 text = "\n".join(out) + "\n"
