@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -18,6 +19,11 @@ import java.util.logging.Logger;
  * queue pair's socket, places RDMA Writes and Read Responses, answers Read Requests and completes receives. Like
  * an SPDK poller it busy-polls (non-blocking reads) while there is traffic and for {@code spinNanos} after the
  * last progress, then blocks in a Selector - a thread wake-up costs far more than a polled round trip.
+ *
+ * <p>Queue pairs whose completion queues a consumer is polling are read by that consumer (inline progress, see
+ * {@link SoftiwarpCompletionQueue}); the engine skips them, and when it has nothing else to do it parks instead of
+ * spinning, waking every {@link SoftiwarpCompletionQueue#INLINE_ACTIVE_NANOS} to take back queue pairs whose
+ * consumer went quiet without saying so (a consumer that blocks in {@code await} resumes the engine at once).
  */
 final class ProgressEngine implements Runnable {
     private static final Logger LOG = Logger.getLogger(ProgressEngine.class.getName());
@@ -28,6 +34,7 @@ final class ProgressEngine implements Runnable {
     private final ConcurrentLinkedQueue<SoftiwarpQueuePair> added = new ConcurrentLinkedQueue<>();
     private final List<SoftiwarpQueuePair> queuePairs = new ArrayList<>();
     private final AtomicBoolean sleeping = new AtomicBoolean();
+    private volatile boolean parked;
     private volatile boolean running = true;
     private final java.util.function.Consumer<SelectionKey> onReady = ProgressEngine::ready;
 
@@ -43,6 +50,14 @@ final class ProgressEngine implements Runnable {
         qp.engine = this;
         added.add(qp);
         selector.wakeup();
+        LockSupport.unpark(thread);
+    }
+
+    /** A completion queue's consumer stops polling: take its queue pairs back now. */
+    void resume() {
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
     }
 
     /** Wakes the engine if it blocks in the Selector. */
@@ -58,6 +73,8 @@ final class ProgressEngine implements Runnable {
         try {
             while (running) {
                 boolean progress = register();
+                boolean allInline = !queuePairs.isEmpty();
+                long start = System.nanoTime();
                 for (int i = queuePairs.size() - 1; i >= 0; i--) {
                     SoftiwarpQueuePair qp = queuePairs.get(i);
                     if (qp.state() == QueuePairState.ERROR) {
@@ -67,26 +84,23 @@ final class ProgressEngine implements Runnable {
                                 key.cancel();
                             }
                             queuePairs.remove(i);
+                            qp.detachFromCompletionQueues();
                         } else {
                             qp.kickTx();
                         }
                         continue;
                     }
+                    if (qp.inlineDriven(start)) {
+                        continue;
+                    }
+                    allInline = false;
                     if (qp.overrun) {
                         qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
                                 "completion queue overrun: completions were lost", null);
                         continue;
                     }
-                    try {
-                        if (qp.receiver.poll()) {
-                            progress = true;
-                        }
-                    } catch (RuntimeException e) {
-                        // e.g. the arena of a registered region was closed: this connection cannot go on
-                        LOG.log(Level.WARNING, "softiwarp QP " + qp.number() + " receive failed", e);
-                        qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
-                                "receive failed: " + e, null);
-                        continue;
+                    if (qp.progressReceive()) {
+                        progress = true;
                     }
                     if (qp.txBlocked) {
                         SelectionKey key = qp.channel.keyFor(selector);
@@ -101,6 +115,20 @@ final class ProgressEngine implements Runnable {
                 long now = System.nanoTime();
                 if (progress) {
                     lastProgress = now;
+                    continue;
+                }
+                if (allInline) {
+                    // every queue pair is read by its polling consumer: stay out of the way (no spinning on a
+                    // core the consumers need), but look again soon in case a consumer stopped polling
+                    parked = true;
+                    try {
+                        if (added.isEmpty()) {
+                            LockSupport.parkNanos(this, SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS);
+                        }
+                    } finally {
+                        parked = false;
+                    }
+                    lastProgress = System.nanoTime();
                     continue;
                 }
                 if (now - lastProgress < spinNanos) {
@@ -141,6 +169,7 @@ final class ProgressEngine implements Runnable {
             try {
                 qp.channel.register(selector, SelectionKey.OP_READ, qp);
                 queuePairs.add(qp);
+                qp.attachToCompletionQueues();
                 any = true;
                 qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {

@@ -25,11 +25,15 @@ import java.time.Duration;
  *                           with their header and CRC into a per-QP direct buffer and leave with one write (one
  *                           syscall); larger payloads are written from the registered memory between a header and
  *                           a trailer write (default 16384, i.e. every FPDU at the default maxFpduPayload)
+ * @param inlineProgress     {@code nvmf4j.softiwarp.inlineProgress}: a consumer polling a completion queue reads its
+ *                           queue pairs' sockets itself while the engine parks (default true; false keeps every
+ *                           socket on the engine thread, the model before, for comparison)
  * @param mpaTimeout         {@code nvmf4j.softiwarp.mpaTimeoutMillis}: how long a listener waits for the MPA
  *                           request of an accepted TCP connection (default 10 s)
  */
 public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
-                              boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold) {
+                              boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold,
+                              boolean inlineProgress) {
 
     /** Largest DDP payload of one FPDU: the 16-bit MPA length minus the largest DDP/RDMAP header. */
     public static final int MAX_FPDU_PAYLOAD_LIMIT = 65535 - 46;
@@ -39,6 +43,13 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
                 || cqSpinNanos < 0 || copyThreshold < 0 || copyThreshold > MAX_FPDU_PAYLOAD_LIMIT) {
             throw new IllegalArgumentException("invalid softiwarp configuration");
         }
+    }
+
+    /** The configuration with inline progress on. */
+    public SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
+                           boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold) {
+        this(engineSpinNanos, cqSpinNanos, engines, maxFpduPayload, crcRequired, peerToPeer, mpaTimeout,
+                copyThreshold, true);
     }
 
     /** The configuration with the default copy threshold. */
@@ -60,6 +71,7 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
                 Boolean.getBoolean("nvmf4j.softiwarp.peerToPeer"),
                 Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.mpaTimeoutMillis", 10_000L)),
                 Math.min(MAX_FPDU_PAYLOAD_LIMIT,
-                        Integer.getInteger("nvmf4j.softiwarp.copyThreshold", DEFAULT_COPY_THRESHOLD)));
+                        Integer.getInteger("nvmf4j.softiwarp.copyThreshold", DEFAULT_COPY_THRESHOLD)),
+                Boolean.parseBoolean(System.getProperty("nvmf4j.softiwarp.inlineProgress", "true")));
     }
 }

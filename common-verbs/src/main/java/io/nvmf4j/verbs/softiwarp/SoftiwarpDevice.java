@@ -87,7 +87,7 @@ public final class SoftiwarpDevice implements RdmaDevice {
         if (entries < 1 || entries > MAX_CQE) {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "CQ size " + entries + " outside 1.." + MAX_CQE);
         }
-        SoftiwarpCompletionQueue cq = new SoftiwarpCompletionQueue(entries, config.cqSpinNanos());
+        SoftiwarpCompletionQueue cq = new SoftiwarpCompletionQueue(entries, config.cqSpinNanos(), config.inlineProgress());
         synchronized (resources) {
             resources.add(cq);
         }

@@ -67,6 +67,8 @@ public final class SoftiwarpQueuePair implements QueuePair {
     volatile boolean txBlocked;
 
     private final AtomicInteger txWip = new AtomicInteger();
+    /** Held by whichever thread runs the receiver: the engine or an inline-polling consumer. */
+    private final java.util.concurrent.atomic.AtomicBoolean rxBusy = new java.util.concurrent.atomic.AtomicBoolean();
     final Transmitter transmitter;
     final Receiver receiver;
 
@@ -321,6 +323,60 @@ public final class SoftiwarpQueuePair implements QueuePair {
             orq[(int) (orqTail % orq.length)] = wqe;
             orqTail++;
         }
+    }
+
+    /**
+     * Runs the receiver unless another thread is running it; true if it made progress. A receive that throws
+     * (e.g. the arena of a registered region was closed) ends the connection.
+     */
+    boolean progressReceive() {
+        if (!rxBusy.compareAndSet(false, true)) {
+            return false;
+        }
+        try {
+            return receiver.poll();
+        } catch (RuntimeException e) {
+            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()).log(java.util.logging.Level.WARNING,
+                    "softiwarp QP " + number + " receive failed", e);
+            enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
+            return true;
+        } finally {
+            rxBusy.set(false);
+        }
+    }
+
+    /** One inline progress step from a polling consumer (SoftiwarpCompletionQueue): receive, retry a full socket. */
+    boolean progressInline() {
+        if (state != QueuePairState.RTS) {
+            return false;
+        }
+        if (overrun) {
+            enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "completion queue overrun: completions were lost", null);
+            return true;
+        }
+        boolean progress = progressReceive();
+        if (txBlocked) {
+            txBlocked = false;
+            kickTx();
+        }
+        return progress;
+    }
+
+    /** Whether a polling consumer of either completion queue reads this queue pair's socket now. */
+    boolean inlineDriven(long now) {
+        return recvCq.inlineActive(now) || (sendCq != recvCq && sendCq.inlineActive(now));
+    }
+
+    void attachToCompletionQueues() {
+        recvCq.attach(this);
+        if (sendCq != recvCq) {
+            sendCq.attach(this);
+        }
+    }
+
+    void detachFromCompletionQueues() {
+        recvCq.detach(this);
+        sendCq.detach(this);
     }
 
     /** Runs the transmitter unless another thread is already running it (that thread then runs it again). */

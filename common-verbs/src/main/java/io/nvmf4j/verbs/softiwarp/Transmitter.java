@@ -24,8 +24,9 @@ import java.nio.channels.SocketChannel;
  * (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
  *
  * <p>How an FPDU leaves: with a payload of at most {@code copyThreshold} bytes (every NVMe capsule and response,
- * 4 KiB data) header, payload, pad and CRC are assembled in one per-QP direct buffer and written with one
- * {@code write} - one syscall, one TCP segment under TCP_NODELAY. Larger payloads go as three single-buffer writes:
+ * 4 KiB data) header, payload, pad and CRC are assembled in one per-QP direct buffer and appended to an outbox;
+ * the outbox goes out with one {@code write} once nothing more is ready - an RDMA Write and the Send posted behind
+ * it (an NVMe read's data and its response capsule) cost one syscall, one TCP segment under TCP_NODELAY. Larger payloads go as three single-buffer writes:
  * header, the payload straight out of the registered memory, pad+CRC. No gathering write: on JDK 25
  * {@code SocketChannel.write(ByteBuffer[])} allocates two objects per memory-segment-backed buffer
  * (sun.nio.ch.IOUtil: a Releaser and a LinkedRunnable to release the segment's scope), a single-buffer write of
@@ -34,6 +35,8 @@ import java.nio.channels.SocketChannel;
 final class Transmitter {
     /** Largest DDP/RDMAP header we send (a Read Request) plus the largest pad and the CRC. */
     private static final int STAGING_OVERHEAD = ReadRequestHeader.LENGTH + 3 + DdpHeader.MPA_CRC_LENGTH;
+    /** Outbox size: several 4 KiB data FPDUs with their capsules, well under a loopback socket's send buffer. */
+    private static final int OUTBOX_BYTES = 64 * 1024;
 
     private final SoftiwarpQueuePair qp;
     /** The header at 0; for a copied payload also payload, pad and CRC behind it. */
@@ -47,6 +50,15 @@ final class Transmitter {
     private final ByteBuffer[] slotViews;
     private final SoftiwarpMemoryRegion[] slotRegions;
     private final Crc32c crc = new Crc32c();
+    /**
+     * Copied FPDUs that are ready, in wire order, written together when nothing more is ready (or the next FPDU is
+     * a large one, or this is full): one syscall instead of one per FPDU. {@link #outbox} is filled (position =
+     * end of the data); {@link #outboxWriter} is a second view of the same memory for writing from
+     * {@link #outboxFlushed}.
+     */
+    private final ByteBuffer outbox;
+    private final ByteBuffer outboxWriter;
+    private int outboxFlushed;
     private int pieceCount;
     private int pieceIndex;
 
@@ -71,6 +83,8 @@ final class Transmitter {
         slotRegions = new SoftiwarpMemoryRegion[slots];
         copyThreshold = Math.min(qp.config.copyThreshold(), qp.config.maxFpduPayload());
         staging = ByteBuffer.allocateDirect(STAGING_OVERHEAD + copyThreshold);
+        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, staging.capacity()));
+        outboxWriter = outbox.duplicate();
         stagingSegment = MemorySegment.ofBuffer(staging);
     }
 
@@ -96,12 +110,16 @@ final class Transmitter {
         try {
             while (true) {
                 if (pieceCount > 0) {
-                    if (!writePieces(ch)) {
-                        qp.txBlocked = true;
-                        ProgressEngine e = qp.engine;
-                        if (e != null) {
-                            e.wakeup();
-                        }
+                    if (pieceCount == 1 && pieceIndex == 0 && staging.remaining() <= outbox.remaining()) {
+                        // a copied FPDU joins the outbox; its work request is done as far as we are concerned
+                        // (siw completes a WQE once tcp_sendmsg took its bytes, which a copy is the equivalent of)
+                        outbox.put(staging);
+                        pieceCount = 0;
+                        fpduSent();
+                        continue;
+                    }
+                    if (!flushOutbox(ch) || !writePieces(ch)) {
+                        blocked();
                         return;
                     }
                     pieceCount = 0;
@@ -109,35 +127,63 @@ final class Transmitter {
                     fpduSent();
                     continue;
                 }
-                if (qp.state() != QueuePairState.RTS) {
-                    return;
+                if (qp.state() != QueuePairState.RTS || !buildNext()) {
+                    break;
                 }
-                // a message in progress is finished first: DDP forbids interleaving two tagged messages (a Read
-                // Response inside a multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise
-                // answers to Read Requests go first (siw_activate_tx)
-                if (job == JOB_SQ) {
-                    if (!buildFromSendQueue()) {
-                        return;
-                    }
-                    continue;
-                }
-                if (job == JOB_READ_RESPONSE || qp.irqHead != qp.irqTail) {
-                    if (!buildReadResponse()) {
-                        return;
-                    }
-                    continue;
-                }
-                if (qp.sqTxHead != qp.sqTail) {
-                    if (!buildFromSendQueue()) {
-                        return;
-                    }
-                    continue;
-                }
-                return;
+            }
+            if (!flushOutbox(ch)) {
+                blocked();
             }
         } catch (IOException e) {
             qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "send failed: " + e.getMessage(), null);
         }
+    }
+
+    /**
+     * Builds the next FPDU into the staging buffer / piece list; false if there is nothing to send now. A message
+     * in progress is finished first: DDP forbids interleaving two tagged messages (a Read Response inside a
+     * multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise answers to Read Requests go
+     * first (siw_activate_tx).
+     */
+    private boolean buildNext() {
+        if (job == JOB_SQ) {
+            return buildFromSendQueue();
+        }
+        if (job == JOB_READ_RESPONSE || qp.irqHead != qp.irqTail) {
+            return buildReadResponse();
+        }
+        if (qp.sqTxHead != qp.sqTail) {
+            return buildFromSendQueue();
+        }
+        return false;
+    }
+
+    private void blocked() {
+        qp.txBlocked = true;
+        ProgressEngine e = qp.engine;
+        if (e != null) {
+            e.wakeup();
+        }
+    }
+
+    /**
+     * Writes the FPDUs gathered in the outbox (one {@code write} for everything that was ready at once, e.g. an
+     * RDMA Write and the Send behind it, or a burst of responses); false if the socket did not take all of it.
+     */
+    private boolean flushOutbox(SocketChannel ch) throws IOException {
+        int end = outbox.position();
+        if (end == 0) {
+            return true;
+        }
+        outboxWriter.limit(end).position(outboxFlushed);
+        ch.write(outboxWriter);
+        outboxFlushed = outboxWriter.position();
+        if (outboxFlushed < end) {
+            return false;
+        }
+        outbox.clear();
+        outboxFlushed = 0;
+        return true;
     }
 
     /** Builds the next FPDU of the WQE at the send queue's transmit head; false to stop (stall or error). */
@@ -397,10 +443,10 @@ final class Transmitter {
     void sendTerminateBestEffort(SocketChannel ch, TerminateMessage terminate) {
         long deadline = System.nanoTime() + 200_000_000L;
         try {
-            boolean complete = writePieces(ch);
+            boolean complete = flushOutbox(ch) && writePieces(ch);
             while (!complete && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
-                complete = writePieces(ch);
+                complete = flushOutbox(ch) && writePieces(ch);
             }
             if (!complete) {
                 return;

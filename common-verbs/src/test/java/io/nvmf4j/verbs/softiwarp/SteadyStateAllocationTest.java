@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Steady-state Send/Receive, RDMA Write (4 KiB and a 64 KiB multi-FPDU one) and RDMA Read allocate nothing per
@@ -141,6 +142,10 @@ class SteadyStateAllocationTest {
     private static void expect(CompletionQueue cq, WorkCompletion[] wc) throws InterruptedException {
         int got = cq.await(wc, 5, TimeUnit.SECONDS);
         assertEquals(1, got);
-        assertEquals(WcStatus.SUCCESS, wc[0].status(), () -> wc[0].toString());
+        // no capturing lambda for the message: whether C2 scalar-replaces it depends on inlining, and the test
+        // thread also reads the sockets (inline progress), which deepens the call tree
+        if (wc[0].status() != WcStatus.SUCCESS) {
+            fail(wc[0].toString());
+        }
     }
 }
