@@ -3,6 +3,7 @@ package io.nvmf4j.bench.jmh;
 import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.io.ReadCommand;
 import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import io.nvmf4j.protocol.sgl.SglDescriptor;
@@ -101,5 +102,34 @@ public class CapsuleBenchmark {
     public long decodeCompletion() {
         CompletionQueueEntry c = CompletionQueueEntry.wrap(cqeSlot);
         return c.cid() + c.sqHead() + c.statusField() + c.result();
+    }
+
+    /**
+     * Control: the same Read capsule written with {@code Wire}'s {@code static final} little-endian layouts instead
+     * of the entry's accessors. The difference to {@link #encodeReadCapsuleNoClear} is what the accessors' per-call
+     * {@code withOrder(LE)} costs (a new layout and a VarHandle cache lookup per field).
+     */
+    @Benchmark
+    public MemorySegment encodeReadCapsuleStaticLayouts() {
+        cid = (cid + 1) & 0xFFFF;
+        slba = (slba + 8) & 0xFFFFF;
+        MemorySegment s = sqeSlot;
+        Wire.u8(s, SubmissionQueueEntry.OFFSET_OPCODE, 0x02);
+        Wire.u8(s, SubmissionQueueEntry.OFFSET_FLAGS, 0x40);
+        Wire.u16(s, SubmissionQueueEntry.OFFSET_CID, cid);
+        Wire.u32(s, SubmissionQueueEntry.OFFSET_NSID, 1);
+        Wire.u64(s, 40, slba);
+        Wire.u32(s, 48, 7);
+        new KeyedSglDescriptor(0x7f00_0000_1000L + slba * 512, 4096, 0x1234_5601, false)
+                .encode(s.asSlice(SubmissionQueueEntry.OFFSET_DPTR, SubmissionQueueEntry.DPTR_LENGTH));
+        return sqeSlot;
+    }
+
+    /** Control for {@link #decodeCompletion}: the same fields read with {@code Wire}'s static layouts. */
+    @Benchmark
+    public long decodeCompletionStaticLayouts() {
+        MemorySegment c = cqeSlot;
+        return Wire.u16(c, CompletionQueueEntry.OFFSET_CID) + Wire.u16(c, CompletionQueueEntry.OFFSET_SQHD)
+                + (Wire.u16(c, CompletionQueueEntry.OFFSET_STATUS) >>> 1) + Wire.u64(c, CompletionQueueEntry.OFFSET_RESULT);
     }
 }
