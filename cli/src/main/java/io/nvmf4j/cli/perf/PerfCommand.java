@@ -90,6 +90,11 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--report-append", description = "Add this run to the runs already in the --report file.")
     boolean reportAppend;
 
+    @Option(names = "--cpu-of", paramLabel = "PID",
+            description = "Also report the CPU time of process PID (e.g. the target) and of perf itself during the "
+                    + "measured window, per million I/Os (Linux /proc).")
+    Long cpuOfPid;
+
     @Option(names = "--label", paramLabel = "NAME", description = "Name of this run in tables and the report.")
     String label;
 
@@ -133,11 +138,22 @@ public final class PerfCommand implements Callable<Integer> {
                         + " I/O queues");
             }
             String name = label != null ? label : spec.workload().label() + "-" + spec.ioSize() + "-qd" + spec.depth();
-            PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null).run();
+            CpuWindow cpu = new CpuWindow(cpuOfPid);
+            PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
+                    .cpuWindow(cpu).run();
+            long ios = result.read().ios() + result.write().ios();
             if (output.json) {
-                Json.print(out, PerfTable.json(result));
+                com.fasterxml.jackson.databind.node.ObjectNode json = PerfTable.json(result);
+                if (cpu.measured()) {
+                    json.set("cpu", cpu.json(ios));
+                }
+                Json.print(out, json);
             } else {
                 PerfTable.print(out, List.of(result));
+                if (cpu.measured() && cpuOfPid != null) {
+                    out.println(cpu.describe(ios));
+                    out.flush();
+                }
             }
             if (report != null) {
                 PerfReport.write(report, List.of(result), reportAppend);

@@ -29,6 +29,7 @@ public final class PerfRun {
     private final ProgressLine progress;
     private final String label;
     private final boolean publishHistogram;
+    private CpuWindow window;
 
     public PerfRun(NvmeController controller, Namespace namespace, PerfSpec spec, MeterRegistry registry,
             PrintWriter progressOut, String label, boolean publishHistogram) {
@@ -39,6 +40,12 @@ public final class PerfRun {
         this.progress = new ProgressLine(progressOut);
         this.label = label;
         this.publishHistogram = publishHistogram;
+    }
+
+    /** Measures CPU (and collections) over the measured window only ({@code perf --cpu-of}). */
+    public PerfRun cpuWindow(CpuWindow w) {
+        this.window = w;
+        return this;
     }
 
     public PerfResult run() throws NvmfException, InterruptedException {
@@ -138,6 +145,9 @@ public final class PerfRun {
         long start = System.nanoTime();
         long measureStart = rampNanos > 0 ? start + rampNanos : start;
         long measureEnd = measureStart + windowNanos;
+        if (rampNanos == 0 && window != null) {
+            window.begin();
+        }
         for (PerfWorker w : workers) {
             w.start(drained);
         }
@@ -154,6 +164,9 @@ public final class PerfRun {
             long now = System.nanoTime();
             if (!measuring && now - measureStart >= 0) {
                 control.phase(RunControl.MEASURE);
+                if (window != null) {
+                    window.begin();
+                }
                 measuring = true;
                 lastTick = now;
                 lastIos = 0;
@@ -194,6 +207,9 @@ public final class PerfRun {
         }
         long stoppedAt = System.nanoTime();
         control.phase(RunControl.STOP);
+        if (window != null) {
+            window.end();
+        }
         for (PerfWorker w : workers) {
             w.releaseIfIdle();
         }

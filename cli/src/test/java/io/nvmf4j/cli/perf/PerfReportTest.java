@@ -76,4 +76,45 @@ class PerfReportTest {
         assertEquals("p99.99", PerfTable.percentileKey(0.9999));
         assertEquals("p50", PerfTable.percentileKey(0.5));
     }
+
+    @Test
+    void overlayingSeveralRunsDrawsOneSeriesPerRunInEachChartWithPointsInsideThePlot(@TempDir Path dir)
+            throws Exception {
+        Path f = dir.resolve("bench.html");
+        String[] labels = {"qd1-randread-4k", "qd32-randread-4k-1q", "qd32-randread-4k-2q", "seqread-128k"};
+        for (int i = 0; i < labels.length; i++) {
+            PerfReport.write(f, List.of(result(labels[i], 10 + 10 * i)), true);
+        }
+        String html = Files.readString(f);
+        assertEquals(labels.length, PerfReport.runsOf(html).size());
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("<polyline [^>]*points=\"([^\"]*)\"><title>([^<]*)</title>").matcher(html);
+        java.util.List<String> titles = new java.util.ArrayList<>();
+        while (m.find()) {
+            titles.add(m.group(2));
+            String[] points = m.group(1).trim().split(" ");
+            assertTrue(points.length >= 3, m.group(2) + ": a line, not a dot");
+            for (String p : points) {
+                String[] xy = p.split(",");
+                double x = Double.parseDouble(xy[0]);
+                double y = Double.parseDouble(xy[1]);
+                assertTrue(x >= 0 && x <= 760 && y >= 0 && y <= 380, m.group(2) + ": " + p + " outside the plot");
+            }
+        }
+        // latency curve: "<label> read" per run; IOPS chart: "<label>" per run
+        java.util.List<String> expected = new java.util.ArrayList<>();
+        for (String l : labels) {
+            expected.add(l + " read");
+        }
+        expected.addAll(List.of(labels));
+        assertEquals(expected, titles);
+        // a slower run draws its latency line higher (smaller y) at p50 than a faster one
+        assertTrue(firstY(html, labels[3] + " read") < firstY(html, labels[0] + " read"));
+    }
+
+    private static double firstY(String html, String title) {
+        int t = html.indexOf("<title>" + title + "</title>");
+        int start = html.lastIndexOf("points=\"", t) + 8;
+        return Double.parseDouble(html.substring(start, html.indexOf(' ', start)).split(",")[1]);
+    }
 }
