@@ -1,11 +1,7 @@
 package io.nvmf4j.protocol;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 
 /**
  * The 16-byte NVMe completion queue entry (NVMe Base 2.0, 4.6 "Completion Queue Entry"), the whole of an
@@ -25,7 +21,6 @@ public final class CompletionQueueEntry {
     /** Phase tag in bit 0, status field (SC, SCT, CRD, More, DNR) in bits 15:1. */
     public static final int OFFSET_STATUS = 14;
 
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private final MemorySegment segment;
 
@@ -55,58 +50,58 @@ public final class CompletionQueueEntry {
 
     /** DW0 and DW1 as one little-endian 64-bit command-specific result. */
     public long result() {
-        return segment.get(JAVA_LONG_UNALIGNED.withOrder(LE), OFFSET_RESULT);
+        return segment.get(Wire.LE_U64, OFFSET_RESULT);
     }
 
     public CompletionQueueEntry result(long value) {
-        segment.set(JAVA_LONG_UNALIGNED.withOrder(LE), OFFSET_RESULT, value);
+        segment.set(Wire.LE_U64, OFFSET_RESULT, value);
         return this;
     }
 
     /** DW0 alone. */
     public int dw0() {
-        return segment.get(JAVA_INT_UNALIGNED.withOrder(LE), OFFSET_RESULT);
+        return segment.get(Wire.LE_U32, OFFSET_RESULT);
     }
 
     public CompletionQueueEntry dw0(int value) {
-        segment.set(JAVA_INT_UNALIGNED.withOrder(LE), OFFSET_RESULT, value);
+        segment.set(Wire.LE_U32, OFFSET_RESULT, value);
         return this;
     }
 
     public int sqHead() {
-        return Short.toUnsignedInt(segment.get(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_SQHD));
+        return Short.toUnsignedInt(segment.get(Wire.LE_U16, OFFSET_SQHD));
     }
 
     public CompletionQueueEntry sqHead(int sqhd) {
-        segment.set(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_SQHD, (short) sqhd);
+        segment.set(Wire.LE_U16, OFFSET_SQHD, (short) sqhd);
         return this;
     }
 
     public int sqId() {
-        return Short.toUnsignedInt(segment.get(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_SQID));
+        return Short.toUnsignedInt(segment.get(Wire.LE_U16, OFFSET_SQID));
     }
 
     public CompletionQueueEntry sqId(int sqid) {
-        segment.set(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_SQID, (short) sqid);
+        segment.set(Wire.LE_U16, OFFSET_SQID, (short) sqid);
         return this;
     }
 
     public int cid() {
-        return Short.toUnsignedInt(segment.get(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_CID));
+        return Short.toUnsignedInt(segment.get(Wire.LE_U16, OFFSET_CID));
     }
 
     public CompletionQueueEntry cid(int cid) {
-        segment.set(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_CID, (short) cid);
+        segment.set(Wire.LE_U16, OFFSET_CID, (short) cid);
         return this;
     }
 
     /** The raw 16-bit word at offset 14: phase tag in bit 0, status field above it. */
     public int statusWord() {
-        return Short.toUnsignedInt(segment.get(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_STATUS));
+        return Short.toUnsignedInt(segment.get(Wire.LE_U16, OFFSET_STATUS));
     }
 
     public CompletionQueueEntry statusWord(int word) {
-        segment.set(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_STATUS, (short) word);
+        segment.set(Wire.LE_U16, OFFSET_STATUS, (short) word);
         return this;
     }
 

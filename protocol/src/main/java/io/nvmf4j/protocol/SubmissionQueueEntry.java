@@ -1,12 +1,8 @@
 package io.nvmf4j.protocol;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteOrder;
 
 /**
  * The 64-byte NVMe submission queue entry (NVMe Base 2.0, 4.2 "Submission Queue Entry"), as carried at the
@@ -39,7 +35,6 @@ public final class SubmissionQueueEntry {
     /** PSDT value 10b: SGLs, metadata pointer is an SGL segment. */
     public static final int PSDT_SGL_MPTR_SGL = 2;
 
-    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
     private final MemorySegment segment;
 
@@ -104,26 +99,26 @@ public final class SubmissionQueueEntry {
 
     /** Command identifier, unique among the outstanding commands of one submission queue. */
     public int cid() {
-        return Short.toUnsignedInt(segment.get(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_CID));
+        return Short.toUnsignedInt(segment.get(Wire.LE_U16, OFFSET_CID));
     }
 
     public SubmissionQueueEntry cid(int cid) {
-        segment.set(JAVA_SHORT_UNALIGNED.withOrder(LE), OFFSET_CID, (short) cid);
+        segment.set(Wire.LE_U16, OFFSET_CID, (short) cid);
         return this;
     }
 
     /** Namespace identifier as an unsigned 32-bit value held in a long. */
     public long nsid() {
-        return Integer.toUnsignedLong(segment.get(JAVA_INT_UNALIGNED.withOrder(LE), OFFSET_NSID));
+        return Integer.toUnsignedLong(segment.get(Wire.LE_U32, OFFSET_NSID));
     }
 
     public SubmissionQueueEntry nsid(long nsid) {
-        segment.set(JAVA_INT_UNALIGNED.withOrder(LE), OFFSET_NSID, (int) nsid);
+        segment.set(Wire.LE_U32, OFFSET_NSID, (int) nsid);
         return this;
     }
 
     public long mptr() {
-        return segment.get(JAVA_LONG_UNALIGNED.withOrder(LE), OFFSET_MPTR);
+        return segment.get(Wire.LE_U64, OFFSET_MPTR);
     }
 
     /** The 16-byte data pointer (SGL1) as a slice of this entry. */
@@ -134,12 +129,12 @@ public final class SubmissionQueueEntry {
     /** Command dword {@code n} (0..15) as a raw 32-bit value. */
     public int cdw(int n) {
         checkDword(n);
-        return segment.get(JAVA_INT_UNALIGNED.withOrder(LE), n * 4L);
+        return segment.get(Wire.LE_U32, n * 4L);
     }
 
     public SubmissionQueueEntry cdw(int n, int value) {
         checkDword(n);
-        segment.set(JAVA_INT_UNALIGNED.withOrder(LE), n * 4L, value);
+        segment.set(Wire.LE_U32, n * 4L, value);
         return this;
     }
 
@@ -152,11 +147,11 @@ public final class SubmissionQueueEntry {
 
     /** Little-endian 64-bit value at a byte offset (e.g. SLBA in CDW10-11). */
     public long getLong(int offset) {
-        return segment.get(JAVA_LONG_UNALIGNED.withOrder(LE), offset);
+        return segment.get(Wire.LE_U64, offset);
     }
 
     public SubmissionQueueEntry setLong(int offset, long value) {
-        segment.set(JAVA_LONG_UNALIGNED.withOrder(LE), offset, value);
+        segment.set(Wire.LE_U64, offset, value);
         return this;
     }
 
