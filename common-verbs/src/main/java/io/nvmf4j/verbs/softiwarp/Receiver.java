@@ -47,8 +47,14 @@ final class Receiver {
     /** Bytes read from the socket not consumed yet, in [position, limit). */
     private final ByteBuffer staging = ByteBuffer.allocateDirect(STAGING_CAPACITY).limit(0);
     private final Crc32c crc = new Crc32c();
-    private ByteBuffer view;
-    private SoftiwarpMemoryRegion viewRegion;
+    /**
+     * Views of the regions payload recently went to, reused (a host alternates between its response buffers and
+     * its data pool: one cached view would be duplicated, i.e. allocated, at every switch).
+     */
+    private final ByteBuffer[] views = new ByteBuffer[VIEW_CACHE];
+    private final SoftiwarpMemoryRegion[] viewRegions = new SoftiwarpMemoryRegion[VIEW_CACHE];
+    private int nextView;
+    private static final int VIEW_CACHE = 4;
 
     private int state = GET_HEADER;
     private RdmapOpcode opcode;
@@ -459,9 +465,18 @@ final class Receiver {
     }
 
     private ByteBuffer viewOf(SoftiwarpMemoryRegion mr, long offset, int length) {
-        ByteBuffer v = mr.view(viewRegion == mr ? view : null, offset, length);
-        view = v;
-        viewRegion = mr.hasWholeView() ? mr : null;
+        for (int i = 0; i < VIEW_CACHE; i++) {
+            if (viewRegions[i] == mr) {
+                return mr.view(views[i], offset, length);
+            }
+        }
+        ByteBuffer v = mr.view(null, offset, length);
+        if (mr.hasWholeView()) {
+            int slot = nextView;
+            nextView = (slot + 1) % VIEW_CACHE;
+            views[slot] = v;
+            viewRegions[slot] = mr;
+        }
         return v;
     }
 
