@@ -40,6 +40,8 @@ final class PollGroup implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private boolean sleeping;
+    /** System.nanoTime() when the current batch of completions was reaped: one clock read per batch. */
+    private long batchNanos;
 
     // queue slots: written under 'this' by accepting threads, read by the poll thread
     private volatile RdmaQueue[] slots = new RdmaQueue[16];
@@ -96,6 +98,15 @@ final class PollGroup implements AutoCloseable {
     /** The largest data transfer a queue on {@code port} may ask for: MDTS, capped by the largest buffer. */
     long maxTransfer(Port port) {
         return Math.min(port.maxDataTransferBytes(), pool.largestBlock());
+    }
+
+    /** The poll thread's id (tests measure its allocations). */
+    long threadId() {
+        return thread.threadId();
+    }
+
+    long batchNanos() {
+        return batchNanos;
     }
 
     boolean isPollThread() {
@@ -256,12 +267,13 @@ final class PollGroup implements AutoCloseable {
             boolean worked = runTasks();
             int n = cq.poll(completions);
             if (n > 0) {
+                batchNanos = System.nanoTime();
                 dispatch(n);
                 worked = true;
             }
             if (worked) {
                 serveWaiters();
-                lastWork = System.nanoTime();
+                lastWork = n > 0 ? batchNanos : System.nanoTime();
                 continue;
             }
             long now = System.nanoTime();
@@ -287,9 +299,10 @@ final class PollGroup implements AutoCloseable {
                 Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
             }
             if (n > 0) {
+                batchNanos = System.nanoTime();
                 dispatch(n);
                 serveWaiters();
-                lastWork = System.nanoTime();
+                lastWork = batchNanos;
             }
         }
         runTasks();
