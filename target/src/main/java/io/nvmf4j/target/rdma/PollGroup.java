@@ -26,7 +26,12 @@ final class PollGroup implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(PollGroup.class.getName());
     private static final int BATCH = 32;
-    private static final long BLOCK_MILLIS = 50;
+    /**
+     * How long one blocking wait lasts when idle. Completions unpark the thread and {@link #execute} interrupts it, so
+     * this only paces the check for overdue teardowns (5 s deadlines): every wake-up of an idle group costs the
+     * completion queue's own spin, so an idle daemon wakes each group only twice a second.
+     */
+    private static final long BLOCK_MILLIS = 500;
 
     private final int id;
     private final ProtectionDomain pd;
