@@ -73,7 +73,8 @@ final class IoCommands {
             // decoded in place into the request (NVM Command Set 1.0, Figures 43/72: SLBA in CDW10-11, NLB 0's based
             // in CDW12 15:0, FUA CDW12 bit 30): no command object per I/O
             int cdw12 = QueueEntryFields.cdw(sqe, 12);
-            req.slba = Integer.toUnsignedLong(QueueEntryFields.cdw(sqe, 10)) | (long) QueueEntryFields.cdw(sqe, 11) << 32;
+            req.slba = Integer.toUnsignedLong(QueueEntryFields.cdw(sqe, 10))
+                    | (long) QueueEntryFields.cdw(sqe, 11) << 32;
             req.blocks = (cdw12 & 0xFFFF) + 1;
             req.fua = (cdw12 & LbaRangeCommand.CDW12_FUA) != 0;
             long length = (long) req.blocks * blockSize;
