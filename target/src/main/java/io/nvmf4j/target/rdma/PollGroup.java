@@ -339,7 +339,9 @@ final class PollGroup implements AutoCloseable {
                 q = slot < s.length ? s[slot] : null;
             }
             if (q == null || q.generation != WorkRequestIds.generation(wrId) || q.state() == RdmaQueue.State.RELEASED) {
-                LOG.log(Level.DEBUG, "poll group {0}: completion for a queue that is gone: {1}", id, wc);
+                if (LOG.isLoggable(Level.DEBUG)) {
+                    LOG.log(Level.DEBUG, "poll group {0}: completion for a queue that is gone: {1}", id, wc);
+                }
                 continue;
             }
             try {
