@@ -53,9 +53,10 @@ public final class Controller {
     private final ErrorLog errorLog = new ErrorLog();
     private final AsyncEvents asyncEvents;
 
-    private int cc;
-    private int csts;
-    private boolean volatileWriteCacheEnabled = true;
+    // written under the lock, read without it by the I/O path (checkControllerStatus, write's FUA decision)
+    private volatile int cc;
+    private volatile int csts;
+    private volatile boolean volatileWriteCacheEnabled = true;
     private int katoSeconds;
     private ScheduledFuture<?> keepAliveTimer;
     private volatile boolean trafficSinceCheck;
@@ -126,11 +127,11 @@ public final class Controller {
         return csts;
     }
 
-    public synchronized boolean isReady() {
+    public boolean isReady() {
         return (csts & CSTS_RDY) != 0;
     }
 
-    public synchronized boolean isEnabled() {
+    public boolean isEnabled() {
         return (cc & CC_ENABLE) != 0;
     }
 
@@ -146,7 +147,7 @@ public final class Controller {
         return katoSeconds;
     }
 
-    public synchronized boolean volatileWriteCacheEnabled() {
+    public boolean volatileWriteCacheEnabled() {
         return volatileWriteCacheEnabled;
     }
 
@@ -268,7 +269,9 @@ public final class Controller {
 
     /** Any command counts as keep-alive traffic (TBKAS, Identify Controller CTRATT bit 6; reset_tbkas). */
     void keepAliveTraffic() {
-        trafficSinceCheck = true;
+        if (!trafficSinceCheck) { // a volatile read per command; the store only once per keep-alive period
+            trafficSinceCheck = true;
+        }
     }
 
     private void scheduleKeepAlive() {

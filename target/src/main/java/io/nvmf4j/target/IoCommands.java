@@ -7,8 +7,6 @@ import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.DsmRange;
 import io.nvmf4j.protocol.io.IoOpcode;
 import io.nvmf4j.protocol.io.LbaRangeCommand;
-import io.nvmf4j.protocol.io.ReadCommand;
-import io.nvmf4j.protocol.io.WriteCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
 import io.nvmf4j.target.backend.BackendException;
 import io.nvmf4j.target.backend.NamespaceBackend;
@@ -29,7 +27,22 @@ final class IoCommands {
 
     private static final System.Logger LOG = System.getLogger(IoCommands.class.getName());
 
+    private static final int READ = IoOpcode.READ.code();
+    private static final int WRITE = IoOpcode.WRITE.code();
+    private static final int FLUSH = IoOpcode.FLUSH.code();
+    // the handlers of the data path, created once
+    private static final CommandHandler READ_HANDLER = IoCommands::read;
+    private static final CommandHandler WRITE_HANDLER = IoCommands::write;
+    private static final CommandHandler FLUSH_HANDLER = IoCommands::flush;
+
     private IoCommands() {
+    }
+
+    /** True when [slba, slba + blocks) lies inside a namespace of {@code count} blocks, without wrapping. */
+    private static boolean fits(long slba, int blocks, long count) {
+        long end = slba + blocks;
+        return Long.compareUnsigned(slba, count) < 0 && Long.compareUnsigned(end, slba) > 0
+                && Long.compareUnsigned(end, count) <= 0;
     }
 
     /** nvmet_parse_io_cmd(). */
@@ -43,11 +56,12 @@ final class IoCommands {
             return status;
         }
         Subsystem subsys = req.queue().controller().subsystem();
-        Namespace ns = subsys.activeNamespace(sqe.nsid());
+        long nsid = QueueEntryFields.nsid(sqe);
+        Namespace ns = subsys.activeNamespace(nsid);
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
             // configured but disabled: a path error the host may retry elsewhere, as nvmet
-            return subsys.hasNamespace(sqe.nsid())
+            return subsys.hasNamespace(nsid)
                     ? StatusCode.INTERNAL_PATH_ERROR.status()
                     : StatusCode.INVALID_NS.withDnr();
         }
@@ -55,17 +69,23 @@ final class IoCommands {
         int opcode = sqe.opcode();
         DataDirection direction = DataDirection.ofOpcode(opcode);
         int blockSize = ns.backend().blockSize();
-        if (opcode == IoOpcode.READ.code() || opcode == IoOpcode.WRITE.code()) {
-            LbaRangeCommand cmd = opcode == IoOpcode.READ.code() ? ReadCommand.wrap(sqe) : WriteCommand.wrap(sqe);
-            long length = cmd.dataLength(blockSize);
+        if (opcode == READ || opcode == WRITE) {
+            // decoded in place into the request (NVM Command Set 1.0, Figures 43/72: SLBA in CDW10-11, NLB 0's based
+            // in CDW12 15:0, FUA CDW12 bit 30): no command object per I/O
+            int cdw12 = QueueEntryFields.cdw(sqe, 12);
+            req.slba = Integer.toUnsignedLong(QueueEntryFields.cdw(sqe, 10))
+                    | (long) QueueEntryFields.cdw(sqe, 11) << 32;
+            req.blocks = (cdw12 & 0xFFFF) + 1;
+            req.fua = (cdw12 & LbaRangeCommand.CDW12_FUA) != 0;
+            long length = (long) req.blocks * blockSize;
             // a transfer beyond MDTS is an invalid field (NVMe Base 2.0, 5.15.2.1 MDTS)
             if (length > req.queue().port().maxDataTransferBytes()) {
                 req.errorLocation(LbaRangeCommand.OFFSET_NLB);
                 return StatusCode.INVALID_FIELD.withDnr();
             }
-            req.prepared(opcode == IoOpcode.READ.code() ? IoCommands::read : IoCommands::write, direction, length);
-        } else if (opcode == IoOpcode.FLUSH.code()) {
-            req.prepared(IoCommands::flush, direction, 0);
+            req.prepared(opcode == READ ? READ_HANDLER : WRITE_HANDLER, direction, length);
+        } else if (opcode == FLUSH) {
+            req.prepared(FLUSH_HANDLER, direction, 0);
         } else if (opcode == IoOpcode.WRITE_ZEROES.code()) {
             req.prepared(IoCommands::writeZeroes, direction, 0);
         } else if (opcode == IoOpcode.DATASET_MANAGEMENT.code()) {
@@ -78,39 +98,37 @@ final class IoCommands {
     }
 
     private static Status read(Request req) {
-        ReadCommand cmd = ReadCommand.wrap(req.sqe());
         NamespaceBackend backend = req.ns.backend();
-        Status s = Transfers.checkLength(req, cmd.dataLength(backend.blockSize()));
+        Status s = Transfers.checkLength(req, (long) req.blocks * backend.blockSize());
         if (!s.isSuccess()) {
             return s;
         }
-        if (!cmd.fitsIn(backend.blockCount())) {
-            return lbaOutOfRange(req, cmd.slba());
+        if (!fits(req.slba, req.blocks, backend.blockCount())) {
+            return lbaOutOfRange(req, req.slba);
         }
         try {
-            backend.read(cmd.slba(), req.data());
+            backend.read(req.slba, req.data());
         } catch (BackendException e) {
-            return backendFailure(req, e, cmd.slba());
+            return backendFailure(req, e, req.slba);
         }
         req.ns.statistics().recordRead(req.transferLength());
         return Status.SUCCESS;
     }
 
     private static Status write(Request req) {
-        WriteCommand cmd = WriteCommand.wrap(req.sqe());
         NamespaceBackend backend = req.ns.backend();
-        Status s = Transfers.checkLength(req, cmd.dataLength(backend.blockSize()));
+        Status s = Transfers.checkLength(req, (long) req.blocks * backend.blockSize());
         if (!s.isSuccess()) {
             return s;
         }
-        if (!cmd.fitsIn(backend.blockCount())) {
-            return lbaOutOfRange(req, cmd.slba());
+        if (!fits(req.slba, req.blocks, backend.blockCount())) {
+            return lbaOutOfRange(req, req.slba);
         }
-        boolean fua = cmd.fua() || !req.queue().controller().volatileWriteCacheEnabled();
+        boolean fua = req.fua || !req.queue().controller().volatileWriteCacheEnabled();
         try {
-            backend.write(cmd.slba(), req.data(), fua);
+            backend.write(req.slba, req.data(), fua);
         } catch (BackendException e) {
-            return backendFailure(req, e, cmd.slba());
+            return backendFailure(req, e, req.slba);
         }
         req.ns.statistics().recordWrite(req.transferLength());
         return Status.SUCCESS;

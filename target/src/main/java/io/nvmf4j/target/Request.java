@@ -50,6 +50,10 @@ public final class Request {
     private long errorLba;
     private boolean disconnectAfterResponse;
     private volatile boolean completed;
+    // Read/Write fields decoded once by IoCommands.parse (no command wrapper per I/O)
+    long slba;
+    int blocks;
+    boolean fua;
 
     /** A request whose CQE lives on the heap. */
     public Request() {
@@ -74,6 +78,9 @@ public final class Request {
         this.errorLba = 0;
         this.disconnectAfterResponse = false;
         this.completed = false;
+        this.slba = 0;
+        this.blocks = 0;
+        this.fua = false;
         cqe.clear();
         return this;
     }
@@ -164,6 +171,11 @@ public final class Request {
 
     public boolean isCompleted() {
         return completed;
+    }
+
+    /** The 15-bit status field of the CQE once completed (0: success); allocation-free, unlike {@link #status()}. */
+    public int statusField() {
+        return QueueEntryFields.statusField(cqe);
     }
 
     /** The status in the CQE once completed. */

@@ -5,6 +5,8 @@ import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The target side of one queue (nvmet's {@code struct nvmet_sq} plus {@code nvmet_req_init()} and
@@ -18,6 +20,15 @@ import java.lang.System.Logger.Level;
 public final class SubmissionQueue {
 
     private static final System.Logger LOG = System.getLogger(SubmissionQueue.class.getName());
+    private static final VarHandle SQ_HEAD;
+
+    static {
+        try {
+            SQ_HEAD = MethodHandles.lookup().findVarHandle(SubmissionQueue.class, "sqHead", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final NvmeTarget target;
     private final Port port;
@@ -25,7 +36,7 @@ public final class SubmissionQueue {
     private volatile Controller controller;
     private volatile int qid;
     private volatile int size;
-    private int sqHead;
+    private volatile int sqHead;
     private volatile boolean destroyed;
 
     SubmissionQueue(NvmeTarget target, Port port, TransportQueue transport) {
@@ -124,24 +135,33 @@ public final class SubmissionQueue {
             LOG.log(Level.WARNING, "request {0} completed twice; second status {1} dropped", request, status);
             return;
         }
-        int head;
-        synchronized (this) {
-            if (size != 0) {
-                sqHead = (sqHead + 1) % size;
-            }
-            head = sqHead;
-        }
-        request.cqe().sqHead(head).sqId(qid).cid(request.sqe().cid());
+        int head = advanceHead();
         Controller c = controller;
         if (!status.isSuccess() && c != null && request.errorLocation() != Request.NO_ERROR_LOCATION) {
             c.errorLog().record(qid, request, status);
             status = status.withMore();
         }
-        request.cqe().statusField(status.toField());
-        if (!status.isSuccess()) {
+        // in place, without the protocol accessors (they allocate per call: QueueEntryFields)
+        QueueEntryFields.complete(request.cqe(), head, qid, QueueEntryFields.cid(request.sqe()), status.toField());
+        if (!status.isSuccess() && LOG.isLoggable(Level.DEBUG)) {
             LOG.log(Level.DEBUG, "{0} on qid {1} failed: {2}", request.sqe(), qid, status);
         }
         transport.queueResponse(request);
+    }
+
+    /**
+     * nvmet_update_sq_head(): one step per completed command. Completions come from the poll thread and, rarely,
+     * from another (an Asynchronous Event Request on a timer thread): a compare-and-set instead of a lock per command.
+     */
+    private int advanceHead() {
+        while (true) {
+            int old = (int) SQ_HEAD.getVolatile(this);
+            int entries = size;
+            int next = entries != 0 ? (old + 1) % entries : old;
+            if (SQ_HEAD.compareAndSet(this, old, next)) {
+                return next;
+            }
+        }
     }
 
     /**

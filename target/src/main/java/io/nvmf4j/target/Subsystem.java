@@ -50,6 +50,9 @@ public final class Subsystem {
     private volatile boolean allowAnyHost;
     private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
     private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
+    /** Namespaces by NSID below {@link #FAST_NSIDS}, rebuilt on every change: the I/O path looks up without boxing. */
+    private volatile Namespace[] byNsid = new Namespace[0];
+    private static final int FAST_NSIDS = 1024;
     private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final BitSet usedControllerIds = new BitSet();
     private volatile Runnable hostListChanged = () -> { };
@@ -174,6 +177,7 @@ public final class Subsystem {
         if (namespaces.putIfAbsent(ns.nsid(), ns) != null) {
             throw new IllegalArgumentException(nqn + " already has namespace " + ns.nsid());
         }
+        rebuildLookup();
         LOG.log(Level.INFO, "{0}: added {1}", nqn, ns);
         namespaceChanged(ns.nsid());
     }
@@ -181,6 +185,7 @@ public final class Subsystem {
     /** Removes a namespace (the caller closes its backend) and announces the change. */
     public Namespace removeNamespace(long nsid) {
         Namespace ns = namespaces.remove(nsid);
+        rebuildLookup();
         if (ns != null) {
             LOG.log(Level.INFO, "{0}: removed {1}", nqn, ns);
             namespaceChanged(nsid);
@@ -202,8 +207,26 @@ public final class Subsystem {
 
     /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()). */
     public Namespace activeNamespace(long nsid) {
-        Namespace ns = namespaces.get(nsid);
+        Namespace[] fast = byNsid;
+        Namespace ns = nsid >= 0 && nsid < fast.length ? fast[(int) nsid]
+                : nsid < FAST_NSIDS ? null : namespaces.get(nsid);
         return ns != null && ns.isEnabled() ? ns : null;
+    }
+
+    private synchronized void rebuildLookup() {
+        int size = 0;
+        for (Long nsid : namespaces.keySet()) {
+            if (nsid < FAST_NSIDS) {
+                size = (int) Math.max(size, nsid + 1);
+            }
+        }
+        Namespace[] fast = new Namespace[size];
+        for (Namespace ns : namespaces.values()) {
+            if (ns.nsid() < FAST_NSIDS) {
+                fast[(int) ns.nsid()] = ns;
+            }
+        }
+        byNsid = fast;
     }
 
     /** Whether {@code nsid} is configured at all, enabled or not. */

@@ -56,6 +56,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default min(cores, 2))")
     Integer pollGroups;
 
+    @Option(names = "--spin-budget", paramLabel = "MICROS",
+            description = "how long an idle poll group busy-polls before it blocks (default 100; 0 = block at once)")
+    Integer spinBudgetMicros;
+
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
 
@@ -158,15 +162,15 @@ public final class ServeCommand implements Callable<Integer> {
         if (metricsPort != null) {
             q.metricsPort(metricsPort);
         }
-        return q.build();
+        return withCommandLineSettings(q.build());
     }
 
     /**
-     * --provider, --poll-groups and --metrics-port also apply to a --config file and win over its "nvmf4j"
+     * --provider, --poll-groups, --spin-budget and --metrics-port also apply to a --config file and win over its "nvmf4j"
      * section, as a command-line flag does over a file everywhere else.
      */
     private LoadedConfig withCommandLineSettings(LoadedConfig loaded) {
-        if (provider == null && pollGroups == null && metricsPort == null) {
+        if (provider == null && pollGroups == null && metricsPort == null && spinBudgetMicros == null) {
             return loaded;
         }
         TargetConfig c = loaded.config();
@@ -174,7 +178,7 @@ public final class ServeCommand implements Callable<Integer> {
         Nvmf4jSettings merged = new Nvmf4jSettings(
                 provider != null ? parseProvider(provider) : s.provider(),
                 pollGroups != null ? pollGroups : s.pollGroups(),
-                s.spinBudgetMicros(), s.bufferCount(), s.bufferSize(), s.maxQueueSize(), s.inlineDataSize(), s.mdts(),
+                spinBudgetMicros != null ? spinBudgetMicros : s.spinBudgetMicros(), s.bufferCount(), s.bufferSize(), s.maxQueueSize(), s.inlineDataSize(), s.mdts(),
                 s.discoveryKatoMillis(),
                 metricsPort != null ? metricsPort : s.metricsPort(),
                 s.defaultBlockSize());

@@ -52,7 +52,8 @@ final class DescriptorIo {
             throws LinuxCalls.ErrnoException, BackendException {
         long done = 0;
         while (done < buffer.byteSize()) {
-            long n = LinuxCalls.pread(fd, buffer.asSlice(done), offset + done);
+            // the whole buffer on the first (usually only) call: no slice per command
+            long n = LinuxCalls.pread(fd, done == 0 ? buffer : buffer.asSlice(done), offset + done);
             if (n == 0) {
                 throw new BackendException(BackendException.Kind.IO_ERROR,
                         "unexpected end of backing store at byte " + (offset + done));
@@ -65,7 +66,7 @@ final class DescriptorIo {
             throws LinuxCalls.ErrnoException, BackendException {
         long done = 0;
         while (done < buffer.byteSize()) {
-            long n = LinuxCalls.pwrite(fd, buffer.asSlice(done), offset + done);
+            long n = LinuxCalls.pwrite(fd, done == 0 ? buffer : buffer.asSlice(done), offset + done);
             if (n == 0) {
                 throw new BackendException(BackendException.Kind.IO_ERROR,
                         "backing store accepted no bytes at byte " + (offset + done));

@@ -143,6 +143,15 @@ public final class FileBackend implements NamespaceBackend {
                 rejectDirect(e);
             }
         }
+        if (!direct) {
+            // buffered descriptor: pread(2) straight into the segment (a FileChannel wants a ByteBuffer per call)
+            try {
+                DescriptorIo.readFully(fd, destination, offset, false);
+                return;
+            } catch (LinuxCalls.ErrnoException e) {
+                throw DescriptorIo.failure("read of " + path + " at " + offset, e);
+            }
+        }
         ByteBuffer buffer = destination.asByteBuffer();
         try {
             while (buffer.hasRemaining()) {
@@ -172,6 +181,14 @@ public final class FileBackend implements NamespaceBackend {
                     throw DescriptorIo.failure("write of " + path + " at " + offset, e);
                 }
                 rejectDirect(e);
+            }
+        }
+        if (!done && !direct) {
+            try {
+                DescriptorIo.writeFully(fd, source, offset, false);
+                done = true;
+            } catch (LinuxCalls.ErrnoException e) {
+                throw DescriptorIo.failure("write of " + path + " at " + offset, e);
             }
         }
         if (!done) {

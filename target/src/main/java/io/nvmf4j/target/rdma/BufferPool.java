@@ -25,6 +25,11 @@ final class BufferPool implements AutoCloseable {
     private final MemoryRegion region;
     private final int maxOrder;
     private final long[][] freeBits;
+    /**
+     * The last slice handed out for each block of each order (filled on first use): a command of the same size on
+     * the same block gets the same segment back instead of a new slice per command.
+     */
+    private final MemorySegment[][] slices;
     private long bytesFree;
 
     /**
@@ -47,6 +52,10 @@ final class BufferPool implements AutoCloseable {
         }
         for (int i = 0; i < top; i++) {
             setBit(maxOrder, i);
+        }
+        this.slices = new MemorySegment[maxOrder + 1][];
+        for (int k = 0; k <= maxOrder; k++) {
+            slices[k] = new MemorySegment[(int) (top << (maxOrder - k))];
         }
         this.bytesFree = size;
         this.arena = Arena.ofShared();
@@ -111,8 +120,17 @@ final class BufferPool implements AutoCloseable {
         setBit(order, index);
     }
 
+    /** The {@code length} bytes at {@code offset}, a buffer {@link #allocate} returned for that length. */
     MemorySegment slice(long offset, long length) {
-        return memory.asSlice(offset, length);
+        int order = orderFor(length);
+        MemorySegment[] cache = slices[order];
+        int index = (int) (offset / ((long) MIN_BLOCK << order));
+        MemorySegment s = cache[index];
+        if (s == null || s.byteSize() != length) {
+            s = memory.asSlice(offset, length);
+            cache[index] = s;
+        }
+        return s;
     }
 
     private long take(int order) {

@@ -26,7 +26,12 @@ final class PollGroup implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(PollGroup.class.getName());
     private static final int BATCH = 32;
-    private static final long BLOCK_MILLIS = 50;
+    /**
+     * How long one blocking wait lasts when idle. Completions unpark the thread and {@link #execute} interrupts it, so
+     * this only paces the check for overdue teardowns (5 s deadlines): every wake-up of an idle group costs the
+     * completion queue's own spin, so an idle daemon wakes each group only twice a second.
+     */
+    private static final long BLOCK_MILLIS = 500;
 
     private final int id;
     private final ProtectionDomain pd;
@@ -40,6 +45,8 @@ final class PollGroup implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
     private boolean sleeping;
+    /** System.nanoTime() when the current batch of completions was reaped: one clock read per batch. */
+    private long batchNanos;
 
     // queue slots: written under 'this' by accepting threads, read by the poll thread
     private volatile RdmaQueue[] slots = new RdmaQueue[16];
@@ -96,6 +103,15 @@ final class PollGroup implements AutoCloseable {
     /** The largest data transfer a queue on {@code port} may ask for: MDTS, capped by the largest buffer. */
     long maxTransfer(Port port) {
         return Math.min(port.maxDataTransferBytes(), pool.largestBlock());
+    }
+
+    /** The poll thread's id (tests measure its allocations). */
+    long threadId() {
+        return thread.threadId();
+    }
+
+    long batchNanos() {
+        return batchNanos;
     }
 
     boolean isPollThread() {
@@ -256,12 +272,13 @@ final class PollGroup implements AutoCloseable {
             boolean worked = runTasks();
             int n = cq.poll(completions);
             if (n > 0) {
+                batchNanos = System.nanoTime();
                 dispatch(n);
                 worked = true;
             }
             if (worked) {
                 serveWaiters();
-                lastWork = System.nanoTime();
+                lastWork = n > 0 ? batchNanos : System.nanoTime();
                 continue;
             }
             long now = System.nanoTime();
@@ -287,9 +304,10 @@ final class PollGroup implements AutoCloseable {
                 Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
             }
             if (n > 0) {
+                batchNanos = System.nanoTime();
                 dispatch(n);
                 serveWaiters();
-                lastWork = System.nanoTime();
+                lastWork = batchNanos;
             }
         }
         runTasks();
@@ -321,7 +339,9 @@ final class PollGroup implements AutoCloseable {
                 q = slot < s.length ? s[slot] : null;
             }
             if (q == null || q.generation != WorkRequestIds.generation(wrId) || q.state() == RdmaQueue.State.RELEASED) {
-                LOG.log(Level.DEBUG, "poll group {0}: completion for a queue that is gone: {1}", id, wc);
+                if (LOG.isLoggable(Level.DEBUG)) {
+                    LOG.log(Level.DEBUG, "poll group {0}: completion for a queue that is gone: {1}", id, wc);
+                }
                 continue;
             }
             try {

@@ -59,6 +59,9 @@ final class RdmaQueue implements TransportQueue {
     private final MemoryRegion region;
     private final ReceiveWorkRequest[] recvs;
     private final SubmissionQueueEntry[] sqes;
+    /** Per receive buffer, the last in-capsule data slice handed out and its offset (reused when they match). */
+    private final MemorySegment[] inCapsuleSlices;
+    private final long[] inCapsuleOffsets;
     private final RdmaRequest[] requests;
     private final int[] freeStack;
     private int freeTop;
@@ -96,6 +99,8 @@ final class RdmaQueue implements TransportQueue {
         }
         this.recvs = new ReceiveWorkRequest[recvEntries];
         this.sqes = new SubmissionQueueEntry[recvEntries];
+        this.inCapsuleSlices = new MemorySegment[recvEntries];
+        this.inCapsuleOffsets = new long[recvEntries];
         for (int i = 0; i < recvEntries; i++) {
             long offset = (long) i * capsuleSize;
             recvs[i] = new ReceiveWorkRequest(1).wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.RECV, i))
@@ -202,7 +207,7 @@ final class RdmaQueue implements TransportQueue {
             return;
         }
         RdmaRequest r = requests[freeStack[--freeTop]];
-        r.start(recvSlot, wc.byteLength(), System.nanoTime());
+        r.start(recvSlot, wc.byteLength(), group.batchNanos());
         Request req = r.request;
         if (!sq.prepare(req)) {
             return; // already completed through queueResponse
@@ -215,8 +220,7 @@ final class RdmaQueue implements TransportQueue {
             return;
         }
         if (r.inCapsule) {
-            long base = (long) recvSlot * capsuleSize + SubmissionQueueEntry.SIZE + r.remoteAddress;
-            req.data(memory.asSlice(base, r.transferLength));
+            req.data(inCapsuleData(recvSlot, r.remoteAddress, r.transferLength));
             execute(r);
         } else if (r.transferLength == 0) {
             execute(r);
@@ -226,6 +230,17 @@ final class RdmaQueue implements TransportQueue {
                 group.waitForBuffer(r);
             }
         }
+    }
+
+    /** The in-capsule data at {@code offset} behind the SQE in receive buffer {@code recvSlot}. */
+    private MemorySegment inCapsuleData(int recvSlot, long offset, int length) {
+        MemorySegment s = inCapsuleSlices[recvSlot];
+        if (s == null || inCapsuleOffsets[recvSlot] != offset || s.byteSize() != length) {
+            s = memory.asSlice((long) recvSlot * capsuleSize + SubmissionQueueEntry.SIZE + offset, length);
+            inCapsuleSlices[recvSlot] = s;
+            inCapsuleOffsets[recvSlot] = offset;
+        }
+        return s;
     }
 
     /** The request has its buffer: fetch the host's data or run the command (called by the poll group). */
@@ -321,7 +336,10 @@ final class RdmaQueue implements TransportQueue {
         Request req = r.request;
         if (r.started) {
             r.started = false;
-            group.observer().commandFinished(req, System.nanoTime() - r.arrivalNanos, true);
+            TransportObserver observer = group.observer();
+            if (observer != TransportObserver.NONE) {
+                observer.commandFinished(req, System.nanoTime() - r.arrivalNanos, true);
+            }
         }
         if (!announced) {
             announceConnect(req);
@@ -346,7 +364,7 @@ final class RdmaQueue implements TransportQueue {
             r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);
         }
         boolean dataOut = req.dataDirection() == DataDirection.CONTROLLER_TO_HOST && r.transferLength > 0
-                && r.bufferOffset >= 0 && req.status().isSuccess();
+                && r.bufferOffset >= 0 && req.statusField() == 0;
         try {
             if (dataOut) {
                 r.to(RdmaRequestState.TRANSFERRING_CONTROLLER_TO_HOST);
@@ -390,7 +408,7 @@ final class RdmaQueue implements TransportQueue {
             LOG.log(Level.INFO, "host {0} connected to {1}: controller {2}, queue {3}, from {4}", c.hostNqn(),
                     c.subsystem().nqn(), c.id(), hostQid, address(remote));
             group.observer().queueConnected(c.subsystem().nqn().value(), hostQid);
-        } else if (!req.status().isSuccess()) {
+        } else if (req.statusField() != 0) {
             LOG.log(Level.WARNING, "Connect on queue {0} from {1} refused: {2}", hostQid, address(remote),
                     StatusCode.describe(req.status(), true));
         }

@@ -58,7 +58,7 @@ final class RdmaRequest {
     }
 
     void to(RdmaRequestState next) {
-        if (queue.trace) {
+        if (queue.trace && LOG.isLoggable(Level.TRACE)) {
             LOG.log(Level.TRACE, "{0} request {1} cid {2}: {3} -> {4}", queue, index,
                     request.sqe() == null ? -1 : request.sqe().cid(), state, next);
         }

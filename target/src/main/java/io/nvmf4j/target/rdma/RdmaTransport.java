@@ -122,6 +122,15 @@ public final class RdmaTransport implements AutoCloseable {
         }
     }
 
+    /** Thread ids of the poll groups (tests measure their allocations and CPU). */
+    long[] pollThreadIds() {
+        long[] ids = new long[groups.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = groups.get(i).threadId();
+        }
+        return ids;
+    }
+
     /** Connected queues over all poll groups. */
     public int queueCount() {
         int n = 0;

@@ -29,6 +29,7 @@ final class SglMapping {
 
     private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private static final int DPTR = SubmissionQueueEntry.OFFSET_DPTR;
 
@@ -53,8 +54,7 @@ final class SglMapping {
                 if (subtype != SglDescriptor.SUBTYPE_ADDRESS && subtype != SglDescriptor.SUBTYPE_INVALIDATE_KEY) {
                     return invalid(r, StatusCode.INVALID_FIELD, DPTR);
                 }
-                int length = Short.toUnsignedInt(sqe.get(ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(
-                        ByteOrder.LITTLE_ENDIAN), DPTR + SglDescriptor.OFFSET_LENGTH))
+                int length = Short.toUnsignedInt(sqe.get(U16, DPTR + SglDescriptor.OFFSET_LENGTH))
                         | Byte.toUnsignedInt(sqe.get(ValueLayout.JAVA_BYTE, DPTR + SglDescriptor.OFFSET_LENGTH + 2)) << 16;
                 int key = sqe.get(U32, DPTR + SglDescriptor.OFFSET_KEY);
                 if (length == 0) {

@@ -41,6 +41,12 @@ final class RdmaTargetFixture implements AutoCloseable {
     }
 
     RdmaTargetFixture(Path dir, int mdts, TransportObserver observer) throws Exception {
+        this(dir, mdts, observer, new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000),
+                4L << 20, 4096, true));
+    }
+
+    RdmaTargetFixture(Path dir, int mdts, TransportObserver observer, RdmaTransportOptions options)
+            throws Exception {
         port = Port.rdma(1, "127.0.0.1", "0").mdts(mdts).build();
         subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JRDMA0001").model("nvmf4j rdma test")
                 .allowHost(HOST).build();
@@ -57,8 +63,6 @@ final class RdmaTargetFixture implements AutoCloseable {
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
-        RdmaTransportOptions options = new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000),
-                4L << 20, 4096, true);
         transport = RdmaTransport.open(target, options, observer);
         InetSocketAddress bound = transport.listen(port);
         address = new InetSocketAddress("127.0.0.1", bound.getPort());
