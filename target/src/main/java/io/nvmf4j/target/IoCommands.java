@@ -56,7 +56,7 @@ final class IoCommands {
             return status;
         }
         Subsystem subsys = req.queue().controller().subsystem();
-        long nsid = QueueEntryFields.nsid(sqe);
+        long nsid = sqe.nsid();
         Namespace ns = subsys.activeNamespace(nsid);
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
@@ -72,9 +72,9 @@ final class IoCommands {
         if (opcode == READ || opcode == WRITE) {
             // decoded in place into the request (NVM Command Set 1.0, Figures 43/72: SLBA in CDW10-11, NLB 0's based
             // in CDW12 15:0, FUA CDW12 bit 30): no command object per I/O
-            int cdw12 = QueueEntryFields.cdw(sqe, 12);
-            req.slba = Integer.toUnsignedLong(QueueEntryFields.cdw(sqe, 10))
-                    | (long) QueueEntryFields.cdw(sqe, 11) << 32;
+            int cdw12 = sqe.cdw(12);
+            req.slba = Integer.toUnsignedLong(sqe.cdw(10))
+                    | (long) sqe.cdw(11) << 32;
             req.blocks = (cdw12 & 0xFFFF) + 1;
             req.fua = (cdw12 & LbaRangeCommand.CDW12_FUA) != 0;
             long length = (long) req.blocks * blockSize;

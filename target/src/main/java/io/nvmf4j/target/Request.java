@@ -175,7 +175,7 @@ public final class Request {
 
     /** The 15-bit status field of the CQE once completed (0: success); allocation-free, unlike {@link #status()}. */
     public int statusField() {
-        return QueueEntryFields.statusField(cqe);
+        return cqe.statusField();
     }
 
     /** The status in the CQE once completed. */

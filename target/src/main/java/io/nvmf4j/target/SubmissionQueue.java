@@ -141,8 +141,8 @@ public final class SubmissionQueue {
             c.errorLog().record(qid, request, status);
             status = status.withMore();
         }
-        // in place, without the protocol accessors (they allocate per call: QueueEntryFields)
-        QueueEntryFields.complete(request.cqe(), head, qid, QueueEntryFields.cid(request.sqe()), status.toField());
+        // phase tag 0: NVMe-oF carries no phase (NVMe-oF 1.1, 2.2)
+        request.cqe().sqHead(head).sqId(qid).cid(request.sqe().cid()).statusWord((status.toField() & 0x7FFF) << 1);
         if (!status.isSuccess() && LOG.isLoggable(Level.DEBUG)) {
             LOG.log(Level.DEBUG, "{0} on qid {1} failed: {2}", request.sqe(), qid, status);
         }
