@@ -89,7 +89,12 @@ public final class MountCommand implements Callable<Integer> {
             controller.close();
             throw e;
         }
-        Thread hook = new Thread(session::close, "nvmf4j-umount");
+        // SIGINT/SIGTERM: unmount cleanly, then exit 0 (1 if a step failed) rather than the JVM's 128+signal:
+        // for a mount a requested stop that succeeded is a success.
+        Thread hook = new Thread(() -> {
+            session.close();
+            Runtime.getRuntime().halt(session.closedCleanly() ? 0 : 1);
+        }, "nvmf4j-umount");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             if (fsDir != null) {
@@ -101,6 +106,10 @@ public final class MountCommand implements Callable<Integer> {
             out.println(statusLine(controller, session, mp));
             out.flush();
             session.awaitEnd();
+            session.close();
+            if (!session.closedCleanly()) {
+                return 1;
+            }
         } catch (RuntimeException | IOException e) {
             session.close();
             throw e;

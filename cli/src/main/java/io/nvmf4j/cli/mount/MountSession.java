@@ -28,6 +28,7 @@ final class MountSession implements AutoCloseable {
     private final PrintWriter out;
     private LoopFilesystem loop;
     private boolean closed;
+    private boolean clean = true;
 
     private MountSession(NvmeController controller, NamespaceFileSystem fileSystem, FuseSession fuse,
             Path mountpoint, PrintWriter out) {
@@ -132,5 +133,11 @@ final class MountSession implements AutoCloseable {
                 fileSystem.failures.get());
         out.println(problems.isEmpty() ? summary : summary + "; " + String.join("; ", problems));
         out.flush();
+        clean = problems.isEmpty();
+    }
+
+    /** After {@link #close}: true when every step of the unmount succeeded. */
+    synchronized boolean closedCleanly() {
+        return closed && clean;
     }
 }
