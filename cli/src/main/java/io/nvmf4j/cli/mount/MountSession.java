@@ -54,6 +54,9 @@ final class MountSession implements AutoCloseable {
             throw new CommandFailure("mount: the subsystem has no active namespace to expose");
         }
         NamespaceFileSystem fs = new NamespaceFileSystem(files, controller.ioQueueCount() * controller.ioQueueSize());
+        if (!java.nio.file.Files.exists(Path.of("/dev/fuse"))) {
+            throw new CommandFailure("mount: /dev/fuse is missing: this kernel has no FUSE (modprobe fuse)");
+        }
         List<String> options = new ArrayList<>(List.of("fsname=nvmf4j", "subtype=nvmf4j", "default_permissions"));
         if ("root".equals(System.getProperty("user.name"))) {
             options.add("allow_other");
@@ -63,6 +66,9 @@ final class MountSession implements AutoCloseable {
             return new MountSession(controller, fs, fuse, mountpoint, out);
         } catch (IOException e) {
             throw new CommandFailure("mount: " + e.getMessage(), e);
+        } catch (ExceptionInInitializerError | NoClassDefFoundError e) {
+            // fuse_lowlevel_h opens libfuse3.so.3 in its static initialiser
+            throw new CommandFailure("mount: cannot load libfuse3.so.3; install it (apt-get install fuse3)", e);
         }
     }
 

@@ -39,18 +39,11 @@ class MountEndToEndTest {
 
     static {
         // Mount records of these tests go to a private directory (the child JVMs get the same property).
-        System.setProperty("nvmf4j.run.dir", tempRunDir());
+        System.setProperty("nvmf4j.run.dir", Path.of(System.getProperty("user.dir"), "target", "mount-test-run")
+                .toString());
     }
 
     private static final String NQN = "nqn.2026-12.io.nvmf4j:mount-test";
-
-    private static String tempRunDir() {
-        try {
-            return Files.createTempDirectory("nvmf4j-run").toString();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -192,12 +185,42 @@ class MountEndToEndTest {
                         "--size=4m", "--rw=write", "--bs=1000", "--ioengine=psync", "--verify=crc32c",
                         "--do_verify=1", "--verify_fatal=1");
                 assertTrue(odd.contains("err= 0"), odd);
+                punchHoleAndZeroRangeZeroExactlyTheirBytes(file);
                 umount(m, mp);
             } finally {
                 m.close();
                 MountLeaks.cleanUp(mp, null);
             }
         }
+    }
+
+    /**
+     * fallocate(1) with unaligned ranges: PUNCH_HOLE|KEEP_SIZE (Deallocate inside, read-modify-write at the edges)
+     * and ZERO_RANGE (Write Zeroes) zero exactly the bytes asked for; the bytes around them keep their data.
+     */
+    private static void punchHoleAndZeroRangeZeroExactlyTheirBytes(Path file) throws Exception {
+        long base = 40L << 20;
+        byte[] data = new byte[64 * 1024];
+        new Random(3).nextBytes(data);
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            ch.write(ByteBuffer.wrap(data), base);
+            ch.force(true);
+        }
+        MountLeaks.check("fallocate", "--punch-hole", "--keep-size", "--offset", Long.toString(base + 1000),
+                "--length", "10000", file.toString());
+        MountLeaks.check("fallocate", "--zero-range", "--keep-size", "--offset", Long.toString(base + 20_000),
+                "--length", "5000", file.toString());
+        java.util.Arrays.fill(data, 1000, 11_000, (byte) 0);
+        java.util.Arrays.fill(data, 20_000, 25_000, (byte) 0);
+        byte[] back = new byte[data.length];
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ByteBuffer bb = ByteBuffer.wrap(back);
+            while (bb.hasRemaining() && ch.read(bb, base + bb.position()) > 0) {
+                // until the 64 KiB are back
+            }
+        }
+        assertArrayEquals(data, back);
+        assertEquals(64L << 20, Files.size(file), "KEEP_SIZE: the size is the namespace's");
     }
 
     @Test
