@@ -101,10 +101,11 @@ public final class MountCommand implements Callable<Integer> {
                 session.attachFilesystem(fsDir, fsType, mkfs);
             }
             LoopFilesystem loop = session.loop();
-            new MountRecord(ProcessHandle.current().pid(), mp, fsDir == null ? null : fsDir.toString(),
-                    loop == null ? null : loop.device()).write();
+            // The status line first: --daemon's parent takes it from the log once the record appears.
             out.println(statusLine(controller, session, mp));
             out.flush();
+            new MountRecord(ProcessHandle.current().pid(), mp, fsDir == null ? null : fsDir.toString(),
+                    loop == null ? null : loop.device()).write();
             session.awaitEnd();
             session.close();
             if (!session.closedCleanly()) {

@@ -178,12 +178,13 @@ class MountEndToEndTest {
                 // O_DIRECT, 16 in flight, 4 KiB..128 KiB blocks: the async path, in parallel.
                 String direct = MountLeaks.check("fio", "--name=direct", "--filename=" + file, "--size=24m",
                         "--rw=randwrite", "--bsrange=4k-128k", "--ioengine=libaio", "--iodepth=16", "--direct=1",
-                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--randrepeat=1");
+                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--randrepeat=1",
+                        "--verify_state_save=0");
                 assertTrue(direct.contains("err= 0"), direct);
                 // Buffered, sizes not a multiple of the 512-byte block at odd offsets: read-modify-write.
                 String odd = MountLeaks.check("fio", "--name=odd", "--filename=" + file, "--offset=32m",
                         "--size=4m", "--rw=write", "--bs=1000", "--ioengine=psync", "--verify=crc32c",
-                        "--do_verify=1", "--verify_fatal=1");
+                        "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0");
                 assertTrue(odd.contains("err= 0"), odd);
                 punchHoleAndZeroRangeZeroExactlyTheirBytes(file);
                 umount(m, mp);
