@@ -306,6 +306,39 @@ class MountEndToEndTest {
     }
 
     @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void daemonReturnsOnceReadyAndUmountClearsTheMountOfAProcessKilledWithSigkill(@TempDir Path dir)
+            throws Exception {
+        Path backing = backingFile(dir, 16L << 20);
+        Path mp = Files.createDirectory(dir.resolve("nvme"));
+        int port = freePort();
+        ProcessHandle server = null;
+        try (Child target = serve(backing, port)) {
+            Child parent = Child.start("mount --daemon", List.of("mount", "-a", "127.0.0.1", "-s",
+                    Integer.toString(port), "-n", NQN, "--provider", "softiwarp", "--daemon", mp.toString()));
+            assertEquals(0, parent.awaitExit(240), parent.output());
+            assertTrue(parent.output().contains("nvme0n1 (16 MiB, 512-byte blocks)"), parent.output());
+            long pid = MountRecord.read(mp).orElseThrow().pid();
+            server = ProcessHandle.of(pid).orElseThrow();
+            assertTrue(parent.output().contains("[pid " + pid + ", log "), parent.output());
+            assertEquals(16L << 20, Files.size(mp.resolve("nvme0n1")));
+
+            server.destroyForcibly();
+            server.onExit().get(30, TimeUnit.SECONDS);
+            assertTrue(MountLeaks.isMounted(mp), "the kernel keeps a dead FUSE server's mount");
+            CliRunner.Result r = CliRunner.run("umount", mp.toString());
+            assertEquals(0, r.exitCode(), r.err());
+            assertEquals("nvmf4j: unmounted " + mp + " (its nvmf4j process was gone)\n", r.out());
+            assertFalse(MountLeaks.isMounted(mp));
+        } finally {
+            if (server != null) {
+                server.destroyForcibly();
+            }
+            MountLeaks.cleanUp(mp, null);
+        }
+    }
+
+    @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void mountOnAMissingDirectoryIsOneLineAndAUsageError(@TempDir Path dir) {
         CliRunner.Result r = CliRunner.run("mount", "-s", "1", dir.resolve("absent").toString());

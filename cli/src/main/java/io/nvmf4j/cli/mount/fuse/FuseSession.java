@@ -120,6 +120,8 @@ public final class FuseSession implements AutoCloseable {
             if (errno == Errno.EBUSY) {
                 problem = mountpoint + " was busy; detached it lazily";
                 Libc.umount2(mountpoint, Libc.MNT_DETACH);
+                // Its users keep the connection (and the loop) alive: waiting for them could take forever.
+                drainMillis = Math.min(drainMillis, 5_000);
             } else if (errno != 0 && errno != Errno.EINVAL) {
                 problem = "umount " + mountpoint + " failed (errno " + errno + ")";
             }
