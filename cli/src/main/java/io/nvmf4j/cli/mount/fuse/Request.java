@@ -14,6 +14,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * One {@code fuse_req_t} awaiting its single reply. Replies may come from any thread; a second reply is ignored
@@ -71,7 +72,7 @@ public final class Request {
     }
 
     /** {@code fuse_reply_attr} with {@code attr} filled by {@code fill}. */
-    public void replyAttr(java.util.function.Consumer<MemorySegment> fill, double timeoutSeconds) {
+    public void replyAttr(Consumer<MemorySegment> fill, double timeoutSeconds) {
         if (claim()) {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment st = stat.allocate(a);
@@ -84,7 +85,7 @@ public final class Request {
     }
 
     /** {@code fuse_reply_entry} for inode {@code ino}. */
-    public void replyEntry(long ino, java.util.function.Consumer<MemorySegment> fill, double timeoutSeconds) {
+    public void replyEntry(long ino, Consumer<MemorySegment> fill, double timeoutSeconds) {
         if (claim()) {
             try (Arena a = Arena.ofConfined()) {
                 MemorySegment e = fuse_entry_param.allocate(a);
