@@ -45,15 +45,18 @@ final class MountSession implements AutoCloseable {
     }
 
     static MountSession open(NvmeController controller, Path mountpoint, PrintWriter out) {
+        int queueDepth = controller.ioQueueCount() * controller.ioQueueSize();
+        // One slot per command the queues take, plus the read-modify-write scratch: enough not to allocate.
+        ScratchPool pool = new ScratchPool(Math.max(64, queueDepth + 16));
         List<NamespaceFile> files = new ArrayList<>();
         long ino = 2;
         for (Namespace ns : controller.namespaces()) {
-            files.add(new NamespaceFile(fileName(ns.nsid()), ino++, ns));
+            files.add(new NamespaceFile(fileName(ns.nsid()), ino++, ns, pool));
         }
         if (files.isEmpty()) {
             throw new CommandFailure("mount: the subsystem has no active namespace to expose");
         }
-        NamespaceFileSystem fs = new NamespaceFileSystem(files, controller.ioQueueCount() * controller.ioQueueSize());
+        NamespaceFileSystem fs = new NamespaceFileSystem(files, pool, queueDepth);
         if (!java.nio.file.Files.exists(Path.of("/dev/fuse"))) {
             throw new CommandFailure("mount: /dev/fuse is missing: this kernel has no FUSE (modprobe fuse)");
         }
@@ -133,6 +136,9 @@ final class MountSession implements AutoCloseable {
             problems.add(fuseProblem);
         }
         controller.close();
+        if (fuseProblem == null) {
+            fileSystem.pool().close(); // every reply was sent: no I/O holds a slot any more
+        }
         MountRecord.delete(mountpoint);
         String summary = String.format("nvmf4j: unmounted %s (read %s, wrote %s, %d I/O errors)", mountpoint,
                 Sizes.human(fileSystem.bytesRead.get()), Sizes.human(fileSystem.bytesWritten.get()),

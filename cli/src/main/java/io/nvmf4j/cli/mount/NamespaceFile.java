@@ -2,9 +2,10 @@ package io.nvmf4j.cli.mount;
 
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
-import java.lang.foreign.Arena;
+import io.nvmf4j.cli.mount.ScratchPool.Scratch;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * One namespace seen as a file of {@code blockCount * blockSize} bytes: byte ranges become logical block ranges.
@@ -23,9 +24,11 @@ final class NamespaceFile {
     private final long blockSize;
     private final long size;
     private final boolean deallocatedReadsZero;
+    private final ScratchPool pool;
     private CompletableFuture<Void> rmwChain = CompletableFuture.completedFuture(null);
 
-    NamespaceFile(String name, long ino, Namespace namespace) {
+    NamespaceFile(String name, long ino, Namespace namespace, ScratchPool pool) {
+        this.pool = pool;
         this.name = name;
         this.ino = ino;
         this.namespace = namespace;
@@ -56,18 +59,32 @@ final class NamespaceFile {
         return namespace;
     }
 
-    private static MemorySegment scratch(long bytes) {
-        // Freed by the GC once the completion dropped it: no arena to close from the completion thread.
-        return Arena.ofAuto().allocate(bytes, 4096);
+    /** Bytes read into a pooled buffer: close it once they have been used. */
+    record Data(MemorySegment bytes, Scratch scratch) implements AutoCloseable {
+        @Override
+        public void close() {
+            scratch.close();
+        }
     }
 
-    /** Reads {@code length} bytes at {@code offset} (inside the file) into a new segment. */
-    CompletableFuture<MemorySegment> read(long offset, long length) {
+    /** Releases {@code scratch} whatever the outcome, passing the outcome on. */
+    private static <T> CompletableFuture<T> releasing(CompletableFuture<T> io, Scratch scratch) {
+        return io.whenComplete((v, e) -> scratch.close());
+    }
+
+    /** Reads {@code length} bytes at {@code offset} (inside the file). */
+    CompletableFuture<Data> read(long offset, long length) {
         long first = offset / blockSize;
         long end = (offset + length + blockSize - 1) / blockSize;
-        MemorySegment blocks = scratch((end - first) * blockSize);
+        Scratch blocks = pool.take((end - first) * blockSize);
         long skip = offset - first * blockSize;
-        return namespace.readAsync(first, end - first, blocks).thenApply(v -> blocks.asSlice(skip, length));
+        return namespace.readAsync(first, end - first, blocks.segment()).handle((v, e) -> {
+            if (e != null) {
+                blocks.close();
+                throw e instanceof CompletionException c ? c : new CompletionException(e);
+            }
+            return new Data(blocks.segment().asSlice(skip, length), blocks);
+        });
     }
 
     /** Writes {@code data} (owned by the caller until the future completes) at {@code offset}. */
@@ -88,8 +105,9 @@ final class NamespaceFile {
         long length = data.byteSize();
         long first = offset / blockSize;
         long end = (offset + length + blockSize - 1) / blockSize;
-        MemorySegment blocks = scratch((end - first) * blockSize);
         long count = end - first;
+        Scratch scratch = pool.take(count * blockSize);
+        MemorySegment blocks = scratch.segment();
         boolean headPartial = offset % blockSize != 0;
         boolean tailPartial = (offset + length) % blockSize != 0;
         CompletableFuture<Void> edges = CompletableFuture.completedFuture(null);
@@ -101,10 +119,17 @@ final class NamespaceFile {
                     blocks.asSlice((count - 1) * blockSize, blockSize));
             edges = edges.thenCombine(tail, (a, b) -> null);
         }
-        return edges.thenCompose(v -> {
+        return releasing(edges.thenCompose(v -> {
             MemorySegment.copy(data, 0, blocks, offset - first * blockSize, length);
-            return namespace.writeAsync(first, end - first, blocks);
-        });
+            return namespace.writeAsync(first, count, blocks);
+        }), scratch);
+    }
+
+    /** Writes {@code length} zero bytes at {@code offset} through {@link #write} (an unaligned edge). */
+    private CompletableFuture<Void> writeZeroBytes(long offset, long length) {
+        Scratch zeros = pool.take(length);
+        zeros.segment().fill((byte) 0);
+        return releasing(write(offset, zeros.segment()), zeros);
     }
 
     /**
@@ -125,11 +150,11 @@ final class NamespaceFile {
         }
         long headEnd = firstWhole >= 0 ? Math.min(firstWhole * blockSize, offset + length) : offset + length;
         if (headEnd > offset) {
-            all = all.thenCombine(write(offset, scratch(headEnd - offset).fill((byte) 0)), (a, b) -> null);
+            all = all.thenCombine(writeZeroBytes(offset, headEnd - offset), (a, b) -> null);
         }
         if (endWhole >= 0 && endWhole * blockSize < offset + length) {
             long tailAt = endWhole * blockSize;
-            all = all.thenCombine(write(tailAt, scratch(offset + length - tailAt).fill((byte) 0)), (a, b) -> null);
+            all = all.thenCombine(writeZeroBytes(tailAt, offset + length - tailAt), (a, b) -> null);
         }
         return all;
     }

@@ -10,7 +10,6 @@ import io.nvmf4j.cli.mount.fuse.ffi.fuse_file_info;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h;
 import io.nvmf4j.cli.mount.fuse.ffi.stat;
 import io.nvmf4j.cli.mount.fuse.ffi.timespec;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,6 +41,7 @@ final class NamespaceFileSystem implements FileSystem {
     private static final double ATTR_TIMEOUT = 60.0;
 
     private final List<NamespaceFile> files;
+    private final ScratchPool pool;
     private final int maxBackground;
     private final long mountedAt = System.currentTimeMillis() / 1000;
     final AtomicLong bytesRead = new AtomicLong();
@@ -49,13 +49,18 @@ final class NamespaceFileSystem implements FileSystem {
     final AtomicLong failures = new AtomicLong();
 
     /** {@code queueDepth}: the connection's total outstanding commands, offered to the kernel as max_background. */
-    NamespaceFileSystem(List<NamespaceFile> files, int queueDepth) {
+    NamespaceFileSystem(List<NamespaceFile> files, ScratchPool pool, int queueDepth) {
         this.files = List.copyOf(files);
+        this.pool = pool;
         this.maxBackground = Math.max(12, Math.min(queueDepth, 0xFFFF));
     }
 
     List<NamespaceFile> files() {
         return files;
+    }
+
+    ScratchPool pool() {
+        return pool;
     }
 
     private NamespaceFile file(long ino) {
@@ -161,8 +166,10 @@ final class NamespaceFileSystem implements FileSystem {
             if (e != null) {
                 fail(r, "read", f, offset, length, e);
             } else {
-                bytesRead.addAndGet(length);
-                r.replyData(data, length);
+                try (data) {
+                    bytesRead.addAndGet(length);
+                    r.replyData(data.bytes(), length);
+                }
             }
         });
     }
@@ -180,8 +187,10 @@ final class NamespaceFileSystem implements FileSystem {
         }
         long length = Math.min(data.byteSize(), f.size() - offset);
         // libfuse reuses its buffer as soon as this returns: the copy is what the command carries.
-        MemorySegment copy = Arena.ofAuto().allocate(length, 4096).copyFrom(data.asSlice(0, length));
-        f.write(offset, copy).whenComplete((v, e) -> {
+        ScratchPool.Scratch copy = pool.take(length);
+        copy.segment().copyFrom(data.asSlice(0, length));
+        f.write(offset, copy.segment()).whenComplete((v, e) -> {
+            copy.close();
             if (e != null) {
                 fail(r, "write", f, offset, length, e);
             } else {

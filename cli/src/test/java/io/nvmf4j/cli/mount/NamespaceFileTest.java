@@ -38,7 +38,7 @@ class NamespaceFileTest {
         target = EmbeddedTarget.start(BYTES, 512, "softiwarp", 0, 1);
         controller = NvmeController.connect(ConnectOptions.builder(target.address(), EmbeddedTarget.SUBSYSTEM)
                 .provider("softiwarp").ioQueues(2).build());
-        file = new NamespaceFile("nvme0n1", 2, controller.firstNamespace());
+        file = new NamespaceFile("nvme0n1", 2, controller.firstNamespace(), new ScratchPool(8));
         new Random(1).nextBytes(shadow);
         write(0, shadow.clone());
     }
@@ -63,8 +63,9 @@ class NamespaceFileTest {
     }
 
     private static void assertNamespaceEqualsShadow() throws Exception {
-        MemorySegment all = file.read(0, BYTES).get(30, TimeUnit.SECONDS);
-        assertArrayEquals(shadow, all.toArray(ValueLayout.JAVA_BYTE));
+        try (NamespaceFile.Data all = file.read(0, BYTES).get(30, TimeUnit.SECONDS)) {
+            assertArrayEquals(shadow, all.bytes().toArray(ValueLayout.JAVA_BYTE));
+        }
     }
 
     @Test
@@ -82,9 +83,10 @@ class NamespaceFileTest {
     @Test
     void unalignedReadsReturnExactlyTheirBytes() throws Exception {
         for (long[] range : new long[][] {{1, 1}, {511, 2}, {513, 1500}, {100_000, 4096}}) {
-            MemorySegment got = file.read(range[0], range[1]).get(30, TimeUnit.SECONDS);
-            byte[] expected = java.util.Arrays.copyOfRange(shadow, (int) range[0], (int) (range[0] + range[1]));
-            assertArrayEquals(expected, got.toArray(ValueLayout.JAVA_BYTE), "range " + range[0]);
+            try (NamespaceFile.Data got = file.read(range[0], range[1]).get(30, TimeUnit.SECONDS)) {
+                byte[] expected = java.util.Arrays.copyOfRange(shadow, (int) range[0], (int) (range[0] + range[1]));
+                assertArrayEquals(expected, got.bytes().toArray(ValueLayout.JAVA_BYTE), "range " + range[0]);
+            }
         }
     }
 
