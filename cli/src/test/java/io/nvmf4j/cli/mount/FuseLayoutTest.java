@@ -80,7 +80,7 @@ class FuseLayoutTest {
                 exe.toString(), c.toString()));
         for (String line : run(List.of(exe.toString())).split("\n")) {
             String[] f = line.split(" ");
-            gcc.merge(f[0] + " " + f[1], Long.parseLong(f[2]), (a, b) -> a == 0 ? b : a);
+            gcc.put(f[0] + " " + f[1], Long.parseLong(f[2]));
         }
     }
 
