@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
                 io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
                 io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,
+                io.nvmf4j.cli.mount.MountCommand.class, io.nvmf4j.cli.mount.UmountCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Nvmf4j implements Callable<Integer> {
 

@@ -1,0 +1,155 @@
+package io.nvmf4j.cli.mount;
+
+import io.nvmf4j.cli.host.CommandFailure;
+import io.nvmf4j.cli.host.CommandLogging;
+import io.nvmf4j.cli.host.ConnectFlags;
+import io.nvmf4j.cli.host.Connections;
+import io.nvmf4j.cli.host.UsageProblem;
+import io.nvmf4j.initiator.NvmeController;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code nvmf4j mount}: the remote namespaces as files {@code nvme0n<nsid>} in a FUSE directory, optionally with
+ * a file system on a loop device over the first one.
+ */
+@Command(name = "mount", mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        sortOptions = false,
+        description = {"Expose remote namespaces as local files nvme0n<nsid> through FUSE, optionally with a file "
+                + "system mounted from the first (--fs). Runs until Ctrl-C, SIGTERM or 'nvmf4j umount MOUNTPOINT'.",
+            "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme --fs /mnt/data --mkfs"})
+public final class MountCommand implements Callable<Integer> {
+
+    @Mixin
+    ConnectFlags fabric;
+
+    @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "An existing empty directory for the files.")
+    Path mountpoint;
+
+    @Option(names = "--fs", paramLabel = "DIR",
+            description = "Also attach a loop device to the first namespace's file and mount it on DIR.")
+    Path fsDirectory;
+
+    @Option(names = "--fs-type", paramLabel = "TYPE", defaultValue = "ext4",
+            description = "File system type for --fs (default: ${DEFAULT-VALUE}).")
+    String fsType = "ext4";
+
+    @Option(names = "--mkfs", description = "Format the namespace with --fs-type first (destroys its contents).")
+    boolean mkfs;
+
+    @Option(names = "--daemon", description = "Detach: serve in the background once the mount is ready.")
+    boolean daemon;
+
+    @Option(names = {"-v", "--verbose"}, description = "Log connection events; on failure, the stack trace.")
+    boolean verbose;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLogging.configure(verbose);
+        Path mp = mountpoint.toAbsolutePath().normalize();
+        if (!Files.isDirectory(mp)) {
+            throw new UsageProblem("mount: " + mountpoint + " is not a directory");
+        }
+        if (mkfs && fsDirectory == null) {
+            throw new UsageProblem("mount: --mkfs formats the file system of --fs DIR; give --fs");
+        }
+        Path fsDir = fsDirectory == null ? null : fsDirectory.toAbsolutePath().normalize();
+        if (fsDir != null && !Files.isDirectory(fsDir)) {
+            throw new UsageProblem("mount: --fs " + fsDirectory + " is not a directory");
+        }
+        MountRecord.read(mp).filter(r -> ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false))
+                .ifPresent(r -> {
+                    throw new CommandFailure("mount: " + mp + " is already served by nvmf4j (pid " + r.pid()
+                            + "); 'nvmf4j umount " + mp + "' first");
+                });
+        PrintWriter out = spec.commandLine().getOut();
+        if (daemon) {
+            return Daemon.detach(mp, out);
+        }
+        NvmeController controller = Connections.connect(fabric, b -> b);
+        MountSession session;
+        try {
+            session = MountSession.open(controller, mp, out);
+        } catch (RuntimeException e) {
+            controller.close();
+            throw e;
+        }
+        // SIGINT/SIGTERM: unmount cleanly, then exit 0 (1 if a step failed) rather than the JVM's 128+signal:
+        // for a mount a requested stop that succeeded is a success.
+        Thread hook = new Thread(() -> {
+            session.close();
+            Runtime.getRuntime().halt(session.closedCleanly() ? 0 : 1);
+        }, "nvmf4j-umount");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            if (fsDir != null) {
+                session.attachFilesystem(fsDir, fsType, mkfs);
+            }
+            LoopFilesystem loop = session.loop();
+            // The status line first: --daemon's parent takes it from the log once the record appears.
+            out.println(statusLine(controller, session, mp));
+            out.flush();
+            new MountRecord(ProcessHandle.current().pid(), mp, fsDir == null ? null : fsDir.toString(),
+                    loop == null ? null : loop.device()).write();
+            session.awaitEnd();
+            session.close();
+            if (!session.closedCleanly()) {
+                return 1;
+            }
+        } catch (RuntimeException | IOException e) {
+            session.close();
+            throw e;
+        } finally {
+            session.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or ran: it closed the session
+            }
+        }
+        return 0;
+    }
+
+    private String statusLine(NvmeController controller, MountSession session, Path mp) {
+        StringJoiner files = new StringJoiner(", ");
+        for (NamespaceFile f : session.files()) {
+            files.add(f.name() + " (" + Sizes.human(f.size()) + ", " + f.blockSize() + "-byte blocks)");
+        }
+        String line = "nvmf4j: " + controller.options().subsystemNqn().value() + " at " + fabric.endpoint()
+                + " on " + mp + ": " + files;
+        LoopFilesystem loop = session.loop();
+        if (loop != null) {
+            line += "; " + fsType + " on " + loop.device() + " mounted on " + loop.directory();
+        }
+        return line + "; Ctrl-C or 'nvmf4j umount " + mp + "' unmounts";
+    }
+
+    /** The arguments this process was started with, without --daemon (for the background copy). */
+    static List<String> relaunchCommand() {
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(info.command().orElseThrow(() -> new CommandFailure("mount: --daemon cannot find the java binary")));
+        for (String a : info.arguments().orElseThrow(
+                () -> new CommandFailure("mount: --daemon cannot read this process's arguments"))) {
+            if (!a.equals("--daemon")) {
+                cmd.add(a);
+            }
+        }
+        return cmd;
+    }
+}
