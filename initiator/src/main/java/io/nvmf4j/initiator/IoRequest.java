@@ -152,18 +152,26 @@ public final class IoRequest {
     private static final int WRITE = IoOpcode.WRITE.code();
     private static final int CDW12 = SubmissionQueueEntry.OFFSET_CDW10 + 8;
 
+    /**
+     * Writes a Read or Write into a cleared entry (NVM Command Set 1.0, 3.2.4/3.2.6; layout as in
+     * {@link LbaRangeCommand}) with Wire's constant layouts: the SubmissionQueueEntry setters build a byte-order
+     * layout per call, which allocates.
+     */
+    static void encodeReadWrite(SubmissionQueueEntry sqe, boolean read, long nsid, long slba, int blocks,
+            boolean fua) {
+        MemorySegment s = sqe.segment();
+        Wire.u8(s, SubmissionQueueEntry.OFFSET_OPCODE, read ? READ : WRITE);
+        Wire.u32(s, SubmissionQueueEntry.OFFSET_NSID, nsid);
+        Wire.u64(s, LbaRangeCommand.OFFSET_SLBA, slba);
+        Wire.u32(s, CDW12, Integer.toUnsignedLong((blocks - 1) | (fua ? LbaRangeCommand.CDW12_FUA : 0)));
+    }
+
     /** The one command object of this request, reused for every submission. */
     private final class Command extends HostCommand {
 
         @Override
         protected void encode(SubmissionQueueEntry sqe) {
-            // The queue has cleared the entry; NVM Command Set 1.0, 3.2.4/3.2.6 (see LbaRangeCommand for the layout).
-            // Written with Wire's constant layouts: the SubmissionQueueEntry setters allocate a layout per call.
-            MemorySegment s = sqe.segment();
-            Wire.u8(s, SubmissionQueueEntry.OFFSET_OPCODE, read ? READ : WRITE);
-            Wire.u32(s, SubmissionQueueEntry.OFFSET_NSID, nsid);
-            Wire.u64(s, LbaRangeCommand.OFFSET_SLBA, slba);
-            Wire.u32(s, CDW12, Integer.toUnsignedLong((blocks - 1) | (fua ? LbaRangeCommand.CDW12_FUA : 0)));
+            encodeReadWrite(sqe, read, nsid, slba, blocks, fua);
         }
 
         @Override
