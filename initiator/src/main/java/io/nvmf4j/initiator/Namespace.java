@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.initiator.rdma.HostCommand.Direction;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
@@ -147,7 +148,13 @@ public final class Namespace {
                     + buffer.size() + " bytes");
         }
         RdmaHostQueue queue = queue();
-        queue.submit(request.arm(nsid, (int) bytes));
+        HostCommand command = request.arm(nsid, (int) bytes);
+        try {
+            queue.submit(command);
+        } catch (RuntimeException e) {
+            request.disarm(); // refused before it was queued or posted
+            throw e;
+        }
     }
 
     /** Most blocks one {@link IoRequest} may move: MDTS, the 16-bit NLB and the 24-bit keyed SGL length. */

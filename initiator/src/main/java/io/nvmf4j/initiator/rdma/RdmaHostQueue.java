@@ -36,7 +36,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -137,7 +136,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final long[] doneResult;
     private int doneCount;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final SpinLock lock = new SpinLock();
     private volatile State state = State.DOWN;
     private int maxOutstanding;
     private int inCapsuleCapacity;
