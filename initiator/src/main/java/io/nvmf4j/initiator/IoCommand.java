@@ -5,8 +5,6 @@ import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.FlushCommand;
-import io.nvmf4j.protocol.io.ReadCommand;
-import io.nvmf4j.protocol.io.WriteCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
 
 /** One NVM command set I/O command of an {@link IoOperation} (NVM Command Set 1.0, chapter 3). */
@@ -35,8 +33,8 @@ final class IoCommand extends HostCommand {
     @Override
     protected void encode(SubmissionQueueEntry sqe) {
         switch (kind) {
-            case READ -> ReadCommand.create(sqe, nsid, slba, blocks).fua(flag);
-            case WRITE -> WriteCommand.create(sqe, nsid, slba, blocks).fua(flag);
+            case READ -> IoRequest.encodeReadWrite(sqe, true, nsid, slba, blocks, flag);
+            case WRITE -> IoRequest.encodeReadWrite(sqe, false, nsid, slba, blocks, flag);
             case WRITE_ZEROES -> WriteZeroesCommand.create(sqe, nsid, slba, blocks).deallocate(flag);
             case FLUSH -> FlushCommand.create(sqe, nsid);
             case DEALLOCATE -> DatasetManagementCommand.create(sqe, nsid, ranges, DatasetManagementCommand.ATTR_AD);

@@ -1,10 +1,12 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.initiator.rdma.HostCommand.Direction;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.DsmRange;
+import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +123,46 @@ public final class Namespace {
         transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false, callback);
     }
 
+    /**
+     * Submits a reusable request (see {@link IoRequest}): one command, zero copy, nothing allocated. Its handler
+     * runs on the completion thread of the queue, where the request may be set up and submitted again.
+     *
+     * @throws IllegalStateException    the request is still in flight
+     * @throws IllegalArgumentException more than {@link #maxBlocksPerRequest()} blocks, or the range leaves the buffer
+     */
+    public void submit(IoRequest request) {
+        if (request.inFlight()) {
+            throw new IllegalStateException("I/O request is still in flight");
+        }
+        int blocks = request.blocks();
+        int max = maxBlocksPerRequest();
+        if (blocks < 1 || blocks > max) {
+            throw new IllegalArgumentException("an I/O request moves 1.." + max + " blocks, not " + blocks
+                    + " (use readAsync/writeAsync to split larger transfers)");
+        }
+        long bytes = blocks * blockSize;
+        long offset = request.offset();
+        IoBuffer buffer = request.buffer();
+        if (offset < 0 || offset + bytes > buffer.size()) {
+            throw new IllegalArgumentException(bytes + " bytes at offset " + offset + " exceed the buffer of "
+                    + buffer.size() + " bytes");
+        }
+        RdmaHostQueue queue = queue();
+        HostCommand command = request.arm(nsid, (int) bytes);
+        try {
+            queue.submit(command);
+        } catch (RuntimeException e) {
+            request.disarm(); // refused before it was queued or posted
+            throw e;
+        }
+    }
+
+    /** Most blocks one {@link IoRequest} may move: MDTS, the 16-bit NLB and the 24-bit keyed SGL length. */
+    public int maxBlocksPerRequest() {
+        return TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(),
+                KeyedSglDescriptor.MAX_LENGTH);
+    }
+
     /** Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. */
     public CompletableFuture<Void> flushAsync() {
         IoOperation op = new IoOperation(1);
@@ -224,7 +266,7 @@ public final class Namespace {
                 throw new IllegalArgumentException(bytes + " bytes at offset " + offset + " exceed the buffer of "
                         + buffer.size() + " bytes");
             }
-            pathLimit = Long.MAX_VALUE;
+            pathLimit = KeyedSglDescriptor.MAX_LENGTH;
         } else {
             if (segment.byteSize() < bytes) {
                 throw new IllegalArgumentException(blocks + " blocks of " + blockSize + " bytes need " + bytes

@@ -2,6 +2,8 @@ package io.nvmf4j.cli.perf;
 
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.IoCallback;
+import io.nvmf4j.initiator.IoCompletionHandler;
+import io.nvmf4j.initiator.IoRequest;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmfException;
 import java.lang.foreign.MemorySegment;
@@ -15,10 +17,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * a wake-up costs ~55 µs against a ~7 µs polled round trip).
  *
  * <p>Pre-allocated: one registered buffer with a slice per slot (zero-copy keyed SGLs), per-slot state in arrays,
- * one completion callback object per slot, counters in an {@link AtomicLongArray} written by the one completion
- * thread and read by the progress line. I/O goes through the library's callback form
- * ({@link Namespace#submitRead}, no future per I/O); what the library still allocates per command (its operation
- * and command objects) is its own, see NOTES-cli.md for the reusable-request API that would remove it.
+ * one reusable {@link IoRequest} per slot (the library's allocation-free form: set up, submitted, and set up again
+ * in its completion handler), counters in an {@link AtomicLongArray} written by the one completion thread and read
+ * by the progress line. Steady-state I/O allocates nothing in this class or in the library. Only when one I/O is
+ * larger than one command may carry ({@link Namespace#maxBlocksPerRequest()}, MDTS) does it go through the
+ * splitting callback form ({@link Namespace#submitRead}), which allocates per I/O; the prefill pass uses that
+ * form too (its 128 KiB writes may exceed MDTS, and it is not measured).
  *
  * <p>I/O units: the region is cut into units of one I/O each; worker {@code w} of {@code n} owns the w-th of n
  * equal contiguous slices (fio's {@code offset_increment}), so no two workers ever touch the same blocks and
@@ -64,6 +68,8 @@ final class PerfWorker {
     private final int[] generation; // per local unit, verify only
     private final boolean[] busy;   // per local unit, verify only
     private final Completion[] completions;
+    /** One reusable request per slot; null when one I/O exceeds one command (the splitting form is used). */
+    private final IoRequest[] requests;
     private final IoBuffer prefillBuffer;
     private final int unitsPerPrefill;
     private final long[] prefillFirstUnit = new long[PREFILL_DEPTH];
@@ -101,6 +107,15 @@ final class PerfWorker {
         this.completions = new Completion[depth + PREFILL_DEPTH];
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new Completion(i);
+        }
+        if (blocksPerIo <= ns.maxBlocksPerRequest()) {
+            IoCompletionHandler handler = (request, error) -> completed((int) request.userData(), error);
+            this.requests = new IoRequest[depth];
+            for (int i = 0; i < depth; i++) {
+                requests[i] = new IoRequest(handler).userData(i);
+            }
+        } else {
+            this.requests = null;
         }
         this.prefillBuffer = prefillBuffer;
         this.unitsPerPrefill = Math.max(1, prefillUnitBytes(spec.ioSize()) / spec.ioSize());
@@ -220,7 +235,15 @@ final class PerfWorker {
         inFlight++;
         submitNanos[slot] = System.nanoTime();
         try {
-            if (read) {
+            if (requests != null) {
+                IoRequest r = requests[slot];
+                if (read) {
+                    r.read(slba, blocksPerIo, buffer, offset);
+                } else {
+                    r.write(slba, blocksPerIo, buffer, offset);
+                }
+                ns.submit(r);
+            } else if (read) {
                 ns.submitRead(slba, blocksPerIo, buffer, offset, completions[slot]);
             } else {
                 ns.submitWrite(slba, blocksPerIo, buffer, offset, completions[slot]);

@@ -27,7 +27,8 @@ public abstract class HostCommand {
     int length;
     /** Set by the queue while the command is posted. */
     int tag = -1;
-    long deadlineNanos;
+    /** When it was posted ({@code System.nanoTime()} scale; the completion thread's loop time when posted there). */
+    long startNanos;
 
     /** Writes opcode, NSID and command dwords into a cleared entry. May clear the entry itself first. */
     protected abstract void encode(SubmissionQueueEntry sqe);

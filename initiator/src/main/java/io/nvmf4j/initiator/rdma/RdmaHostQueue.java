@@ -7,11 +7,10 @@ import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.rdma.RdmaCmAccept;
 import io.nvmf4j.protocol.rdma.RdmaCmReject;
 import io.nvmf4j.protocol.rdma.RdmaCmRequest;
-import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
-import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
@@ -37,7 +36,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -61,8 +59,14 @@ import java.util.logging.Logger;
  *       pool; a per-command key would need invalidation, Linux's fast-registration path).</li>
  *   <li>Completion ({@code nvme_rdma_recv_done()}, {@code nvme_rdma_send_done()}): a command finishes when both its
  *       send completion and its response capsule have arrived, since the SQE buffer may be reused only then.</li>
- *   <li>One completion thread per queue busy-polls the CQ for the configured spin budget, then blocks; it also
- *       expires commands past their deadline. Completion callbacks run on it.</li>
+ *   <li>One completion thread per queue busy-polls the CQ ({@code Thread.onSpinWait}) for the configured spin
+ *       budget, then blocks; it also expires commands past their deadline (checked every 20 ms). Completion
+ *       callbacks run on it.</li>
+ *   <li>Data path without allocation or hand-off: a command takes its slot, SQE, SGL1 and send work request under
+ *       the lock (all preallocated per tag, written in place), and is posted after the lock is released, so a
+ *       post that writes to a socket never holds up the completion thread. A command submitted on the completion
+ *       thread itself (a handler resubmitting) is posted right there, stamped with the loop's clock reading: no
+ *       queue, no wake-up, no clock read.</li>
  * </ul>
  */
 public final class RdmaHostQueue implements AutoCloseable {
@@ -112,6 +116,16 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final int[] responseStatus;
     private final long[] responseResult;
     private final SubmissionQueueEntry[] sqes;
+    /**
+     * Slices of the response buffers, made once. CQE fields are read with {@link Wire}'s constant layouts: the
+     * {@code CompletionQueueEntry} accessors build a byte-order layout per call, which allocates on every access.
+     */
+    private final MemorySegment[] responses;
+    /** Tags the completion thread started under the lock and posts after releasing it. */
+    private final int[] pollerPostTags;
+    private final HostCommand[] pollerPostCommands;
+    /** The completion thread's time at the top of its current loop iteration (read only by that thread). */
+    private long loopNanos;
     private final SendWorkRequest[] sends;
     private final ReceiveWorkRequest[] receives;
     private final ArrayDeque<HostCommand> pending = new ArrayDeque<>();
@@ -122,7 +136,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final long[] doneResult;
     private int doneCount;
 
-    private final ReentrantLock lock = new ReentrantLock();
+    private final SpinLock lock = new SpinLock();
     private volatile State state = State.DOWN;
     private int maxOutstanding;
     private int inCapsuleCapacity;
@@ -201,6 +215,9 @@ public final class RdmaHostQueue implements AutoCloseable {
         this.responseStatus = new int[queueSize];
         this.responseResult = new long[queueSize];
         this.sqes = new SubmissionQueueEntry[queueSize];
+        this.responses = new MemorySegment[queueSize];
+        this.pollerPostTags = new int[queueSize];
+        this.pollerPostCommands = new HostCommand[queueSize];
         this.sends = new SendWorkRequest[queueSize];
         this.receives = new ReceiveWorkRequest[queueSize];
         this.doneCommands = new HostCommand[queueSize];
@@ -213,6 +230,7 @@ public final class RdmaHostQueue implements AutoCloseable {
             sqes[i] = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice((long) i * SubmissionQueueEntry.SIZE,
                     SubmissionQueueEntry.SIZE));
             sends[i] = new SendWorkRequest(2).opcode(SendOpcode.SEND).signaled(true).wrId(i);
+            responses[i] = recvRegion.segment().asSlice((long) i * RESPONSE_SIZE, RESPONSE_SIZE);
             receives[i] = new ReceiveWorkRequest(1).wrId(RECV_FLAG | i).local(recvRegion, (long) i * RESPONSE_SIZE,
                     RESPONSE_SIZE);
             slotBuffer[i] = -1;
@@ -353,16 +371,27 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     /** Lets queued commands go out: the queue's own Connect has succeeded. */
     public void markLive() {
+        int[] tags = new int[queueSize];
+        HostCommand[] commands = new HostCommand[queueSize];
+        int count = 0;
+        QueuePair qp = null;
+        int generation = 0;
+        boolean onPoller = Thread.currentThread() == poller;
         lock.lock();
         try {
             if (state == State.CONNECTING) {
                 state = State.LIVE;
-                drainPending();
+                count = drainPending(tags, commands, onPoller);
+                qp = connection.queuePair();
+                generation = connectionGeneration;
             }
         } finally {
             lock.unlock();
         }
-        runCallbacks();
+        postAll(qp, generation, tags, commands, count);
+        if (!onPoller) {
+            runCallbacks();
+        }
     }
 
     /**
@@ -371,12 +400,21 @@ public final class RdmaHostQueue implements AutoCloseable {
      */
     public void submit(HostCommand command) {
         NvmfException failure = null;
+        QueuePair qp = null;
+        int generation = 0;
+        int tag = -1;
+        // The completion thread (e.g. a handler resubmitting) uses its loop time instead of reading the clock.
+        boolean onPoller = Thread.currentThread() == poller;
         lock.lock();
         try {
             if (state == State.CLOSED) {
                 failure = new ControllerLostException(name + ": queue is closed; " + command.describe() + " not sent");
             } else if (state == State.LIVE && pending.isEmpty()) {
-                if (!tryStart(command)) {
+                if (tryStart(command, onPoller)) {
+                    qp = connection.queuePair();
+                    generation = connectionGeneration;
+                    tag = command.tag; // read under the lock: a failure may reset command.tag before the post
+                } else {
                     pending.addLast(command);
                 }
             } else {
@@ -385,19 +423,29 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        if (qp != null) {
+            post(qp, generation, tag, command);
+        }
         if (failure != null) {
             command.failed(failure);
         }
-        runCallbacks();
     }
 
     /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
     public void submitInit(HostCommand command) {
         NvmfException failure = null;
+        QueuePair qp = null;
+        int generation = 0;
+        int tag = -1;
+        boolean onPoller = Thread.currentThread() == poller;
         lock.lock();
         try {
             if (state == State.CONNECTING || state == State.LIVE) {
-                if (!tryStart(command)) {
+                if (tryStart(command, onPoller)) {
+                    qp = connection.queuePair();
+                    generation = connectionGeneration;
+                    tag = command.tag; // read under the lock: a failure may reset command.tag before the post
+                } else {
                     pending.addFirst(command);
                 }
             } else {
@@ -406,10 +454,58 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        if (qp != null) {
+            post(qp, generation, tag, command);
+        }
         if (failure != null) {
             command.failed(failure);
         }
-        runCallbacks();
+    }
+
+    /**
+     * Posts the send of a command started under the lock, after releasing it: a post may write to a socket (a
+     * software provider) and must never be made while holding the lock the completion thread needs. If the
+     * connection failed in between, the command has already been re-queued and the post goes to a queue pair in
+     * error (flushed) or fails (ignored below).
+     */
+    private void post(QueuePair qp, int generation, int tag, HostCommand command) {
+        try {
+            qp.postSend(sends[tag]);
+        } catch (VerbsException | RuntimeException e) {
+            postFailed(generation, tag, command, e.getMessage());
+        }
+    }
+
+    private void postAll(QueuePair qp, int generation, int[] tags, HostCommand[] commands, int count) {
+        for (int i = 0; i < count; i++) {
+            HostCommand command = commands[i];
+            commands[i] = null;
+            post(qp, generation, tags[i], command);
+        }
+    }
+
+    /** The slot goes back; the command waits for the reconnect (or fails if it may not be retried). */
+    private void postFailed(int generation, int tag, HostCommand command, String why) {
+        boolean first = false;
+        String reason = null;
+        lock.lock();
+        try {
+            if (generation == connectionGeneration && ids.isOutstanding(tag) && slotCommand[tag] == command) {
+                releaseSlot(tag);
+                command.tag = -1;
+                pending.addFirst(command);
+                first = markFailed(name + ": post send failed: " + why);
+                reason = failureReason;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (Thread.currentThread() != poller) {
+            runCallbacks();
+        }
+        if (first) {
+            failureListener.queueFailed(this, reason);
+        }
     }
 
     /** Commands waiting for a slot or for the connection. */
@@ -448,7 +544,11 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     // ---- under the lock -------------------------------------------------------------------------------------
 
-    private boolean tryStart(HostCommand command) {
+    /**
+     * Takes a slot (and bounce buffer) and writes the SQE, SGL1 and send work request; the caller posts it after
+     * releasing the lock ({@link #post}). False when no slot or buffer is free.
+     */
+    private boolean tryStart(HostCommand command, boolean onPoller) {
         if (ids.outstanding() >= maxOutstanding) {
             return false;
         }
@@ -468,13 +568,16 @@ public final class RdmaHostQueue implements AutoCloseable {
         sendDone[tag] = false;
         responseDone[tag] = false;
         command.tag = tag;
-        command.deadlineNanos = System.nanoTime() + commandTimeoutNanos;
+        command.startNanos = onPoller ? loopNanos : System.nanoTime();
 
         SubmissionQueueEntry sqe = sqes[tag];
+        MemorySegment sqeBytes = sqe.segment();
         sqe.clear();
         command.encode(sqe);
-        sqe.cid(ids.commandId(tag));
-        sqe.psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
+        // Wire's constant layouts: SubmissionQueueEntry's setters build a byte-order layout (allocate) per call.
+        Wire.u16(sqeBytes, SubmissionQueueEntry.OFFSET_CID, ids.commandId(tag));
+        Wire.u8(sqeBytes, SubmissionQueueEntry.OFFSET_FLAGS, (Wire.u8(sqeBytes, SubmissionQueueEntry.OFFSET_FLAGS)
+                & 0x3F) | SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS << 6);
 
         MemoryRegion dataRegion = command.region;
         long dataOffset = command.regionOffset;
@@ -489,43 +592,35 @@ public final class RdmaHostQueue implements AutoCloseable {
         send.sgList().get(0).set(sqeRegion, (long) tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
         switch (sglForm(command.direction, command.length, qid.isAdmin() ? 0 : inCapsuleCapacity)) {
             case NULL_KEYED -> {
-                new KeyedSglDescriptor(0, 0, 0, false).encode(sqe.dptr());
+                Sgl1Encoder.nullKeyed(sqeBytes);
                 send.sgList().count(1);
             }
             case IN_CAPSULE -> {
-                DataBlockDescriptor.inCapsule(0, command.length).encode(sqe.dptr());
+                Sgl1Encoder.inCapsule(sqeBytes, 0, command.length);
                 send.sgList().get(1).set(dataRegion, dataOffset, command.length);
                 send.sgList().count(2);
             }
             case KEYED -> {
-                new KeyedSglDescriptor(dataRegion.address() + dataOffset, command.length, dataRegion.rkey(), false)
-                        .encode(sqe.dptr());
+                Sgl1Encoder.keyed(sqeBytes, dataRegion.address() + dataOffset, command.length, dataRegion.rkey());
                 send.sgList().count(1);
             }
-        }
-        try {
-            connection.queuePair().postSend(send);
-        } catch (VerbsException e) {
-            // The slot goes back; the command waits for the reconnect (or fails if it may not be retried).
-            releaseSlot(tag);
-            command.tag = -1;
-            pending.addFirst(command);
-            if (markFailed(name + ": post send failed: " + e.getMessage())) {
-                failureToReport = failureReason;
-            }
-            return true;
         }
         return true;
     }
 
-    private void drainPending() {
+    /** Starts waiting commands while slots last; their tags go to {@code tags} for posting after the lock. */
+    private int drainPending(int[] tags, HostCommand[] commands, boolean onPoller) {
+        int count = 0;
         while (state == State.LIVE && !pending.isEmpty()) {
             HostCommand next = pending.pollFirst();
-            if (!tryStart(next)) {
+            if (!tryStart(next, onPoller)) {
                 pending.addFirst(next);
-                return;
+                break;
             }
+            tags[count] = next.tag;
+            commands[count++] = next;
         }
+        return count;
     }
 
     private void releaseSlot(int tag) {
@@ -593,8 +688,6 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     private final ArrayDeque<Object[]> failures = new ArrayDeque<>();
-    /** A failure found while posting, reported to the listener once the lock is released. */
-    private String failureToReport;
 
     private void failLater(HostCommand command, NvmfException error) {
         failures.add(new Object[] {command, error});
@@ -604,21 +697,15 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final HostCommand[] scratchCommands;
     private final int[] scratchStatus;
     private final long[] scratchResult;
+    /** True while the completion thread runs handlers (read and written only by that thread). */
+    private boolean inPollerCallbacks;
 
     /** Runs the callbacks collected under the lock, outside it (completions first, then failures). */
     private void runCallbacks() {
-        String report;
-        lock.lock();
-        try {
-            report = failureToReport;
-            failureToReport = null;
-        } finally {
-            lock.unlock();
-        }
-        if (report != null) {
-            failureListener.queueFailed(this, report);
-        }
         boolean onPoller = Thread.currentThread() == poller;
+        if (onPoller && inPollerCallbacks) {
+            return; // re-entered from a handler: the scratch arrays are in use; the poll loop runs these next
+        }
         int n;
         HostCommand[] cmds;
         int[] statuses;
@@ -645,23 +732,28 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        for (int i = 0; i < n; i++) {
-            HostCommand c = cmds[i];
-            cmds[i] = null;
-            try {
-                c.completed(statuses[i], results[i]);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, name + ": completion callback threw", e);
-            }
-        }
-        if (failed != null) {
-            for (Object[] f : failed) {
+        inPollerCallbacks = onPoller;
+        try {
+            for (int i = 0; i < n; i++) {
+                HostCommand c = cmds[i];
+                cmds[i] = null;
                 try {
-                    ((HostCommand) f[0]).failed((NvmfException) f[1]);
+                    c.completed(statuses[i], results[i]);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, name + ": failure callback threw", e);
+                    LOG.log(Level.WARNING, name + ": completion callback threw", e);
                 }
             }
+            if (failed != null) {
+                for (Object[] f : failed) {
+                    try {
+                        ((HostCommand) f[0]).failed((NvmfException) f[1]);
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, name + ": failure callback threw", e);
+                    }
+                }
+            }
+        } finally {
+            inPollerCallbacks = false;
         }
     }
 
@@ -677,10 +769,14 @@ public final class RdmaHostQueue implements AutoCloseable {
         while (pollerRunning && generation == connectionGeneration) {
             int n = myCq.poll(wcs);
             if (n == 0) {
+                // Busy-poll for the spin budget (a wake-up costs far more than a polled round trip), then block.
                 long spinUntil = System.nanoTime() + spinNanos;
-                while (n == 0 && System.nanoTime() < spinUntil && pollerRunning) {
+                while (n == 0 && pollerRunning) {
                     Thread.onSpinWait();
                     n = myCq.poll(wcs);
+                    if (n == 0 && System.nanoTime() - spinUntil >= 0) {
+                        break;
+                    }
                 }
                 if (n == 0) {
                     try {
@@ -695,10 +791,12 @@ public final class RdmaHostQueue implements AutoCloseable {
                     }
                 }
             }
+            // One clock read per batch: it stamps the commands the handlers below resubmit on this thread.
+            long now = System.nanoTime();
+            loopNanos = now;
             if (n > 0) {
                 process(wcs, n, generation);
             }
-            long now = System.nanoTime();
             if (now - nextTimeoutCheck >= 0) {
                 nextTimeoutCheck = now + TIMEOUT_CHECK_NANOS;
                 expireTimedOut(now);
@@ -711,6 +809,8 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     private void process(WorkCompletion[] wcs, int n, int generation) {
         String failure = null;
+        int toPost = 0;
+        QueuePair qp = null;
         lock.lock();
         try {
             if (generation != connectionGeneration || (state != State.LIVE && state != State.CONNECTING)) {
@@ -747,12 +847,16 @@ public final class RdmaHostQueue implements AutoCloseable {
                 }
             }
             if (failure == null) {
-                drainPending();
+                toPost = drainPending(pollerPostTags, pollerPostCommands, true);
+                qp = connection.queuePair();
             } else {
                 markFailed(name + ": " + failure);
             }
         } finally {
             lock.unlock();
+        }
+        if (toPost > 0) {
+            postAll(qp, generation, pollerPostTags, pollerPostCommands, toPost);
         }
         if (failure != null) {
             runCallbacks();
@@ -778,12 +882,11 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (byteLength < CompletionQueueEntry.SIZE) {
             return "response capsule of " + byteLength + " bytes, shorter than a CQE";
         }
-        MemorySegment buffer = recvRegion.segment().asSlice((long) index * RESPONSE_SIZE, RESPONSE_SIZE);
-        CompletionQueueEntry cqe = CompletionQueueEntry.wrap(buffer);
-        int cid = cqe.cid();
-        int statusField = cqe.statusField();
-        long result = cqe.result();
-        lastSqHead = cqe.sqHead();
+        MemorySegment cqe = responses[index];
+        int cid = Wire.u16(cqe, CompletionQueueEntry.OFFSET_CID);
+        int statusField = Wire.u16(cqe, CompletionQueueEntry.OFFSET_STATUS) >>> 1; // bit 0 is the phase tag
+        long result = Wire.u64(cqe, CompletionQueueEntry.OFFSET_RESULT);
+        lastSqHead = Wire.u16(cqe, CompletionQueueEntry.OFFSET_SQHD);
         responseSeen = true;
         try {
             connection.queuePair().postReceive(receives[index]);
@@ -814,7 +917,7 @@ public final class RdmaHostQueue implements AutoCloseable {
             long oldestStart = Long.MAX_VALUE;
             for (int tag = 0; tag < queueSize; tag++) {
                 if (ids.isOutstanding(tag)) {
-                    oldestStart = Math.min(oldestStart, slotCommand[tag].deadlineNanos - commandTimeoutNanos);
+                    oldestStart = Math.min(oldestStart, slotCommand[tag].startNanos);
                 }
             }
             if (oldestStart == Long.MAX_VALUE || now - oldestStart < NUDGE_AFTER_NANOS) {
@@ -851,7 +954,7 @@ public final class RdmaHostQueue implements AutoCloseable {
                 return;
             }
             for (int tag = 0; tag < queueSize; tag++) {
-                if (ids.isOutstanding(tag) && now - slotCommand[tag].deadlineNanos > 0) {
+                if (ids.isOutstanding(tag) && now - slotCommand[tag].startNanos > commandTimeoutNanos) {
                     HostCommand command = slotCommand[tag];
                     long ms = TimeUnit.NANOSECONDS.toMillis(commandTimeoutNanos);
                     // Like nvme_rdma_timeout(): the command fails and the whole controller is reset.

@@ -1,0 +1,193 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.io.IoOpcode;
+import io.nvmf4j.protocol.io.LbaRangeCommand;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A reusable zero-copy read or write: one NVMe command on a registered {@link IoBuffer}, owned by the caller, set
+ * up with {@link #read}/{@link #write}, submitted with {@link Namespace#submit(IoRequest)} and, once its
+ * {@link IoCompletionHandler} has run, set up and submitted again. Steady-state I/O this way allocates nothing:
+ * no future, no per-I/O command object, no descriptor record (the queue writes the SQE and SGL1 in place).
+ *
+ * <p>One request is one command, so it moves at most {@link Namespace#maxBlocksPerRequest()} blocks (MDTS and the
+ * 16-bit NLB); larger transfers use the {@code *Async} forms, which split. A request may be in flight only once:
+ * changing or submitting it again before its handler ran throws {@link IllegalStateException}. Not thread-safe: a
+ * request belongs to one submitter at a time (the completion handler counts as its owner while it runs).
+ *
+ * <p>Mirrors SPDK's caller-owned I/O model ({@code spdk_nvme_ns_cmd_read} with a per-request callback argument)
+ * and Linux's preallocated {@code struct nvme_rdma_request} per tag.
+ */
+public final class IoRequest {
+
+    private final IoCompletionHandler handler;
+    private final Command command = new Command();
+    private boolean read;
+    private long slba;
+    private int blocks;
+    private boolean fua;
+    private IoBuffer buffer;
+    private long offset;
+    private long nsid;
+    private int statusField;
+    private boolean inFlight;
+    private long userData;
+
+    /** A request whose completions go to {@code handler}. */
+    public IoRequest(IoCompletionHandler handler) {
+        if (handler == null) {
+            throw new NullPointerException("handler");
+        }
+        this.handler = handler;
+    }
+
+    /** Sets this request up as a read of {@code blocks} blocks at {@code slba} into {@code buffer} at {@code offset}. */
+    public IoRequest read(long slba, int blocks, IoBuffer buffer, long offset) {
+        return set(true, slba, blocks, buffer, offset);
+    }
+
+    /** Sets this request up as a write of {@code blocks} blocks to {@code slba} from {@code buffer} at {@code offset}. */
+    public IoRequest write(long slba, int blocks, IoBuffer buffer, long offset) {
+        return set(false, slba, blocks, buffer, offset);
+    }
+
+    private IoRequest set(boolean read, long slba, int blocks, IoBuffer buffer, long offset) {
+        requireIdle();
+        if (buffer == null) {
+            throw new NullPointerException("buffer");
+        }
+        this.read = read;
+        this.slba = slba;
+        this.blocks = blocks;
+        this.buffer = buffer;
+        this.offset = offset;
+        this.fua = false;
+        this.statusField = 0;
+        return this;
+    }
+
+    /** Force Unit Access (CDW12 bit 30) for the next submission; reset by {@link #read}/{@link #write}. */
+    public IoRequest fua(boolean fua) {
+        requireIdle();
+        this.fua = fua;
+        return this;
+    }
+
+    /** A caller's value carried with the request (e.g. a slot index), untouched by the library. */
+    public IoRequest userData(long value) {
+        this.userData = value;
+        return this;
+    }
+
+    public long userData() {
+        return userData;
+    }
+
+    public boolean isRead() {
+        return read;
+    }
+
+    public long slba() {
+        return slba;
+    }
+
+    public int blocks() {
+        return blocks;
+    }
+
+    public IoBuffer buffer() {
+        return buffer;
+    }
+
+    public long offset() {
+        return offset;
+    }
+
+    public boolean fua() {
+        return fua;
+    }
+
+    /** True from {@link Namespace#submit(IoRequest)} until just before the handler runs. */
+    public boolean inFlight() {
+        return inFlight;
+    }
+
+    /** The 15-bit NVMe status field of the last completion (0: success; also 0 after a transport failure). */
+    public int statusField() {
+        return statusField;
+    }
+
+    private void requireIdle() {
+        if (inFlight) {
+            throw new IllegalStateException("I/O request is in flight: " + command.describe());
+        }
+    }
+
+    /** Called by {@link Namespace#submit(IoRequest)}: binds the namespace and hands out the command to post. */
+    HostCommand arm(long nsid, int length) {
+        requireIdle();
+        this.nsid = nsid;
+        this.statusField = 0;
+        command.zeroCopy(read ? HostCommand.Direction.CONTROLLER_TO_HOST : HostCommand.Direction.HOST_TO_CONTROLLER,
+                buffer.region(), offset, length);
+        inFlight = true;
+        return command;
+    }
+
+    /** Submission refused before reaching a queue. */
+    void disarm() {
+        inFlight = false;
+    }
+
+    private void complete(NvmfException error) {
+        inFlight = false;
+        handler.completed(this, error);
+    }
+
+    private static final int READ = IoOpcode.READ.code();
+    private static final int WRITE = IoOpcode.WRITE.code();
+    private static final int CDW12 = SubmissionQueueEntry.OFFSET_CDW10 + 8;
+
+    /**
+     * Writes a Read or Write into a cleared entry (NVM Command Set 1.0, 3.2.4/3.2.6; layout as in
+     * {@link LbaRangeCommand}) with Wire's constant layouts: the SubmissionQueueEntry setters build a byte-order
+     * layout per call, which allocates.
+     */
+    static void encodeReadWrite(SubmissionQueueEntry sqe, boolean read, long nsid, long slba, int blocks,
+            boolean fua) {
+        MemorySegment s = sqe.segment();
+        Wire.u8(s, SubmissionQueueEntry.OFFSET_OPCODE, read ? READ : WRITE);
+        Wire.u32(s, SubmissionQueueEntry.OFFSET_NSID, nsid);
+        Wire.u64(s, LbaRangeCommand.OFFSET_SLBA, slba);
+        Wire.u32(s, CDW12, Integer.toUnsignedLong((blocks - 1) | (fua ? LbaRangeCommand.CDW12_FUA : 0)));
+    }
+
+    /** The one command object of this request, reused for every submission. */
+    private final class Command extends HostCommand {
+
+        @Override
+        protected void encode(SubmissionQueueEntry sqe) {
+            encodeReadWrite(sqe, read, nsid, slba, blocks, fua);
+        }
+
+        @Override
+        public String describe() {
+            return (read ? "Read" : "Write") + " nsid " + nsid + " slba " + slba + " blocks " + blocks;
+        }
+
+        @Override
+        protected void completed(int status, long result) {
+            statusField = status;
+            complete(status == 0 ? null : new NvmeStatusException(describe(), Status.fromField(status), false));
+        }
+
+        @Override
+        protected void failed(NvmfException error) {
+            complete(error);
+        }
+    }
+}
