@@ -1,19 +1,15 @@
 package io.nvmf4j.cli.perf;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.distribution.HistogramSnapshot;
-import io.micrometer.core.instrument.distribution.ValueAtPercentile;
-import java.time.Duration;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Latency of one kind of I/O as a Micrometer {@link Timer} with client-side percentiles.
- *
- * <p>Precision: Micrometer keeps percentiles in an HdrHistogram; {@code percentilePrecision(3)} keeps three
- * significant digits (a 1234 µs latency lands within ±1 µs), so p99.99 is a real order statistic once there are
- * 10,000 samples, not a bucket edge. The statistics window is made longer than the run, so no sample ages out and
- * the percentiles cover the whole measured window (Micrometer's default would forget after two minutes).
+ * Latency of one kind of I/O: a fixed-range {@link LatencyHistogram} (three significant digits, so p99.99 is a real
+ * order statistic once there are 10,000 samples, not a bucket edge) that covers the whole measured window, plus a
+ * Micrometer {@link FunctionTimer} (count, total) and percentile gauges read from it when scraped. Recording
+ * allocates nothing: Micrometer's own percentile histogram resized itself on the completion thread.
  */
 public final class LatencyMeter {
 
@@ -22,57 +18,54 @@ public final class LatencyMeter {
     static final double[] CURVE_PERCENTILES = {0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995,
         0.9999, 0.99995, 0.99999};
 
-    private final Timer timer;
+    private final LatencyHistogram histogram = new LatencyHistogram();
 
-    public LatencyMeter(MeterRegistry registry, String op, String run, Duration window, boolean publishHistogram) {
-        this.timer = Timer.builder("nvmf4j.perf.latency")
+    /**
+     * @param publishPercentiles also publish gauges {@code nvmf4j.perf.latency.percentile{quantile=...}} (seconds)
+     *                           for the table's percentiles, computed at scrape time
+     */
+    public LatencyMeter(MeterRegistry registry, String op, String run, boolean publishPercentiles) {
+        FunctionTimer.builder("nvmf4j.perf.latency", histogram, LatencyHistogram::count,
+                        LatencyHistogram::sumNanos, TimeUnit.NANOSECONDS)
                 .description("Completion latency of perf I/O, submit to completion")
                 .tag("op", op)
                 .tag("run", run)
-                .publishPercentiles(CURVE_PERCENTILES)
-                .percentilePrecision(3)
-                .publishPercentileHistogram(publishHistogram)
-                .minimumExpectedValue(Duration.ofNanos(500))
-                .maximumExpectedValue(Duration.ofSeconds(60))
-                .distributionStatisticExpiry(window.plusHours(1))
-                .distributionStatisticBufferLength(1)
                 .register(registry);
+        if (publishPercentiles) {
+            for (double p : TABLE_PERCENTILES) {
+                double[] one = {p};
+                Gauge.builder("nvmf4j.perf.latency.percentile", histogram, h -> h.valuesAt(one)[0] / 1e9)
+                        .description("Completion latency percentile of perf I/O over the run so far, seconds")
+                        .tag("op", op)
+                        .tag("run", run)
+                        .tag("quantile", Double.toString(p))
+                        .register(registry);
+            }
+        }
     }
 
-    /** Called once per completed I/O on a completion thread: no allocation on Micrometer's recording path. */
+    /** Called once per completed I/O on a completion thread: no allocation. */
     public void record(long nanos) {
-        timer.record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    public Timer timer() {
-        return timer;
+        histogram.record(nanos);
     }
 
     /** The statistics of everything recorded so far. */
     public LatencyStats stats() {
-        HistogramSnapshot s = timer.takeSnapshot();
-        ValueAtPercentile[] values = s.percentileValues();
-        double[] table = new double[TABLE_PERCENTILES.length];
-        double[] curveP = new double[values.length];
-        double[] curveUs = new double[values.length];
-        for (int i = 0; i < values.length; i++) {
-            curveP[i] = values[i].percentile();
-            curveUs[i] = values[i].value(TimeUnit.NANOSECONDS) / 1000.0;
-            for (int t = 0; t < TABLE_PERCENTILES.length; t++) {
-                if (Math.abs(TABLE_PERCENTILES[t] - values[i].percentile()) < 1e-12) {
-                    table[t] = curveUs[i];
-                }
-            }
+        long n = histogram.count();
+        if (n == 0) {
+            return LatencyStats.EMPTY;
         }
-        // A percentile is the upper edge of its HdrHistogram bucket (3 significant digits), which can sit a hair
-        // above the exact maximum: no percentile is shown above the largest latency actually seen.
-        double max = s.max(TimeUnit.NANOSECONDS) / 1000.0;
-        for (int t = 0; t < table.length; t++) {
-            table[t] = Math.min(table[t], max);
+        long[] table = histogram.valuesAt(TABLE_PERCENTILES);
+        long[] curve = histogram.valuesAt(CURVE_PERCENTILES);
+        double[] tableUs = new double[table.length];
+        for (int i = 0; i < table.length; i++) {
+            tableUs[i] = table[i] / 1000.0;
         }
-        for (int i = 0; i < curveUs.length; i++) {
-            curveUs[i] = Math.min(curveUs[i], max);
+        double[] curveUs = new double[curve.length];
+        for (int i = 0; i < curve.length; i++) {
+            curveUs[i] = curve[i] / 1000.0;
         }
-        return new LatencyStats(s.count(), s.mean(TimeUnit.NANOSECONDS) / 1000.0, table, max, curveP, curveUs);
+        return new LatencyStats(n, histogram.sumNanos() / 1000.0 / n, tableUs, histogram.maxNanos() / 1000.0,
+                CURVE_PERCENTILES.clone(), curveUs);
     }
 }

@@ -67,8 +67,8 @@ public final class PerfRun {
         }
         RunControl control = new RunControl();
         String tagLabel = label;
-        LatencyMeter readLatency = new LatencyMeter(registry, "read", label, spec.duration(), publishHistogram);
-        LatencyMeter writeLatency = new LatencyMeter(registry, "write", label, spec.duration(), publishHistogram);
+        LatencyMeter readLatency = new LatencyMeter(registry, "read", label, publishHistogram);
+        LatencyMeter writeLatency = new LatencyMeter(registry, "write", label, publishHistogram);
         long runId = new SecureRandom().nextLong();
         List<PerfWorker> workers = new ArrayList<>();
         List<IoBuffer> buffers = new ArrayList<>();
