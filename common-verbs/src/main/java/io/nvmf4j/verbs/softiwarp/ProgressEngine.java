@@ -57,6 +57,8 @@ final class ProgressEngine implements Runnable {
     void resume() {
         if (parked) {
             LockSupport.unpark(thread);
+        } else if (sleeping.get()) {
+            selector.wakeup(); // its queue pairs may be muted in the Selector
         }
     }
 
@@ -74,6 +76,7 @@ final class ProgressEngine implements Runnable {
             while (running) {
                 boolean progress = register();
                 boolean allInline = !queuePairs.isEmpty();
+                boolean anyMuted = false;
                 long start = System.nanoTime();
                 for (int i = queuePairs.size() - 1; i >= 0; i--) {
                     SoftiwarpQueuePair qp = queuePairs.get(i);
@@ -90,10 +93,24 @@ final class ProgressEngine implements Runnable {
                         }
                         continue;
                     }
+                    SelectionKey key = qp.selectionKey;
                     if (qp.inlineDriven(start)) {
+                        // its consumer reads the socket: stop watching it, or every arriving FPDU would wake this
+                        // thread out of select() for nothing (level-triggered readiness until the consumer reads)
+                        if (!qp.engineMuted && key != null && key.isValid()) {
+                            key.interestOps(0);
+                            qp.engineMuted = true;
+                        }
+                        anyMuted = true;
                         continue;
                     }
                     allInline = false;
+                    if (qp.engineMuted) {
+                        if (key != null && key.isValid()) {
+                            key.interestOps(SelectionKey.OP_READ);
+                        }
+                        qp.engineMuted = false;
+                    }
                     if (qp.overrun) {
                         qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
                                 "completion queue overrun: completions were lost", null);
@@ -103,7 +120,6 @@ final class ProgressEngine implements Runnable {
                         progress = true;
                     }
                     if (qp.txBlocked) {
-                        SelectionKey key = qp.channel.keyFor(selector);
                         if (key != null && key.isValid() && (key.interestOps() & SelectionKey.OP_WRITE) == 0) {
                             key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
                         }
@@ -139,7 +155,8 @@ final class ProgressEngine implements Runnable {
                 try {
                     if (added.isEmpty()) {
                         // select(Consumer) does not fill the selected-key set: no allocation per wake-up
-                        selector.select(onReady, 100);
+                        // with a muted queue pair, look again soon: its consumer may stop polling without await
+                        selector.select(onReady, anyMuted ? 1 : 100);
                     }
                 } finally {
                     sleeping.set(false);
@@ -157,8 +174,9 @@ final class ProgressEngine implements Runnable {
 
     private static void ready(SelectionKey key) {
         if (key.isValid() && key.isWritable()) {
-            key.interestOps(SelectionKey.OP_READ);
-            ((SoftiwarpQueuePair) key.attachment()).kickTx();
+            SoftiwarpQueuePair qp = (SoftiwarpQueuePair) key.attachment();
+            key.interestOps(qp.engineMuted ? 0 : SelectionKey.OP_READ);
+            qp.kickTx();
         }
     }
 
@@ -167,7 +185,7 @@ final class ProgressEngine implements Runnable {
         SoftiwarpQueuePair qp;
         while ((qp = added.poll()) != null) {
             try {
-                qp.channel.register(selector, SelectionKey.OP_READ, qp);
+                qp.selectionKey = qp.channel.register(selector, SelectionKey.OP_READ, qp);
                 queuePairs.add(qp);
                 qp.attachToCompletionQueues();
                 any = true;

@@ -63,6 +63,9 @@ public final class SoftiwarpQueuePair implements QueuePair {
     volatile boolean crcEnabled;
     volatile SocketChannel channel;
     volatile ProgressEngine engine;
+    /** The engine's registration of {@link #channel}, and whether the engine stopped watching it (engine thread). */
+    java.nio.channels.SelectionKey selectionKey;
+    boolean engineMuted;
     /** Set by the transmitter when the socket is full: the engine then waits for OP_WRITE. */
     volatile boolean txBlocked;
 
