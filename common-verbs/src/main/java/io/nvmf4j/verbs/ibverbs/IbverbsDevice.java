@@ -97,7 +97,9 @@ final class IbverbsDevice implements RdmaDevice {
             String vendor = name + " (vendor 0x" + Integer.toHexString(ibv_device_attr.vendor_id(attr)) + ", part "
                     + ibv_device_attr.vendor_part_id(attr) + (firmware.isEmpty() ? "" : ", firmware " + firmware)
                     + ")";
-            return new DeviceAttributes(vendor, ibv_device_attr.max_mr_size(attr), ibv_device_attr.max_qp(attr),
+            // max_mr_size is a u64; siw and rxe report ~0 ("no limit"), which a Java long reads as -1
+            long maxMrSize = ibv_device_attr.max_mr_size(attr);
+            return new DeviceAttributes(vendor, maxMrSize < 0 ? Long.MAX_VALUE : maxMrSize, ibv_device_attr.max_qp(attr),
                     ibv_device_attr.max_qp_wr(attr), ibv_device_attr.max_sge(attr), ibv_device_attr.max_sge_rd(attr),
                     ibv_device_attr.max_cq(attr), ibv_device_attr.max_cqe(attr), ibv_device_attr.max_mr(attr),
                     ibv_device_attr.max_pd(attr), ibv_device_attr.max_qp_rd_atom(attr),

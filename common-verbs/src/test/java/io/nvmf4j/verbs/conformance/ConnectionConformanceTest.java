@@ -31,7 +31,6 @@ import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.foreign.ValueLayout;
 import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -65,7 +64,7 @@ class ConnectionConformanceTest {
             assertArrayEquals(request, incoming.privateData(), "request private data seen by the listener");
             assertEquals(8, incoming.peerIrd(), "IRD the connector offered");
             assertEquals(4, incoming.peerOrd(), "ORD the connector asked for");
-            assertEquals(InetAddress.getLoopbackAddress(), incoming.remoteAddress().getAddress());
+            assertEquals(ProviderUnderTest.address(), incoming.remoteAddress().getAddress());
             RdmaConnection server = bench.track(incoming.accept(new AcceptParams(bench.server().pd(),
                     bench.server().cq(), bench.server().cq(), QueuePairAttributes.defaults(), reply)));
             RdmaConnection client = bench.track(Loopback.await(connecting));
@@ -180,11 +179,11 @@ class ConnectionConformanceTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void connectToAPeerThatNeverAnswersTimesOut(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider);
-                ServerSocket silent = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
+                ServerSocket silent = new ServerSocket(0, 4, ProviderUnderTest.address())) {
             // accepts the TCP connection (the kernel does) but never sends an MPA reply / CM answer
             ConnectParams params = new ConnectParams(bench.client().pd(), bench.client().cq(), bench.client().cq(),
                     QueuePairAttributes.defaults(), new byte[0]);
-            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort());
+            InetSocketAddress address = new InetSocketAddress(ProviderUnderTest.address(), silent.getLocalPort());
             long start = System.nanoTime();
             VerbsException failure = assertThrows(VerbsException.class,
                     () -> bench.device().connectionManager().connect(address, params, Duration.ofSeconds(2)));
@@ -283,7 +282,7 @@ class ConnectionConformanceTest {
     void closingADeviceEndsItsConnectionsAndThePeerOnAnotherDeviceSeesTheEnd(ProviderUnderTest provider)
             throws Exception {
         try (Loopback bench = Loopback.open(provider)) {
-            RdmaDevice other = bench.track(provider.provider().openDevice(null));
+            RdmaDevice other = bench.track(provider.openDevice());
             ProtectionDomain pd = other.allocatePd();
             CompletionQueue cq = other.createCompletionQueue(64);
             Future<RdmaConnection> connecting = bench.startConnect(QueuePairAttributes.defaults(), new byte[0]);

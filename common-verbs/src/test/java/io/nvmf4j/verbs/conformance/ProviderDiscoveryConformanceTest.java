@@ -40,7 +40,7 @@ class ProviderDiscoveryConformanceTest {
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void availableProviderOpensItsFirstDeviceAndReportsSaneLimits(ProviderUnderTest provider) throws Exception {
         assertFalse(provider.provider().deviceNames().isEmpty(), "an available provider lists a device");
-        try (RdmaDevice device = provider.provider().openDevice(null)) {
+        try (RdmaDevice device = provider.openDevice()) {
             assertEquals(provider.provider().name(), device.providerName());
             assertTrue(provider.provider().deviceNames().contains(device.name()), device.name());
             var attributes = device.attributes();
