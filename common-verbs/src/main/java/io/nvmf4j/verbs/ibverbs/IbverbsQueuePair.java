@@ -135,8 +135,10 @@ final class IbverbsQueuePair implements QueuePair {
         }
     }
 
-    private static VerbsException postFailure(String call, int rc, int posted, int length) {
-        // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state)
+    private static VerbsException postFailure(String call, int result, int posted, int length) {
+        // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state); rdma-core's
+        // siw provider returns it negated (siw_post_send/siw_post_recv: rv = -ENOMEM), seen in the lab guest
+        int rc = Math.abs(result);
         return new VerbsException(Errno.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
                 + length + " chained work requests were posted (the rest were not)");
     }
