@@ -63,6 +63,10 @@ final class IbverbsConnectRequest implements ConnectRequest {
         return peerOrd;
     }
 
+    synchronized boolean isAnswered() {
+        return answered;
+    }
+
     private synchronized void answer() throws VerbsException {
         if (answered) {
             throw new VerbsException(VerbsErrorCode.INVALID_STATE, "connect request from " + remote

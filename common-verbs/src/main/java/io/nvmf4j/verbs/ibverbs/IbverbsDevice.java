@@ -123,6 +123,14 @@ final class IbverbsDevice implements RdmaDevice {
         return keys;
     }
 
+    /** qp_num -> connection, so that a CQ can end the connection of a queue pair that saw an error completion. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp() {
+        return connectionsByQp;
+    }
+
     Resources resources() {
         return resources;
     }

@@ -35,11 +35,15 @@ final class IbverbsQueuePair implements QueuePair {
     private final Object recvLock = new Object();
     private volatile boolean destroyed;
 
+    private final IbverbsDevice device;
+
     IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
             QueuePairAttributes granted) {
         this.connection = connection;
         this.qp = qp.reinterpret(ibv_qp.sizeof());
         this.number = ibv_qp.qp_num(this.qp);
+        this.device = device;
+        device.connectionsByQp().put(number, connection);
         this.attributes = granted;
         this.postSend = ContextOps.bind(device.ops().postSend, qp);
         this.postRecv = ContextOps.bind(device.ops().postRecv, qp);
@@ -151,6 +155,7 @@ final class IbverbsQueuePair implements QueuePair {
                     return;
                 }
                 destroyed = true;
+                device.connectionsByQp().remove(number, connection);
                 ibverbs_h.rdma_destroy_qp(id);
                 arena.close();
             }

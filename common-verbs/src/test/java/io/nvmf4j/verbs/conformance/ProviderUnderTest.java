@@ -94,6 +94,41 @@ public record ProviderUnderTest(RdmaProvider provider) {
                 + " REM_INV_REQ_ERR)";
     }
 
+    /**
+     * The private data a peer sent, as the test compares it: exactly what arrived, except on InfiniBand/RoCE
+     * devices, whose CM messages carry private data in fixed-size fields (IBA 12.6: REQ and REP 92 bytes, of which
+     * rdma_cm's header takes 36 for a REQ, so 56 reach the listener; REJ 148): there everything past
+     * {@code sentLength} must be zero padding and is cut off. iWARP (MPA) carries the exact length.
+     */
+    byte[] significant(byte[] arrived, int sentLength) {
+        String device = deviceName();
+        boolean fixedSize = provider.name().equals("ibverbs") && (device == null || !device.startsWith("siw"));
+        if (!fixedSize || arrived.length <= sentLength) {
+            return arrived;
+        }
+        for (int i = sentLength; i < arrived.length; i++) {
+            if (arrived[i] != 0) {
+                return arrived; // not padding: let the comparison fail and show it
+            }
+        }
+        return Arrays.copyOf(arrived, sentLength);
+    }
+
+    /**
+     * Why a plain TCP socket cannot stand in for a silent connection-manager peer on this device, or null when it
+     * can: on InfiniBand/RoCE rdma_cm speaks the IB CM (MADs to the device's QP1; RoCEv2: UDP port 4791), never
+     * TCP, so a connect to a TCP listener reaches no listener at all and is rejected (REJ reason 8). iWARP (siw,
+     * softiwarp) sets up its connections over TCP, where the socket is a peer that never answers MPA.
+     */
+    String tcpPeerLimitation() {
+        String device = deviceName();
+        if (provider.name().equals("ibverbs") && (device == null || !device.startsWith("siw"))) {
+            return "device " + (device == null ? "(default)" : device) + ": InfiniBand/RoCE connection setup is"
+                    + " the IB CM, not TCP; a TCP socket is no peer for it";
+        }
+        return null;
+    }
+
     /** The {@code @MethodSource} of provider-parameterised tests. */
     public static Stream<ProviderUnderTest> available() {
         String only = System.getProperty("nvmf4j.conformance.provider");
