@@ -4,6 +4,7 @@
 # the kernel's data, RDMA-Writes reads back and answers with Send with Invalidate of the kernel's
 # fast-registered key), 8 MiB each for TCG; 1 MiB dd whose bytes must be in the served image file afterwards.
 GUEST_JAVA=1
+ON_REQUEST=1   # not in the default run (CI time): interop/run ibverbs cross
 CHECK_TIMEOUT=480
 DEVICE=rxe0 NQN=nqn.2026-12.io.nvmf4j:lab-ibverbs
 

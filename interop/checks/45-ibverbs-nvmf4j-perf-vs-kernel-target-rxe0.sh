@@ -4,6 +4,7 @@
 # read/write, every read checked for its LBA and the generation last written there. Small regions and short
 # runs for TCG; the guest checks that the kernel logged no error and that no queue pair is left.
 GUEST_JAVA=1
+ON_REQUEST=1   # not in the default run (CI time): interop/run ibverbs cross
 CHECK_TIMEOUT=420
 DEVICE=rxe0
 

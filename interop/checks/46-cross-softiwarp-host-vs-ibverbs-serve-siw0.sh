@@ -4,6 +4,7 @@
 # the Java target on siw0 RDMA-Reads the host's data, one Read per buffer as siw's max_sge_rd = 1 requires),
 # every read checked; then the served image is compared with what the host wrote by `nvmf4j write`/`read`.
 GUEST_JAVA=1
+ON_REQUEST=1   # not in the default run (CI time): interop/run ibverbs cross
 CHECK_TIMEOUT=420
 DEVICE=siw0 NQN=nqn.2026-12.io.nvmf4j:lab-cross
 

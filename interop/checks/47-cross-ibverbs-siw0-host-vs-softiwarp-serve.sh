@@ -4,6 +4,7 @@
 # checked; then `nvmf4j write`/`read` of 256 KiB from the guest, compared in the guest and found by the host in
 # its image file.
 GUEST_JAVA=1
+ON_REQUEST=1   # not in the default run (CI time): interop/run ibverbs cross
 CHECK_TIMEOUT=420
 DEVICE=siw0 NQN=nqn.2026-12.io.nvmf4j:lab-cross-back
 
