@@ -81,6 +81,13 @@ final class IbverbsDevice implements RdmaDevice {
         }
     }
 
+    /** Whether the device is iWARP ({@code ibv_device.transport_type == IBV_TRANSPORT_IWARP}, 1): siw, iWARP RNICs. */
+    boolean iwarp() {
+        MemorySegment device = ibv_context.device(context.reinterpret(ibv_context.sizeof()));
+        return io.nvmf4j.verbs.ibverbs.ffi.ibv_device.transport_type(
+                device.reinterpret(io.nvmf4j.verbs.ibverbs.ffi.ibv_device.sizeof())) == 1;
+    }
+
     private static String deviceName(MemorySegment ctx) {
         MemorySegment device = ibv_context.device(ctx.reinterpret(ibv_context.sizeof()));
         return ibverbs_h.ibv_get_device_name(device).reinterpret(256).getString(0);
