@@ -15,8 +15,8 @@ guest_part() {
   export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$DEVICE"
   truncate -s 64M $img
   note "nvmf4j serve --provider ibverbs --listen $ip:4420 --file $img --nqn $NQN"
-  gj_nvmf4j serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN > "$SYNC/serve.log" 2>&1 &
-  js=$!
+  gj_start "$SYNC/serve.log" serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN
+  js=$GJ_PID
   for i in $(seq 900); do
     grep -q 'listening on' "$SYNC/serve.log" && break
     kill -0 $js 2>/dev/null || break
@@ -56,7 +56,7 @@ guest_part() {
   kill -TERM $js; timeout 60 tail --pid=$js -f /dev/null; wait $js; note "nvmf4j serve exited rc=$?"
   tail -30 "$SYNC/serve.log"
   if [ $rc = 0 ]; then
-    if cmp <(dd if=$img bs=64k skip=256 count=16 status=none) /tmp/data.bin; then
+    if dd if=$img of=/tmp/image-part.bin bs=64k skip=256 count=16 status=none && cmp /tmp/image-part.bin /tmp/data.bin; then
       note "the served image holds the 1 MiB the kernel wrote"
     else
       note "FAIL: the image does not hold what the kernel wrote"; rc=1

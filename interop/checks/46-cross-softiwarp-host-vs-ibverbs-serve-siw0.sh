@@ -15,8 +15,8 @@ guest_part() {
   export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$DEVICE"
   truncate -s 64M $img
   note "nvmf4j serve --provider ibverbs --listen $ip:4420 --file $img --nqn $NQN"
-  gj_nvmf4j serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN > "$SYNC/serve.log" 2>&1 &
-  js=$!
+  gj_start "$SYNC/serve.log" serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN
+  js=$GJ_PID
   for i in $(seq 900); do
     grep -q 'listening on' "$SYNC/serve.log" && break
     kill -0 $js 2>/dev/null || break
@@ -28,7 +28,7 @@ guest_part() {
   kill -TERM $js; timeout 60 tail --pid=$js -f /dev/null; wait $js; note "nvmf4j serve exited rc=$?"
   tail -20 "$SYNC/serve.log"
   if [ -s "$SYNC/pattern.bin" ]; then
-    if cmp <(dd if=$img bs=4096 skip=4096 count=64 status=none) "$SYNC/pattern.bin"; then
+    if dd if=$img of=/tmp/image-part.bin bs=4096 skip=4096 count=64 status=none && cmp /tmp/image-part.bin "$SYNC/pattern.bin"; then
       note "the served image holds the 256 KiB the host wrote"
     else
       note "FAIL: the served image does not hold what the host wrote"; rc=1

@@ -26,3 +26,11 @@ gj_junit() {
   "$GJ_JAVA" "${GJ_OPTS[@]}" ${GJ_EXTRA_OPTS:-} -jar "$SYNC/java/console.jar" execute --disable-banner \
       --disable-ansi-colors --details=tree --fail-if-no-tests -cp "$cp" "$@"
 }
+
+# gj_start LOG ARGS...: the nvmf4j CLI in the background, output in LOG; GJ_PID is the JVM's own pid (not a
+# subshell's: a SIGTERM must reach the JVM, or it outlives the check and keeps its port).
+gj_start() {
+  local log=$1; shift
+  "$GJ_JAVA" "${GJ_OPTS[@]}" ${GJ_EXTRA_OPTS:-} -jar "$GJ_JAR" "$@" > "$log" 2>&1 &
+  GJ_PID=$!
+}
