@@ -5,7 +5,10 @@
 . /lab/lib.sh
 ulimit -l unlimited            # siw enforces RLIMIT_MEMLOCK on registrations, even for root
 {
-  modprobe -a ib_uverbs rdma_ucm siw && rdma link add siw0 type siw netdev eth0
+  modprobe -a ib_uverbs rdma_ucm siw && rdma link add siw0 type siw netdev eth0 &&
+  # the boot for GUEST_JAVA=1 checks (interop/run) adds rxe0 on eth1: rdma_cm picks the device by the
+  # netdev that owns the address, so siw and rxe need netdevs of their own
+  if [ "${LAB_JAVA:-0}" = 1 ]; then modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth1; fi
 } > /lab/sync/setup.log 2>&1
 echo "setup rc=$? $(rdma link show 2>&1 | tr '\n' ' ')" | tee -a /lab/sync/setup.log
 touch /lab/sync/guest-ready

@@ -122,8 +122,14 @@ public final class VerbsBench {
 
     private static void print(PrintStream out, String provider, int depth, Duration window, List<Row> rows,
             Map<String, Double> refs) {
-        out.printf("%nverbs benchmark on 127.0.0.1: %s vs plain TCP sockets, same JVM, same run; %s s per figure;"
-                + " RDMA ops %d outstanding%n", provider, window.toMillis() / 1000.0, depth);
+        String address;
+        try {
+            address = VerbsLoopback.address().getHostAddress();
+        } catch (java.io.IOException e) {
+            address = "?";
+        }
+        out.printf("%nverbs benchmark on %s (TCP: 127.0.0.1): %s vs plain TCP sockets, same JVM, same run; %s s per"
+                + " figure; RDMA ops %d outstanding%n", address, provider, window.toMillis() / 1000.0, depth);
         out.println("ratio = " + provider + " / TCP (latency: above 1 is slower; bandwidth: below 1 is slower)."
                 + " alloc = heap bytes allocated per operation by all JVM threads in the measured window.");
         String format = "%-42s %-5s %12s %12s %8s %12s %10s %10s %5s%n";

@@ -116,6 +116,15 @@ final class VerbsLoopback implements AutoCloseable {
         }
     }
 
+    /**
+     * Where the pair listens and connects: {@code nvmf4j.bench.address}, default 127.0.0.1. A kernel RDMA device
+     * (siw, rxe) needs the address of the netdev it is bound to (bench/ibverbs-lab.sh).
+     */
+    static InetAddress address() throws IOException {
+        String address = System.getProperty("nvmf4j.bench.address");
+        return address == null || address.isBlank() ? InetAddress.getLoopbackAddress() : InetAddress.getByName(address);
+    }
+
     VerbsLoopback(RdmaDevice device, int bufferSize, int receives, int receiveSize, boolean busyPoll)
             throws IOException, InterruptedException {
         QueuePairAttributes attributes = QueuePairAttributes.defaults().withQueueDepths(128, Math.max(1, receives))
@@ -123,7 +132,7 @@ final class VerbsLoopback implements AutoCloseable {
         client = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
         server = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
         // the listener stays open while the connection is in use, as a target's would
-        listener = device.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
+        listener = device.connectionManager().listen(new InetSocketAddress(address(), 0), 1);
         try {
             CompletableFuture<RdmaConnection> accepted = CompletableFuture.supplyAsync(() -> {
                 try {

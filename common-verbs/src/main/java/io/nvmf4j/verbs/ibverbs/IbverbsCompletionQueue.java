@@ -40,6 +40,8 @@ final class IbverbsCompletionQueue implements CompletionQueue {
     private static final long BYTE_LEN = ibv_wc.byte_len$offset();
     private static final long INVALIDATED_RKEY = ibv_wc.invalidated_rkey$offset();
     private static final long QP_NUM = ibv_wc.qp_num$offset();
+    /** IBV_WC_WR_FLUSH_ERR: the queue pair was already in the error state when the request came up. */
+    private static final int WR_FLUSH_ERR = 5;
     private static final long WC_FLAGS = ibv_wc.wc_flags$offset();
     private static final int WC_WITH_INV = ibverbs_h.IBV_WC_WITH_INV();
 
@@ -145,6 +147,16 @@ final class IbverbsCompletionQueue implements CompletionQueue {
                 wcs.get(ValueLayout.JAVA_INT, base + BYTE_LEN), wcs.get(ValueLayout.JAVA_INT, base + QP_NUM));
         if (status != 0) {
             completion.vendorError(wcs.get(ValueLayout.JAVA_INT, base + VENDOR_ERR));
+            if (status != WR_FLUSH_ERR) {
+                // The queue pair is in the error state now. An InfiniBand/RoCE QP that breaks does not tell the
+                // CM, so without this the peer would never learn of the end (an iWARP device sends a Terminate and
+                // closes the stream itself): end the connection like Linux ULPs do on a fatal completion.
+                IbverbsConnection connection = device.connectionsByQp()
+                        .get(wcs.get(ValueLayout.JAVA_INT, base + QP_NUM));
+                if (connection != null) {
+                    connection.onErrorCompletion(completion);
+                }
+            }
         } else if ((wcs.get(ValueLayout.JAVA_INT, base + WC_FLAGS) & WC_WITH_INV) != 0) {
             int rkey = wcs.get(ValueLayout.JAVA_INT, base + INVALIDATED_RKEY);
             completion.invalidated(rkey);

@@ -28,8 +28,12 @@ final class IbverbsConnectRequest implements ConnectRequest {
         this.manager = manager;
         this.connection = connection;
         this.privateData = event.privateData();
-        this.peerIrd = event.responderResources();
-        this.peerOrd = event.initiatorDepth();
+        // rdma_cm hands the request's depths over from the listener's point of view: initiator_depth is the
+        // peer's IRD (how many Reads we may have outstanding towards it), responder_resources the peer's ORD (IB:
+        // cm_format_req_event() swaps the REQ fields; iWARP: iw_conn_req_handler()). Seen on siw0: a connector
+        // with IRD 8 / ORD 4 arrived as responder_resources 4.
+        this.peerIrd = event.initiatorDepth();
+        this.peerOrd = event.responderResources();
         this.remote = SocketAddresses.peer(event.id());
         this.local = SocketAddresses.local(event.id());
     }
@@ -57,6 +61,10 @@ final class IbverbsConnectRequest implements ConnectRequest {
     @Override
     public int peerOrd() {
         return peerOrd;
+    }
+
+    synchronized boolean isAnswered() {
+        return answered;
     }
 
     private synchronized void answer() throws VerbsException {

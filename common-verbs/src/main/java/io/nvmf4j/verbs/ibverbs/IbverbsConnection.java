@@ -207,6 +207,20 @@ final class IbverbsConnection implements RdmaConnection {
         }
     }
 
+    /**
+     * A CQ saw an error completion (other than a flush) of this connection's queue pair: the connection has ended;
+     * rdma_disconnect (on another thread, off the polling thread) tells the peer.
+     */
+    void onErrorCompletion(io.nvmf4j.verbs.WorkCompletion completion) {
+        synchronized (this) {
+            if (ended != null || closed) {
+                return;
+            }
+        }
+        end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "error completion " + completion));
+        Thread.ofVirtual().name("ibverbs-disconnect").start(this::disconnectNative);
+    }
+
     /** Throws if the connection ended during setup (used after waiting for ESTABLISHED). */
     void checkNotEnded() throws VerbsException {
         DisconnectEvent event = ended;

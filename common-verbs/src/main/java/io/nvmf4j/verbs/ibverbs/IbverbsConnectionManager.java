@@ -131,9 +131,15 @@ final class IbverbsConnectionManager implements ConnectionManager {
             CmEvent established = expect(connection, deadline, remote, "connection setup",
                     ibverbs_h.RDMA_CM_EVENT_ESTABLISHED());
             connection.peerPrivateData(established.privateData());
-            // rdma_cm lowers initiator_depth/responder_resources to what the peer offers; the event says the result
-            qp.readDepths(established.responderResources() > 0 ? established.responderResources() : ird,
-                    established.initiatorDepth() > 0 ? established.initiatorDepth() : ord);
+            // The peer's answer bounds our depths, but the event names them differently per transport: the IB CM
+            // turns the REP's fields to our point of view (cm_format_rep_event(): responder_resources = the peer's
+            // initiator depth, i.e. the IRD we need); on siw0 the other way round (asking IRD 8 / ORD 4 of a peer with
+            // IRD 4 / ORD 8, the event said responder_resources 4, initiator_depth 8; read as our bounds, the old
+            // code gave the client IRD 4 / ORD 8, more Reads than the peer takes)
+            int ourIrdBound = device.iwarp() ? established.initiatorDepth() : established.responderResources();
+            int ourOrdBound = device.iwarp() ? established.responderResources() : established.initiatorDepth();
+            qp.readDepths(ourIrdBound > 0 ? Math.min(ird, Math.max(1, ourIrdBound)) : ird,
+                    ourOrdBound > 0 ? Math.min(ord, ourOrdBound) : ord);
             connection.established();
             connection.checkNotEnded();
             done = true;

@@ -81,6 +81,13 @@ final class IbverbsDevice implements RdmaDevice {
         }
     }
 
+    /** Whether the device is iWARP ({@code ibv_device.transport_type == IBV_TRANSPORT_IWARP}, 1): siw, iWARP RNICs. */
+    boolean iwarp() {
+        MemorySegment device = ibv_context.device(context.reinterpret(ibv_context.sizeof()));
+        return io.nvmf4j.verbs.ibverbs.ffi.ibv_device.transport_type(
+                device.reinterpret(io.nvmf4j.verbs.ibverbs.ffi.ibv_device.sizeof())) == 1;
+    }
+
     private static String deviceName(MemorySegment ctx) {
         MemorySegment device = ibv_context.device(ctx.reinterpret(ibv_context.sizeof()));
         return ibverbs_h.ibv_get_device_name(device).reinterpret(256).getString(0);
@@ -97,7 +104,9 @@ final class IbverbsDevice implements RdmaDevice {
             String vendor = name + " (vendor 0x" + Integer.toHexString(ibv_device_attr.vendor_id(attr)) + ", part "
                     + ibv_device_attr.vendor_part_id(attr) + (firmware.isEmpty() ? "" : ", firmware " + firmware)
                     + ")";
-            return new DeviceAttributes(vendor, ibv_device_attr.max_mr_size(attr), ibv_device_attr.max_qp(attr),
+            // max_mr_size is a u64; siw and rxe report ~0 ("no limit"), which a Java long reads as -1
+            long maxMrSize = ibv_device_attr.max_mr_size(attr);
+            return new DeviceAttributes(vendor, maxMrSize < 0 ? Long.MAX_VALUE : maxMrSize, ibv_device_attr.max_qp(attr),
                     ibv_device_attr.max_qp_wr(attr), ibv_device_attr.max_sge(attr), ibv_device_attr.max_sge_rd(attr),
                     ibv_device_attr.max_cq(attr), ibv_device_attr.max_cqe(attr), ibv_device_attr.max_mr(attr),
                     ibv_device_attr.max_pd(attr), ibv_device_attr.max_qp_rd_atom(attr),
@@ -119,6 +128,14 @@ final class IbverbsDevice implements RdmaDevice {
 
     java.util.concurrent.ConcurrentHashMap<Integer, IbverbsMemoryRegion> keys() {
         return keys;
+    }
+
+    /** qp_num -> connection, so that a CQ can end the connection of a queue pair that saw an error completion. */
+    private final java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp() {
+        return connectionsByQp;
     }
 
     Resources resources() {

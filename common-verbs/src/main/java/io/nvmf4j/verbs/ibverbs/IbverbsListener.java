@@ -19,6 +19,8 @@ final class IbverbsListener implements RdmaListener {
     private final MemorySegment id;
     private final LinkedBlockingQueue<Object> requests = new LinkedBlockingQueue<>();
     private final Object closedToken = new Object();
+    /** Requests accept() handed out: closing the listener refuses those nobody answered (as softiwarp does). */
+    private final java.util.Set<IbverbsConnectRequest> handedOut = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile InetSocketAddress localAddress;
     private volatile boolean closed;
 
@@ -73,6 +75,10 @@ final class IbverbsListener implements RdmaListener {
             requests.add(closedToken); // wake other waiters too
             throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
         }
+        if (next instanceof IbverbsConnectRequest request) {
+            handedOut.removeIf(IbverbsConnectRequest::isAnswered); // the set holds only the unanswered
+            handedOut.add(request);
+        }
         return (ConnectRequest) next;
     }
 
@@ -91,6 +97,12 @@ final class IbverbsListener implements RdmaListener {
             }
         }
         requests.add(closedToken);
+        for (IbverbsConnectRequest request : handedOut) {
+            if (!request.isAnswered()) {
+                request.rejectQuietly();
+            }
+        }
+        handedOut.clear();
     }
 
     @Override

@@ -35,11 +35,15 @@ final class IbverbsQueuePair implements QueuePair {
     private final Object recvLock = new Object();
     private volatile boolean destroyed;
 
+    private final IbverbsDevice device;
+
     IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
             QueuePairAttributes granted) {
         this.connection = connection;
         this.qp = qp.reinterpret(ibv_qp.sizeof());
         this.number = ibv_qp.qp_num(this.qp);
+        this.device = device;
+        device.connectionsByQp().put(number, connection);
         this.attributes = granted;
         this.postSend = ContextOps.bind(device.ops().postSend, qp);
         this.postRecv = ContextOps.bind(device.ops().postRecv, qp);
@@ -135,8 +139,10 @@ final class IbverbsQueuePair implements QueuePair {
         }
     }
 
-    private static VerbsException postFailure(String call, int rc, int posted, int length) {
-        // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state)
+    private static VerbsException postFailure(String call, int result, int posted, int length) {
+        // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state); rdma-core's
+        // siw provider returns it negated (siw_post_send/siw_post_recv: rv = -ENOMEM), seen in the lab guest
+        int rc = Math.abs(result);
         return new VerbsException(Errno.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
                 + length + " chained work requests were posted (the rest were not)");
     }
@@ -149,6 +155,7 @@ final class IbverbsQueuePair implements QueuePair {
                     return;
                 }
                 destroyed = true;
+                device.connectionsByQp().remove(number, connection);
                 ibverbs_h.rdma_destroy_qp(id);
                 arena.close();
             }

@@ -14,7 +14,6 @@ import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.VerbsException;
 import java.io.IOException;
 import java.lang.foreign.Arena;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -28,7 +27,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A loopback test bench on one provider: one device, a client and a server {@link Endpoint} (each its own
- * protection domain and completion queue), a listener on 127.0.0.1 with an ephemeral port, and helpers that
+ * protection domain and completion queue), a listener on 127.0.0.1 (or {@code nvmf4j.conformance.address}) with an ephemeral port, and helpers that
  * connect client/server pairs. Everything it opened is closed, in reverse order, by {@link #close()}.
  */
 public final class Loopback implements AutoCloseable {
@@ -50,14 +49,14 @@ public final class Loopback implements AutoCloseable {
     private Loopback(ProviderUnderTest provider, int cqEntries) throws VerbsException {
         this.provider = provider;
         try {
-            this.device = provider.provider().openDevice(null);
+            this.device = provider.openDevice();
             opened.push(device);
             this.client = new Endpoint("client", device, arena, cqEntries);
             opened.push(client);
             this.server = new Endpoint("server", device, arena, cqEntries);
             opened.push(server);
             this.listener = device.connectionManager()
-                    .listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+                    .listen(new InetSocketAddress(ProviderUnderTest.address(), 0), 64);
             opened.push(listener);
         } catch (VerbsException | RuntimeException e) {
             close();
@@ -192,10 +191,10 @@ public final class Loopback implements AutoCloseable {
         }
     }
 
-    /** An address on 127.0.0.1 where nothing listens (a port just bound and released). */
+    /** An address on the bench's address where nothing listens (a port just bound and released). */
     public static InetSocketAddress unusedLoopbackAddress() throws IOException {
-        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort());
+        try (var socket = new ServerSocket(0, 1, ProviderUnderTest.address())) {
+            return new InetSocketAddress(ProviderUnderTest.address(), socket.getLocalPort());
         }
     }
 }

@@ -1,7 +1,11 @@
 package io.nvmf4j.verbs.conformance;
 
+import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProvider;
 import io.nvmf4j.verbs.RdmaProviders;
+import io.nvmf4j.verbs.VerbsException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -11,6 +15,13 @@ import org.junit.jupiter.params.provider.Arguments;
  * A provider the conformance suite runs against, and the source of the suite's parameters: every provider on
  * the class path whose {@code availability()} says present. Providers that are absent (ibverbs on a machine
  * without libibverbs or a device) are not listed; the reason is printed once so a test report says why.
+ *
+ * <p>Three system properties point the suite at a real device (interop checks 40/41 run it in the lab guest on
+ * {@code siw0} and {@code rxe0}): {@code nvmf4j.conformance.provider} runs it on that provider only (and fails,
+ * rather than skips, when the provider is absent), {@code nvmf4j.conformance.device} names the device every bench
+ * opens (default: the provider's first), {@code nvmf4j.conformance.address} is the IP address the benches listen
+ * on and connect to (default 127.0.0.1; the kernel's siw and rxe need the address of the netdev they are bound
+ * to).
  *
  * @param provider the provider
  */
@@ -33,8 +44,104 @@ public record ProviderUnderTest(RdmaProvider provider) {
         return provider.name().equals("softiwarp");
     }
 
+    /** The device a bench opens: {@code nvmf4j.conformance.device}, or null for the provider's default. */
+    public static String deviceName() {
+        String name = System.getProperty("nvmf4j.conformance.device");
+        return name == null || name.isBlank() ? null : name;
+    }
+
+    /** Opens the device the suite runs on. */
+    public RdmaDevice openDevice() throws VerbsException {
+        return provider.openDevice(deviceName());
+    }
+
+    /** The address benches listen on: {@code nvmf4j.conformance.address}, default the loopback address. */
+    public static InetAddress address() {
+        String address = System.getProperty("nvmf4j.conformance.address");
+        if (address == null || address.isBlank()) {
+            return InetAddress.getLoopbackAddress();
+        }
+        try {
+            return InetAddress.getByName(address);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("nvmf4j.conformance.address=" + address, e);
+        }
+    }
+
+    /**
+     * Why a Send with Invalidate of a region registered with {@code register} cannot be checked on this provider's
+     * device, or null when it can. Both reasons were read in the sources, not guessed:
+     * <ul>
+     * <li>IBA allows remote invalidation only of fast-registered memory regions and type 2 memory windows, not of
+     * regions made by the register-memory verb ({@code ibv_reg_mr}, our {@code register}); Linux rxe enforces it
+     * ({@code rxe_invalidate_mr()}: "mr->type != IB_MR_TYPE_MEM_REG" -> the sender's completion is
+     * {@code REM_INV_REQ_ERR}), and so do hardware RNICs.</li>
+     * <li>siw invalidates any region of the PD in the kernel ({@code siw_invalidate_stag()}), but rdma-core's
+     * user-space siw provider never reports it: {@code providers/siw/siw.c copy_cqe()} sets {@code wc_flags = 0}, so
+     * the receive completion carries no {@code IBV_WC_WITH_INV} and no invalidated rkey.</li>
+     * </ul>
+     */
+    String remoteInvalidateLimitation(RdmaDevice device) {
+        if (!provider.name().equals("ibverbs")) {
+            return null;
+        }
+        if (device.name().startsWith("siw")) {
+            return "device " + device.name() + ": rdma-core's user-space siw provider (providers/siw/siw.c, copy_cqe)"
+                    + " sets wc_flags = 0, so a receive never reports IBV_WC_WITH_INV or the invalidated rkey";
+        }
+        return "device " + device.name() + ": IBA allows remote invalidation only of fast-registered regions and"
+                + " type 2 memory windows, not of ibv_reg_mr regions (rxe enforces it in rxe_invalidate_mr():"
+                + " REM_INV_REQ_ERR)";
+    }
+
+    /**
+     * The private data a peer sent, as the test compares it: exactly what arrived, except on InfiniBand/RoCE
+     * devices, whose CM messages carry private data in fixed-size fields (IBA 12.6: REQ and REP 92 bytes, of which
+     * rdma_cm's header takes 36 for a REQ, so 56 reach the listener; REJ 148): there everything past
+     * {@code sentLength} must be zero padding and is cut off. iWARP (MPA) carries the exact length.
+     */
+    byte[] significant(byte[] arrived, int sentLength) {
+        String device = deviceName();
+        boolean fixedSize = provider.name().equals("ibverbs") && (device == null || !device.startsWith("siw"));
+        if (!fixedSize || arrived.length <= sentLength) {
+            return arrived;
+        }
+        for (int i = sentLength; i < arrived.length; i++) {
+            if (arrived[i] != 0) {
+                return arrived; // not padding: let the comparison fail and show it
+            }
+        }
+        return Arrays.copyOf(arrived, sentLength);
+    }
+
+    /**
+     * Why a plain TCP socket cannot stand in for a silent connection-manager peer on this device, or null when it
+     * can: on InfiniBand/RoCE rdma_cm speaks the IB CM (MADs to the device's QP1; RoCEv2: UDP port 4791), never
+     * TCP, so a connect to a TCP listener reaches no listener at all and is rejected (REJ reason 8). iWARP (siw,
+     * softiwarp) sets up its connections over TCP, where the socket is a peer that never answers MPA.
+     */
+    String tcpPeerLimitation() {
+        String device = deviceName();
+        if (provider.name().equals("ibverbs") && (device == null || !device.startsWith("siw"))) {
+            return "device " + (device == null ? "(default)" : device) + ": InfiniBand/RoCE connection setup is"
+                    + " the IB CM, not TCP; a TCP socket is no peer for it";
+        }
+        return null;
+    }
+
     /** The {@code @MethodSource} of provider-parameterised tests. */
     public static Stream<ProviderUnderTest> available() {
+        String only = System.getProperty("nvmf4j.conformance.provider");
+        if (only != null && !only.isBlank()) {
+            RdmaProvider chosen = RdmaProviders.all().stream().filter(p -> p.name().equals(only)).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("nvmf4j.conformance.provider=" + only
+                            + " is not on the class path"));
+            if (!chosen.availability().present()) {
+                throw new IllegalStateException("nvmf4j.conformance.provider=" + only + " is not available: "
+                        + chosen.availability().reason());
+            }
+            return Stream.of(new ProviderUnderTest(chosen));
+        }
         List<RdmaProvider> all = RdmaProviders.all();
         if (!reported) {
             reported = true;
