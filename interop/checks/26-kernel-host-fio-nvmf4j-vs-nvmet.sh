@@ -12,6 +12,7 @@
 # emulated CPUs. So (c), a third column: the same nvmet-rdma reached through slirp too (the guest connects to
 # 10.0.2.2:$FWD_PORT, which QEMU forwards back into the guest's :4420; out through slirp and back in), after (b) is
 # disconnected (one subsystem over two paths at once would be merged by nvme multipath).
+ON_REQUEST=1   # a benchmark (ratios on an emulated machine), not a correctness check: bench/kernel-lab.sh runs it
 CHECK_TIMEOUT=300
 
 host_part() {
