@@ -105,6 +105,7 @@ final class ProgressEngine implements Runnable {
                         continue;
                     }
                     allInline = false;
+                    qp.flushDeferredTx(); // posted by a consumer that stopped polling
                     if (qp.engineMuted) {
                         if (key != null && key.isValid()) {
                             key.interestOps(SelectionKey.OP_READ);

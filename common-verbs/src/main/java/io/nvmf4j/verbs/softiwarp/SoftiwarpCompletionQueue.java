@@ -39,6 +39,10 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     private volatile SoftiwarpQueuePair[] attached = new SoftiwarpQueuePair[0];
     /** System.nanoTime() of the last inline poll; 0 while nobody polls (the engine then drives the sockets). */
     private volatile long inlinePollNanos;
+    /** The thread that polls inline (null when none): its own posts are deferred to its next poll. */
+    private volatile Thread inlineThread;
+    /** Some attached queue pair has a deferred transmit. */
+    private volatile boolean txPending;
 
     SoftiwarpCompletionQueue(int entries, long spinNanos) {
         this(entries, spinNanos, false);
@@ -128,8 +132,31 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         return t != 0 && now - t < INLINE_ACTIVE_NANOS;
     }
 
+    /**
+     * Defers {@code qp}'s transmit if the caller is this queue's inline poller (it will poll again: that is what a
+     * poller does after handling completions); false if the caller must transmit now.
+     */
+    boolean deferTx(SoftiwarpQueuePair qp) {
+        if (inlineThread != Thread.currentThread() || !inlineActive(System.nanoTime())) {
+            return false; // not our poller, or one that has not polled lately: the engine may not know it stopped
+        }
+        qp.txDeferred = true;
+        txPending = true;
+        return true;
+    }
+
+    private void flushDeferredTx() {
+        txPending = false;
+        for (SoftiwarpQueuePair qp : attached) {
+            qp.flushDeferredTx();
+        }
+    }
+
     @Override
     public int poll(WorkCompletion[] out) {
+        if (txPending) {
+            flushDeferredTx();
+        }
         if (published == head) {
             if (!inlineProgress || !progressInline() || published == head) {
                 return 0;
@@ -161,6 +188,7 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
             return false;
         }
         inlinePollNanos = System.nanoTime();
+        inlineThread = Thread.currentThread();
         boolean progress = false;
         for (SoftiwarpQueuePair qp : a) {
             if (qp.progressInline()) {
@@ -175,7 +203,11 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         if (inlinePollNanos == 0) {
             return;
         }
+        inlineThread = null;
         inlinePollNanos = 0;
+        if (txPending) {
+            flushDeferredTx();
+        }
         for (SoftiwarpQueuePair qp : attached) {
             ProgressEngine e = qp.engine;
             if (e != null) {

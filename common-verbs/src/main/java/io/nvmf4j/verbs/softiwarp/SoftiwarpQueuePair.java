@@ -189,7 +189,27 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             sqTail = tail;
         }
+        SoftiwarpCompletionQueue cq = sendCq;
+        if (cq.deferTx(this)) {
+            return; // the posting thread polls cq: its next poll writes everything posted meanwhile at once
+        }
         kickTx();
+    }
+
+    /**
+     * Set when a send was posted by the thread that is inline-polling the send CQ: the transmitter then runs at
+     * that thread's next poll (or the engine's, if it stops polling), so that the responses or commands posted
+     * while handling one batch of completions leave in one write (doorbell batching, like SPDK's
+     * delay_cmd_submit).
+     */
+    volatile boolean txDeferred;
+
+    /** Runs a deferred transmit now. */
+    void flushDeferredTx() {
+        if (txDeferred) {
+            txDeferred = false;
+            kickTx();
+        }
     }
 
     private void reclaimSendSlots() {
