@@ -53,7 +53,7 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--provider", paramLabel = "softiwarp|ibverbs|auto", description = "RDMA provider (default auto)")
     String provider;
 
-    @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default min(cores, 2))")
+    @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default: half the cores, at least 1)")
     Integer pollGroups;
 
     @Option(names = "--spin-budget", paramLabel = "MICROS",

@@ -41,6 +41,8 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     private volatile long inlinePollNanos;
     /** The thread that polls inline (null when none): its own posts are deferred to its next poll. */
     private volatile Thread inlineThread;
+    /** {@code nvmf4j.softiwarp.deferTx} (default true): batch an inline poller's own posts, see {@link #deferTx}. */
+    static final boolean DEFER_TX = Boolean.parseBoolean(System.getProperty("nvmf4j.softiwarp.deferTx", "true"));
     /** Some attached queue pair has a deferred transmit. */
     private volatile boolean txPending;
 
@@ -137,7 +139,7 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
      * poller does after handling completions); false if the caller must transmit now.
      */
     boolean deferTx(SoftiwarpQueuePair qp) {
-        if (inlineThread != Thread.currentThread() || !inlineActive(System.nanoTime())) {
+        if (!DEFER_TX || inlineThread != Thread.currentThread() || !inlineActive(System.nanoTime())) {
             return false; // not our poller, or one that has not polled lately: the engine may not know it stopped
         }
         qp.txDeferred = true;
