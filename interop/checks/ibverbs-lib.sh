@@ -16,3 +16,9 @@ ib_stage_tests() {
     cp -r "$ROOT/common-verbs/target/classes" "$ROOT/common-verbs/target/test-classes" "$SYNC/java/" &&
     cp "$jar" "$SYNC/java/console.jar"
 }
+
+# ib_stage_conformance: ib_stage_tests, plus the method filter CONFORMANCE_TESTS=REGEX (when set) for the guest.
+ib_stage_conformance() {
+  ib_stage_tests || return 1
+  if [ -n "${CONFORMANCE_TESTS:-}" ]; then printf '%s' "$CONFORMANCE_TESTS" > "$SYNC/java/select"; fi
+}

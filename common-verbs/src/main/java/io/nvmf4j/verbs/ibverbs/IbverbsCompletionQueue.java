@@ -58,6 +58,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
     private final MemorySegment pollfd;
     private final MemorySegment callState;
     private final ReentrantLock lock = new ReentrantLock();
+    private final LocalFlushes localFlushes = new LocalFlushes();
     private final long spinNanos;
     private int unackedEvents;
     private volatile boolean overflowed;
@@ -83,7 +84,9 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         try {
             MemorySegment cq = Native.ibvCreateCq(device.context(), entries, channel);
             int granted = ibv_cq.cqe(cq.reinterpret(ibv_cq.sizeof()));
-            return new IbverbsCompletionQueue(device, channel, cq, granted);
+            IbverbsCompletionQueue created = new IbverbsCompletionQueue(device, channel, cq, granted);
+            device.events().addCq(created);
+            return created;
         } catch (VerbsException | RuntimeException e) {
             ibverbs_h.ibv_destroy_comp_channel(channel);
             throw e;
@@ -132,7 +135,26 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         for (int i = 0; i < n; i++) {
             fill(out[i], i * WC_SIZE);
         }
+        if (n < out.length && !localFlushes.isEmpty()) {
+            // after the device's own completions: a device flush of an earlier request comes first
+            n += localFlushes.drainInto(out, n);
+        }
         return n;
+    }
+
+    /**
+     * Completes a request posted on a queue pair whose connection has ended with {@code IBV_WC_WR_FLUSH_ERR}, here,
+     * without the device (see {@link LocalFlushes}).
+     */
+    void flushLocally(long wrId, WcOpcode opcode, int qpNum) {
+        lock.lock();
+        try {
+            if (!closed) {
+                localFlushes.add(wrId, opcode, qpNum);
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void fill(WorkCompletion completion, long base) {
@@ -244,6 +266,11 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** The device reported an overrun ({@code IBV_EVENT_CQ_ERR}): completions were dropped. */
+    void markOverflowed() {
+        overflowed = true;
+    }
+
     @Override
     public boolean overflowed() {
         return overflowed;
@@ -257,6 +284,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
                 return;
             }
             closed = true;
+            device.events().removeCq(this);
             ackEvents();
             int rc = ibverbs_h.ibv_destroy_cq(cq);
             ibverbs_h.ibv_destroy_comp_channel(channel);

@@ -83,7 +83,11 @@ final class IbverbsConnectRequest implements ConnectRequest {
         boolean done = false;
         try (Arena arena = Arena.ofConfined()) {
             manager.checkSameDevice(connection.id(), remote);
-            IbverbsQueuePair qp = manager.createQueuePair(connection, params.pd(), params.sendCq(), params.recvCq(),
+            IbverbsConnectionManager owner = manager.ownerFor(params.pd());
+            if (owner != manager) {
+                owner.adopt(connection);
+            }
+            IbverbsQueuePair qp = owner.createQueuePair(connection, params.pd(), params.sendCq(), params.recvCq(),
                     params.qpAttributes());
             IbverbsConnectionManager.runSetup(params.setup(), qp);
             // RFC 6581 / IB CM: answer no more Reads than the peer will issue, issue no more than it answers
@@ -92,7 +96,7 @@ final class IbverbsConnectRequest implements ConnectRequest {
             qp.readDepths(ird, ord);
             Native.rdmaAccept(connection.id(), IbverbsConnectionManager.connParam(arena, params.privateData(), ird,
                     ord));
-            manager.track(connection);
+            owner.track(connection);
             long deadline = System.nanoTime() + device.config().acceptTimeout().toNanos();
             IbverbsConnectionManager.expect(connection, deadline, remote, "accept",
                     io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h.RDMA_CM_EVENT_ESTABLISHED());

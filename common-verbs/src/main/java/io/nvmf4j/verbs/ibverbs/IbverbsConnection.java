@@ -28,7 +28,7 @@ import java.util.logging.Logger;
 final class IbverbsConnection implements RdmaConnection {
     private static final Logger LOG = Logger.getLogger(IbverbsConnection.class.getName());
 
-    private final IbverbsConnectionManager manager;
+    private volatile IbverbsConnectionManager manager;
     private final MemorySegment id;
     private final Queue<CmEvent> setupEvents = new ArrayDeque<>();
     private final List<Consumer<DisconnectEvent>> listeners = new ArrayList<>();
@@ -48,6 +48,15 @@ final class IbverbsConnection implements RdmaConnection {
 
     MemorySegment id() {
         return id;
+    }
+
+    IbverbsConnectionManager manager() {
+        return manager;
+    }
+
+    /** The connection now belongs to another device object's connection manager (see adopt). */
+    void manager(IbverbsConnectionManager owner) {
+        this.manager = owner;
     }
 
     void attach(IbverbsQueuePair queuePair) {
@@ -201,6 +210,10 @@ final class IbverbsConnection implements RdmaConnection {
         if (destroyed) {
             return;
         }
+        IbverbsQueuePair qp = queuePair;
+        if (qp != null) {
+            qp.toError(); // flush first (see toError: on siw a disconnect alone can lose an in-flight Read)
+        }
         int errno = Native.rdmaDisconnect(id);
         if (errno != 0) {
             LOG.fine(() -> "rdma_disconnect: " + Errno.name(errno));
@@ -219,6 +232,21 @@ final class IbverbsConnection implements RdmaConnection {
         }
         end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "error completion " + completion));
         Thread.ofVirtual().name("ibverbs-disconnect").start(this::disconnectNative);
+    }
+
+    /**
+     * The device reported the queue pair broken by an async event ({@code IBV_EVENT_QP_FATAL} and kin, read on the
+     * device's event thread): the connection has ended, and rdma_disconnect tells the peer.
+     */
+    void onQueuePairError(String eventName) {
+        synchronized (this) {
+            if (ended != null || closed) {
+                return;
+            }
+        }
+        end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "the device reported " + eventName
+                + " on QP " + (queuePair != null ? queuePair.number() : -1)));
+        disconnectNative();
     }
 
     /** Throws if the connection ended during setup (used after waiting for ESTABLISHED). */

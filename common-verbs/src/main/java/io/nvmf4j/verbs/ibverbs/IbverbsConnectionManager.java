@@ -27,8 +27,13 @@ import java.time.Duration;
  * the connection parameters). The event channel and its thread start with the first listen or connect.
  */
 final class IbverbsConnectionManager implements ConnectionManager {
-    /** Transport retries of an RC connection (the IB CM's 3-bit field; 7 = the most). */
-    private static final byte RETRY_COUNT = 7;
+    /**
+     * Transport retries of an RC connection (the IB CM's 3-bit field). 6, not 7: rxe reads 7 as "retry forever"
+     * (rxe_comp.c: {@code if (qp->comp.retry_cnt != 7) qp->comp.retry_cnt--}), so a peer that vanished without a
+     * word would leave every request hanging; with 6 and rdma_cm's ~2.1 s timeout (local ack timeout 19) they
+     * complete with RETRY_EXC_ERR after ~15 s.
+     */
+    private static final byte RETRY_COUNT = 6;
     /**
      * Receiver-not-ready retries (InfiniBand/RoCE only; 7 would retry forever). 0 by default: the verbs API says a
      * Send that finds no posted receive breaks the connection, as it does on iWARP, which has no RNR retry at all.
@@ -40,6 +45,8 @@ final class IbverbsConnectionManager implements ConnectionManager {
 
     private final IbverbsDevice device;
     private final Resources connections = new Resources();
+    /** Connections being destroyed in the background (see destroyLater). */
+    private final java.util.List<Thread> teardowns = new java.util.ArrayList<>();
     private CmEventLoop loop;
     private boolean closed;
 
@@ -147,10 +154,29 @@ final class IbverbsConnectionManager implements ConnectionManager {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while connecting to " + remote, e);
+        } catch (VerbsException e) {
+            if (e.code() == VerbsErrorCode.TIMED_OUT && !done) {
+                // On iWARP, destroying an id whose connect is still out waits for the connect to end
+                // (iwcm.c destroy_cm_id(): wait_event(connect_wait)), i.e. for siw's MPA reply timer,
+                // MPAREQ_TIMEOUT = 10 s (siw_cm.h): the caller's timeout must not become 10 s.
+                destroyLater(connection);
+                done = true;
+            }
+            throw e;
         } finally {
             if (!done) {
                 connection.destroy();
             }
+        }
+    }
+
+    /** Destroys a connection on a thread of its own; {@link #close} waits for it (the channel outlives its ids). */
+    private void destroyLater(IbverbsConnection connection) {
+        Thread thread = Thread.ofPlatform().daemon().name("ibverbs-teardown-" + device.name())
+                .start(connection::destroy);
+        synchronized (teardowns) {
+            teardowns.removeIf(t -> !t.isAlive());
+            teardowns.add(thread);
         }
     }
 
@@ -196,6 +222,38 @@ final class IbverbsConnectionManager implements ConnectionManager {
         return (int) Math.min(Integer.MAX_VALUE, millis);
     }
 
+    /**
+     * The connection manager an accepted connection belongs to: this one, or, when the PD comes from another
+     * {@link IbverbsDevice} object open on the same device (the same librdmacm context), that object's, so that
+     * closing that object ends the connection as it closes the PD and CQs the connection uses.
+     */
+    IbverbsConnectionManager ownerFor(ProtectionDomain pd) {
+        if (pd instanceof IbverbsProtectionDomain ibPd && ibPd.ibverbsDevice() != device
+                && ibPd.ibverbsDevice().sameContext(device)) {
+            return (IbverbsConnectionManager) ibPd.ibverbsDevice().connectionManager();
+        }
+        return this;
+    }
+
+    /**
+     * Takes over a connection that arrived on another device object's listener: its id moves to this manager's
+     * event channel ({@code rdma_migrate_id}, which waits until the id's events are acknowledged: the other loop
+     * acknowledges each at once), so the other object may close first.
+     */
+    void adopt(IbverbsConnection connection) throws VerbsException {
+        IbverbsConnectionManager previous = connection.manager();
+        CmEventLoop events = loop();
+        events.register(connection.id(), connection::onCmEvent);
+        try {
+            Native.rdmaMigrateId(connection.id(), events.channel());
+        } catch (VerbsException e) {
+            events.unregister(connection.id());
+            throw e;
+        }
+        previous.forget(connection);
+        connection.manager(this);
+    }
+
     /** The id resolved to a device: it must be this one (PDs and CQs belong to one context). */
     void checkSameDevice(MemorySegment id, InetSocketAddress address) throws VerbsException {
         MemorySegment verbs = rdma_cm_id.verbs(id.reinterpret(rdma_cm_id.sizeof()));
@@ -220,9 +278,9 @@ final class IbverbsConnectionManager implements ConnectionManager {
     /** {@code rdma_create_qp} on the connection's id; the granted sizes come back in the init attributes. */
     IbverbsQueuePair createQueuePair(IbverbsConnection connection, ProtectionDomain pd, CompletionQueue sendCq,
             CompletionQueue recvCq, QueuePairAttributes wanted) throws VerbsException {
-        if (!(pd instanceof IbverbsProtectionDomain ibPd) || ibPd.ibverbsDevice() != device
-                || !(sendCq instanceof IbverbsCompletionQueue ibSendCq) || ibSendCq.device() != device
-                || !(recvCq instanceof IbverbsCompletionQueue ibRecvCq) || ibRecvCq.device() != device) {
+        if (!(pd instanceof IbverbsProtectionDomain ibPd) || !ibPd.ibverbsDevice().sameContext(device)
+                || !(sendCq instanceof IbverbsCompletionQueue ibSendCq) || !ibSendCq.device().sameContext(device)
+                || !(recvCq instanceof IbverbsCompletionQueue ibRecvCq) || !ibRecvCq.device().sameContext(device)) {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
                     "the protection domain and completion queues must come from device " + device.name());
         }
@@ -240,14 +298,33 @@ final class IbverbsConnectionManager implements ConnectionManager {
             ibv_qp_cap.max_inline_data(cap, wanted.maxInlineData());
             Native.rdmaCreateQp(connection.id(), ibPd.pd(), init);
             MemorySegment qp = rdma_cm_id.qp(connection.id().reinterpret(rdma_cm_id.sizeof()));
+            queryCapabilities(arena, qp, cap);
             QueuePairAttributes granted = new QueuePairAttributes(
                     Math.max(1, ibv_qp_cap.max_send_wr(cap)), Math.max(1, ibv_qp_cap.max_recv_wr(cap)),
                     Math.max(1, ibv_qp_cap.max_send_sge(cap)), Math.max(1, ibv_qp_cap.max_recv_sge(cap)),
                     Math.max(0, ibv_qp_cap.max_inline_data(cap)), wanted.ird(), wanted.ord());
-            IbverbsQueuePair queuePair = new IbverbsQueuePair(connection, device, qp, granted);
+            IbverbsQueuePair queuePair = new IbverbsQueuePair(connection, device, qp, granted, ibSendCq, ibRecvCq);
             connection.attach(queuePair);
             return queuePair;
         }
+    }
+
+    /**
+     * Replaces the sizes rdma_create_qp handed back with those the device reports for the new queue pair
+     * ({@code ibv_query_qp(IBV_QP_CAP)}), when it reports larger ones. rxe rounds every queue up to a power of two
+     * minus one (rxe_queue_init(): 8 receives asked for hold 15) but returns the sizes asked for from create
+     * (rxe_qp_from_init() never writes them back); only its query says what the queue holds (rxe_qp_to_init()).
+     */
+    private static void queryCapabilities(Arena arena, MemorySegment qp, MemorySegment cap) {
+        MemorySegment attr = arena.allocate(io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr.layout());
+        MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
+        if (ibverbs_h.ibv_query_qp(qp.reinterpret(io.nvmf4j.verbs.ibverbs.ffi.ibv_qp.sizeof()), attr,
+                ibverbs_h.IBV_QP_CAP(), init) != 0) {
+            return; // keep what create said
+        }
+        MemorySegment actual = io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr.cap(attr);
+        ibv_qp_cap.max_send_wr(cap, Math.max(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_send_wr(actual)));
+        ibv_qp_cap.max_recv_wr(cap, Math.max(ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_recv_wr(actual)));
     }
 
     /** A {@code struct rdma_conn_param} with private data and IRD/ORD (responder resources/initiator depth). */
@@ -276,6 +353,19 @@ final class IbverbsConnectionManager implements ConnectionManager {
         }
         try {
             connections.closeAll();
+            java.util.List<Thread> pending;
+            synchronized (teardowns) {
+                pending = new java.util.ArrayList<>(teardowns);
+                teardowns.clear();
+            }
+            for (Thread thread : pending) {
+                try {
+                    thread.join(30_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         } finally {
             CmEventLoop current;
             synchronized (this) {

@@ -35,6 +35,7 @@ final class IbverbsDevice implements RdmaDevice {
     private final java.util.concurrent.ConcurrentHashMap<Integer, IbverbsMemoryRegion> keys =
             new java.util.concurrent.ConcurrentHashMap<>();
     private final IbverbsConnectionManager connectionManager;
+    private final DeviceEvents events;
     private volatile boolean closed;
 
     private IbverbsDevice(MemorySegment deviceList, MemorySegment context, String name, DeviceAttributes attributes,
@@ -46,6 +47,7 @@ final class IbverbsDevice implements RdmaDevice {
         this.ops = ContextOps.of(context);
         this.config = config;
         this.connectionManager = new IbverbsConnectionManager(this);
+        this.events = DeviceEvents.acquire(context, name);
     }
 
     /** Opens the named device (or the first) among those librdmacm knows. */
@@ -130,12 +132,21 @@ final class IbverbsDevice implements RdmaDevice {
         return keys;
     }
 
-    /** qp_num -> connection, so that a CQ can end the connection of a queue pair that saw an error completion. */
-    private final java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * qp_num -> connection, so that a CQ or an async event can end the connection of a queue pair that broke;
+     * shared by every device object on this context (a queue pair may use another object's CQ).
+     */
+    java.util.Map<Integer, IbverbsConnection> connectionsByQp() {
+        return events.connectionsByQp();
+    }
 
-    java.util.concurrent.ConcurrentHashMap<Integer, IbverbsConnection> connectionsByQp() {
-        return connectionsByQp;
+    DeviceEvents events() {
+        return events;
+    }
+
+    /** Whether {@code other} is this device opened again: the same librdmacm context, so resources mix freely. */
+    boolean sameContext(IbverbsDevice other) {
+        return other == this || other.context.equals(context);
     }
 
     Resources resources() {
@@ -190,9 +201,13 @@ final class IbverbsDevice implements RdmaDevice {
             return;
         }
         closed = true;
-        connectionManager.close();
-        resources.closeAll();
-        ibverbs_h.rdma_free_devices(deviceList);
+        try {
+            connectionManager.close();
+            resources.closeAll();
+        } finally {
+            events.release();
+            ibverbs_h.rdma_free_devices(deviceList);
+        }
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.nvmf4j.verbs.ReceiveWorkRequest;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
@@ -19,7 +20,9 @@ import java.lang.invoke.MethodHandle;
 /**
  * A reliable connected {@code ibv_qp} made by {@code rdma_create_qp} on a connection's rdma_cm id. Posting encodes
  * the request chain into native memory owned by this queue pair ({@link WorkRequestEncoder}) and calls the
- * provider's {@code post_send}/{@code post_recv} through method handles bound to this queue pair once.
+ * provider's {@code post_send}/{@code post_recv} through method handles bound to this queue pair once. Once the
+ * connection has ended (the queue pair is in ERROR), a post is completed with {@code WR_FLUSH_ERR} by the provider
+ * itself ({@link LocalFlushes}): the kernel devices do not flush late posts of user-space queue pairs.
  */
 final class IbverbsQueuePair implements QueuePair {
     private final IbverbsConnection connection;
@@ -36,10 +39,14 @@ final class IbverbsQueuePair implements QueuePair {
     private volatile boolean destroyed;
 
     private final IbverbsDevice device;
+    private final IbverbsCompletionQueue sendCq;
+    private final IbverbsCompletionQueue recvCq;
 
     IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
-            QueuePairAttributes granted) {
+            QueuePairAttributes granted, IbverbsCompletionQueue sendCq, IbverbsCompletionQueue recvCq) {
         this.connection = connection;
+        this.sendCq = sendCq;
+        this.recvCq = recvCq;
         this.qp = qp.reinterpret(ibv_qp.sizeof());
         this.number = ibv_qp.qp_num(this.qp);
         this.device = device;
@@ -49,9 +56,9 @@ final class IbverbsQueuePair implements QueuePair {
         this.postRecv = ContextOps.bind(device.ops().postRecv, qp);
         int maxSgeRd = Math.max(1, device.attributes().maxSgeRd());
         this.sendEncoder = new WorkRequestEncoder(arena, true, granted.maxSendSge(), granted.maxSendWr(), maxSgeRd,
-                granted.maxInlineData());
+                granted.maxInlineData(), device.iwarp());
         this.recvEncoder = new WorkRequestEncoder(arena, false, granted.maxRecvSge(), granted.maxRecvWr(), maxSgeRd,
-                0);
+                0, false);
     }
 
     /** Records the IRD/ORD agreed by the connection setup. */
@@ -103,6 +110,16 @@ final class IbverbsQueuePair implements QueuePair {
     public void postSend(SendWorkRequest request) throws VerbsException {
         synchronized (sendLock) {
             checkNotDestroyed();
+            if (connection.disconnectEvent() != null) {
+                for (SendWorkRequest r = request; r != null; r = r.next()) {
+                    sendCq.flushLocally(r.wrId(), switch (r.opcode()) {
+                        case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
+                        case RDMA_READ -> WcOpcode.RDMA_READ;
+                        default -> WcOpcode.SEND;
+                    }, number);
+                }
+                return;
+            }
             int length = sendEncoder.encode(request);
             int rc;
             try {
@@ -120,6 +137,12 @@ final class IbverbsQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequest request) throws VerbsException {
         synchronized (recvLock) {
             checkNotDestroyed();
+            if (connection.disconnectEvent() != null) {
+                for (ReceiveWorkRequest r = request; r != null; r = r.next()) {
+                    recvCq.flushLocally(r.wrId(), WcOpcode.RECV, number);
+                }
+                return;
+            }
             int length = recvEncoder.encode(request);
             int rc;
             try {
@@ -145,6 +168,31 @@ final class IbverbsQueuePair implements QueuePair {
         int rc = Math.abs(result);
         return new VerbsException(Errno.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
                 + length + " chained work requests were posted (the rest were not)");
+    }
+
+    /**
+     * Moves the queue pair to the error state ({@code ibv_modify_qp(IBV_QPS_ERR)}), which flushes every outstanding
+     * work request into its CQ with {@code IBV_WC_WR_FLUSH_ERR}: the first step of every teardown, before
+     * {@code rdma_disconnect}, like ib_drain_qp() in Linux ULPs. It must come first on siw: rdma_disconnect moves an
+     * iWARP QP to CLOSING, and siw_qp_nextstate_from_close() flushes the send queue on a later move to ERROR only
+     * when a send is in progress, never the ORQ, so an RDMA Read in flight would never complete (siw_qp.c, 6.1).
+     * InfiniBand/RoCE: librdmacm's rdma_disconnect does this itself (ucma_modify_qp_err); doing it twice is harmless.
+     */
+    void toError() {
+        synchronized (sendLock) {
+            if (destroyed) {
+                return;
+            }
+            try (Arena call = Arena.ofConfined()) {
+                MemorySegment attr = call.allocate(ibv_qp_attr.layout());
+                ibv_qp_attr.qp_state(attr, ibverbs_h.IBV_QPS_ERR());
+                int rc = ibverbs_h.ibv_modify_qp(qp, attr, ibverbs_h.IBV_QP_STATE());
+                if (rc != 0) {
+                    java.util.logging.Logger.getLogger(IbverbsQueuePair.class.getName())
+                            .fine(() -> "ibv_modify_qp(QP " + number + ", ERR): " + Errno.name(Math.abs(rc)));
+                }
+            }
+        }
     }
 
     /** Destroys the ibv_qp ({@code rdma_destroy_qp}); the connection calls this after disconnecting. */

@@ -62,6 +62,8 @@ final class Native {
             capturing(ibverbs_h.rdma_reject$address(), ibverbs_h.rdma_reject$descriptor());
     private static final MethodHandle RDMA_DISCONNECT =
             capturing(ibverbs_h.rdma_disconnect$address(), ibverbs_h.rdma_disconnect$descriptor());
+    private static final MethodHandle RDMA_MIGRATE_ID =
+            capturing(ibverbs_h.rdma_migrate_id$address(), ibverbs_h.rdma_migrate_id$descriptor());
     private static final MethodHandle RDMA_GET_CM_EVENT =
             capturing(ibverbs_h.rdma_get_cm_event$address(), ibverbs_h.rdma_get_cm_event$descriptor());
     /** {@code int poll(struct pollfd *fds, nfds_t nfds, int timeout)} from libc. */
@@ -337,6 +339,18 @@ final class Native {
             MemorySegment state = state(arena);
             int rc = (int) RDMA_DISCONNECT.invokeExact(state, id);
             return rc == 0 ? 0 : errno(state);
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    /** {@code rdma_migrate_id}: moves the id's events to another event channel. */
+    static void rdmaMigrateId(MemorySegment id, MemorySegment channel) throws VerbsException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment state = state(arena);
+            zeroOrThrow("rdma_migrate_id", (int) RDMA_MIGRATE_ID.invokeExact(state, id, channel), state);
+        } catch (VerbsException e) {
+            throw e;
         } catch (Throwable t) {
             throw unexpected(t);
         }

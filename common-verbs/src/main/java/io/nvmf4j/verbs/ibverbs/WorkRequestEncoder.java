@@ -49,6 +49,7 @@ final class WorkRequestEncoder {
     private static final int WR_SEND_WITH_INV = ibverbs_h.IBV_WR_SEND_WITH_INV();
     private static final int WR_RDMA_READ = ibverbs_h.IBV_WR_RDMA_READ();
     private static final int SEND_SIGNALED = ibverbs_h.IBV_SEND_SIGNALED();
+    private static final int SEND_FENCE = ibverbs_h.IBV_SEND_FENCE();
     private static final int SEND_SOLICITED = ibverbs_h.IBV_SEND_SOLICITED();
     private static final int SEND_INLINE = ibverbs_h.IBV_SEND_INLINE();
 
@@ -58,6 +59,16 @@ final class WorkRequestEncoder {
     private final int maxChain;
     private final int maxSgeRd;
     private final int maxInline;
+    /**
+     * iWARP: fence the first Send or Write after an RDMA Read ({@code IBV_SEND_FENCE}). Verbs complete a send queue
+     * in order, so a completion also reports the unsignaled requests before it; siw completes a Send once it is
+     * handed to TCP while an earlier Read waits in the ORQ for its response (siw_qp_sq_process()), so the Send's
+     * completion could come before the Read's data is placed. A fenced request waits until the ORQ is empty
+     * (siw_check_tx_fence()). A Read itself cannot be fenced on siw (-EINVAL), nor does it need it: Reads complete
+     * in ORQ order.
+     */
+    private final boolean fenceAfterRead;
+    private boolean readOutstanding;
     private MemorySegment wrs;
     private MemorySegment sges;
     private int slots;
@@ -68,8 +79,10 @@ final class WorkRequestEncoder {
      * @param maxChain the queue depth (no chain can be longer)
      * @param maxSgeRd most SGEs of an RDMA Read sink (the device's {@code max_sge_rd}; siw: 1)
      */
-    WorkRequestEncoder(Arena arena, boolean send, int maxSge, int maxChain, int maxSgeRd, int maxInline) {
+    WorkRequestEncoder(Arena arena, boolean send, int maxSge, int maxChain, int maxSgeRd, int maxInline,
+            boolean fenceAfterRead) {
         this.arena = arena;
+        this.fenceAfterRead = fenceAfterRead;
         this.send = send;
         this.maxSge = maxSge;
         this.maxChain = maxChain;
@@ -153,6 +166,14 @@ final class WorkRequestEncoder {
             if (r.solicited() && (r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND
                     || r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND_WITH_INVALIDATE)) {
                 flags |= SEND_SOLICITED;
+            }
+            if (fenceAfterRead) {
+                if (r.opcode() == io.nvmf4j.verbs.SendOpcode.RDMA_READ) {
+                    readOutstanding = true;
+                } else if (readOutstanding) {
+                    flags |= SEND_FENCE;
+                    readOutstanding = false;
+                }
             }
             if (r.inline() && r.opcode() != io.nvmf4j.verbs.SendOpcode.RDMA_READ
                     && r.sgList().totalLength() <= maxInline) {

@@ -116,6 +116,16 @@ class SendReceiveConformanceTest {
             GuardedRegion source = bench.client().registerOpen(64).fill(3);
             pair.client().queuePair().postSend(send(9, source, 0, 64));
 
+            // The sender's completion first: on InfiniBand/RoCE nothing else tells it (rxe answers with RNR NAKs,
+            // the sender's retries run out, RNR_RETRY_EXC_ERR, and the receiver's QP stays healthy until the
+            // sender's provider ends the connection on that completion). iWARP completes a Send once it is on the
+            // wire, so there the sender's completion may be a success and the Terminate breaks both sides.
+            WorkCompletion sent = bench.client().awaitCompletion(TIMEOUT);
+            assertEquals(9, sent.wrId());
+            assertTrue(sent.status() == WcStatus.SUCCESS || sent.status() == WcStatus.WR_FLUSH_ERR
+                    || sent.status() == WcStatus.REM_OP_ERR || sent.status() == WcStatus.REM_INV_REQ_ERR
+                    || sent.status() == WcStatus.RNR_RETRY_EXC_ERR, () -> "send completion " + sent);
+
             DisconnectEvent receiverEnd = Loopback.awaitDisconnect(pair.server());
             DisconnectEvent senderEnd = Loopback.awaitDisconnect(pair.client());
             if (provider.seesTerminates()) {
@@ -124,13 +134,6 @@ class SendReceiveConformanceTest {
             }
             assertEquals(QueuePairState.ERROR, pair.server().queuePair().state());
             assertEquals(QueuePairState.ERROR, pair.client().queuePair().state());
-
-            // iWARP completes a Send once it is on the wire, so the sender's completion may be a success
-            WorkCompletion sent = bench.client().awaitCompletion(TIMEOUT);
-            assertEquals(9, sent.wrId());
-            assertTrue(sent.status() == WcStatus.SUCCESS || sent.status() == WcStatus.WR_FLUSH_ERR
-                    || sent.status() == WcStatus.REM_OP_ERR || sent.status() == WcStatus.REM_INV_REQ_ERR
-                    || sent.status() == WcStatus.RNR_RETRY_EXC_ERR, () -> "send completion " + sent);
 
             // the receiver's queue pair is in error: a receive posted now is flushed, not left hanging
             GuardedRegion sink = bench.server().registerOpen(64);
@@ -156,7 +159,7 @@ class SendReceiveConformanceTest {
 
             WorkCompletion wc = bench.server().awaitCompletion(TIMEOUT);
             assertEquals(1, wc.wrId());
-            assertEquals(WcStatus.LOC_LEN_ERR, wc.status(), () -> "receive completion " + wc);
+            assertEquals(provider.receiveTooShortStatus(), wc.status(), () -> "receive completion " + wc);
             byte[] outside = sink.snapshot();
             Arrays.fill(outside, 1024, 1024 + 64, (byte) 0); // the receive buffer itself may be written
             Patterns.assertSameBytes(new byte[4096], MemorySegment.ofArray(outside),

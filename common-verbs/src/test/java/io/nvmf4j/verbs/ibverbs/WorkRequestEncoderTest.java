@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * gcc gives for rdma-core 44's structs (see {@link BindingLayoutTest}) and with the enum values of
  * {@code <infiniband/verbs.h>}: {@code IBV_WR_RDMA_WRITE = 0}, {@code IBV_WR_SEND = 2}, {@code IBV_WR_RDMA_READ = 4},
  * {@code IBV_WR_SEND_WITH_INV = 9}; {@code IBV_SEND_SIGNALED = 2}, {@code IBV_SEND_SOLICITED = 4},
- * {@code IBV_SEND_INLINE = 8}. Needs libibverbs installed (the constants come from the bindings class, which opens
+ * {@code IBV_SEND_INLINE = 8}, {@code IBV_SEND_FENCE = 1}. Needs libibverbs installed (the constants come from the bindings class, which opens
  * the libraries); no device.
  */
 class WorkRequestEncoderTest {
@@ -42,7 +42,7 @@ class WorkRequestEncoderTest {
     @Test
     void rdmaWriteChainedBeforeSendWithInvalidateIsLinkedAndCarriesTheKeyInBothFieldsForSiw() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 3, 8, 1, 64);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 3, 8, 1, 64, false);
             SendWorkRequest write = new SendWorkRequest(3).wrId(0x1111).opcode(SendOpcode.RDMA_WRITE)
                     .signaled(false).remote(0x7f00_0000_1000L, 0xabcd01);
             write.sgList().count(2);
@@ -83,9 +83,41 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    void onIwarpTheFirstSendOrWriteAfterAReadIsFencedAndNothingElse() throws Exception {
+        try (Arena arena = Arena.ofConfined()) {
+            WorkRequestEncoder iwarp = new WorkRequestEncoder(arena, true, 1, 8, 1, 0, true);
+            SendWorkRequest read = new SendWorkRequest().wrId(1).opcode(SendOpcode.RDMA_READ).signaled(false)
+                    .remote(0x4000, 0x55);
+            read.sgList().count(1).get(0).set(0x1000, 64, 1);
+            SendWorkRequest send = new SendWorkRequest().wrId(2).opcode(SendOpcode.SEND);
+            send.sgList().count(1).get(0).set(0x2000, 8, 1);
+            SendWorkRequest write = new SendWorkRequest().wrId(3).opcode(SendOpcode.RDMA_WRITE).remote(0x5000, 0x66);
+            write.sgList().count(1).get(0).set(0x3000, 8, 1);
+            read.next(send);
+            iwarp.encode(read);
+            MemorySegment wrs = iwarp.first().reinterpret(2 * 128);
+            assertEquals(0, wrs.get(ValueLayout.JAVA_INT, 32), "the unsignaled Read: no flags (a Read is never fenced)");
+            assertEquals(1 | 2, wrs.get(ValueLayout.JAVA_INT, 128 + 32), "the Send behind it: FENCE | SIGNALED");
+            read.next(null);
+            iwarp.encode(send);
+            assertEquals(2, iwarp.first().reinterpret(128).get(ValueLayout.JAVA_INT, 32), "the next Send: no fence");
+            iwarp.encode(read);
+            iwarp.encode(write);
+            assertEquals(1 | 2, iwarp.first().reinterpret(128).get(ValueLayout.JAVA_INT, 32),
+                    "a Write after a Read of an earlier post: fenced too");
+
+            WorkRequestEncoder infiniband = new WorkRequestEncoder(arena, true, 1, 8, 1, 0, false);
+            read.next(send);
+            infiniband.encode(read);
+            assertEquals(2, infiniband.first().reinterpret(2 * 128).get(ValueLayout.JAVA_INT, 128 + 32),
+                    "InfiniBand/RoCE complete in order: no fence");
+        }
+    }
+
+    @Test
     void reusingTheEncoderOverwritesTheFieldsOfTheLastPost() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 8, 1, 0);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 8, 1, 0, false);
             SendWorkRequest request = new SendWorkRequest().opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(7);
             request.sgList().count(1);
             request.sgList().get(0).set(0x1000, 8, 1);
@@ -106,7 +138,7 @@ class WorkRequestEncoderTest {
     @Test
     void smallSendMarkedInlineIsPostedInlineWhenTheQueuePairAllowsIt() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 4, 1, 64);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 4, 1, 64, false);
             SendWorkRequest request = new SendWorkRequest().opcode(SendOpcode.SEND).inline(true);
             request.sgList().count(1);
             request.sgList().get(0).set(0x1000, 64, 1);
@@ -121,7 +153,7 @@ class WorkRequestEncoderTest {
     @Test
     void rdmaReadIntoMoreSgesThanMaxSgeRdIsRefusedInsteadOfSilentlyCorrupting() {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 4, 8, 1, 0);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 4, 8, 1, 0, false);
             SendWorkRequest read = new SendWorkRequest(4).opcode(SendOpcode.RDMA_READ).remote(0x1000, 9);
             read.sgList().count(2);
             VerbsException e = assertThrows(VerbsException.class, () -> encoder.encode(read));
@@ -133,7 +165,7 @@ class WorkRequestEncoderTest {
     @Test
     void aChainLongerThanTheQueueIsRefusedWithQueueFull() {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, false, 1, 2, 1, 0);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, false, 1, 2, 1, 0, false);
             ReceiveWorkRequest first = new ReceiveWorkRequest();
             first.next(new ReceiveWorkRequest().next(new ReceiveWorkRequest()));
             VerbsException e = assertThrows(VerbsException.class, () -> encoder.encode(first));
@@ -144,7 +176,7 @@ class WorkRequestEncoderTest {
     @Test
     void receiveChainIsLinkedWithItsSgeArrays() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
-            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, false, 2, 64, 1, 0);
+            WorkRequestEncoder encoder = new WorkRequestEncoder(arena, false, 2, 64, 1, 0, false);
             ReceiveWorkRequest head = null;
             for (int i = 19; i >= 0; i--) { // longer than the initial 16 slots: the encoder grows once
                 ReceiveWorkRequest r = new ReceiveWorkRequest(2).wrId(i).next(head);

@@ -25,6 +25,51 @@ public class ibverbs_h extends ibverbs_h$shared {
             .or(SymbolLookup.loaderLookup())
             .or(Linker.nativeLinker().defaultLookup());
 
+    private static final int IBV_EVENT_CQ_ERR = (int)0L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_event_type.IBV_EVENT_CQ_ERR = 0
+     * }
+     */
+    public static int IBV_EVENT_CQ_ERR() {
+        return IBV_EVENT_CQ_ERR;
+    }
+    private static final int IBV_EVENT_QP_FATAL = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_event_type.IBV_EVENT_QP_FATAL = 1
+     * }
+     */
+    public static int IBV_EVENT_QP_FATAL() {
+        return IBV_EVENT_QP_FATAL;
+    }
+    private static final int IBV_EVENT_QP_REQ_ERR = (int)2L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_event_type.IBV_EVENT_QP_REQ_ERR = 2
+     * }
+     */
+    public static int IBV_EVENT_QP_REQ_ERR() {
+        return IBV_EVENT_QP_REQ_ERR;
+    }
+    private static final int IBV_EVENT_QP_ACCESS_ERR = (int)3L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_event_type.IBV_EVENT_QP_ACCESS_ERR = 3
+     * }
+     */
+    public static int IBV_EVENT_QP_ACCESS_ERR() {
+        return IBV_EVENT_QP_ACCESS_ERR;
+    }
+    private static final int IBV_EVENT_DEVICE_FATAL = (int)8L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_event_type.IBV_EVENT_DEVICE_FATAL = 8
+     * }
+     */
+    public static int IBV_EVENT_DEVICE_FATAL() {
+        return IBV_EVENT_DEVICE_FATAL;
+    }
 
     private static class ibv_wc_status_str {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
@@ -148,6 +193,15 @@ public class ibverbs_h extends ibverbs_h$shared {
     public static int IBV_QP_CAP() {
         return IBV_QP_CAP;
     }
+    private static final int IBV_QPS_ERR = (int)6L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_qp_state.IBV_QPS_ERR = 6
+     * }
+     */
+    public static int IBV_QPS_ERR() {
+        return IBV_QPS_ERR;
+    }
     private static final int IBV_WR_RDMA_WRITE = (int)0L;
     /**
      * {@snippet lang=c :
@@ -183,6 +237,15 @@ public class ibverbs_h extends ibverbs_h$shared {
      */
     public static int IBV_WR_SEND_WITH_INV() {
         return IBV_WR_SEND_WITH_INV;
+    }
+    private static final int IBV_SEND_FENCE = (int)1L;
+    /**
+     * {@snippet lang=c :
+     * enum ibv_send_flags.IBV_SEND_FENCE = 1
+     * }
+     */
+    public static int IBV_SEND_FENCE() {
+        return IBV_SEND_FENCE;
     }
     private static final int IBV_SEND_SIGNALED = (int)2L;
     /**
@@ -384,6 +447,126 @@ public class ibverbs_h extends ibverbs_h$shared {
                 traceDowncall("ibv_get_device_name", device);
             }
             return (MemorySegment)mh$.invokeExact(device);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class ibv_get_async_event {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ibv_get_async_event");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+     * }
+     */
+    public static FunctionDescriptor ibv_get_async_event$descriptor() {
+        return ibv_get_async_event.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+     * }
+     */
+    public static MethodHandle ibv_get_async_event$handle() {
+        return ibv_get_async_event.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+     * }
+     */
+    public static MemorySegment ibv_get_async_event$address() {
+        return ibv_get_async_event.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+     * }
+     */
+    public static int ibv_get_async_event(MemorySegment context, MemorySegment event) {
+        var mh$ = ibv_get_async_event.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_get_async_event", context, event);
+            }
+            return (int)mh$.invokeExact(context, event);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class ibv_ack_async_event {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.ofVoid(
+            ibverbs_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ibv_ack_async_event");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * void ibv_ack_async_event(struct ibv_async_event *event)
+     * }
+     */
+    public static FunctionDescriptor ibv_ack_async_event$descriptor() {
+        return ibv_ack_async_event.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * void ibv_ack_async_event(struct ibv_async_event *event)
+     * }
+     */
+    public static MethodHandle ibv_ack_async_event$handle() {
+        return ibv_ack_async_event.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * void ibv_ack_async_event(struct ibv_async_event *event)
+     * }
+     */
+    public static MemorySegment ibv_ack_async_event$address() {
+        return ibv_ack_async_event.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * void ibv_ack_async_event(struct ibv_async_event *event)
+     * }
+     */
+    public static void ibv_ack_async_event(MemorySegment event) {
+        var mh$ = ibv_ack_async_event.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_ack_async_event", event);
+            }
+            mh$.invokeExact(event);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -1061,6 +1244,68 @@ public class ibverbs_h extends ibverbs_h$shared {
         }
     }
 
+    private static class ibv_modify_qp {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ibv_modify_qp");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+     * }
+     */
+    public static FunctionDescriptor ibv_modify_qp$descriptor() {
+        return ibv_modify_qp.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+     * }
+     */
+    public static MethodHandle ibv_modify_qp$handle() {
+        return ibv_modify_qp.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+     * }
+     */
+    public static MemorySegment ibv_modify_qp$address() {
+        return ibv_modify_qp.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+     * }
+     */
+    public static int ibv_modify_qp(MemorySegment qp, MemorySegment attr, int attr_mask) {
+        var mh$ = ibv_modify_qp.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_modify_qp", qp, attr, attr_mask);
+            }
+            return (int)mh$.invokeExact(qp, attr, attr_mask);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
     private static class ibv_query_qp {
         public static final FunctionDescriptor DESC = FunctionDescriptor.of(
             ibverbs_h.C_INT,
@@ -1117,6 +1362,126 @@ public class ibverbs_h extends ibverbs_h$shared {
                 traceDowncall("ibv_query_qp", qp, attr, attr_mask, init_attr);
             }
             return (int)mh$.invokeExact(qp, attr, attr_mask, init_attr);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class ibv_destroy_qp {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ibv_destroy_qp");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int ibv_destroy_qp(struct ibv_qp *qp)
+     * }
+     */
+    public static FunctionDescriptor ibv_destroy_qp$descriptor() {
+        return ibv_destroy_qp.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int ibv_destroy_qp(struct ibv_qp *qp)
+     * }
+     */
+    public static MethodHandle ibv_destroy_qp$handle() {
+        return ibv_destroy_qp.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int ibv_destroy_qp(struct ibv_qp *qp)
+     * }
+     */
+    public static MemorySegment ibv_destroy_qp$address() {
+        return ibv_destroy_qp.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int ibv_destroy_qp(struct ibv_qp *qp)
+     * }
+     */
+    public static int ibv_destroy_qp(MemorySegment qp) {
+        var mh$ = ibv_destroy_qp.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_destroy_qp", qp);
+            }
+            return (int)mh$.invokeExact(qp);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class ibv_event_type_str {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_INT
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("ibv_event_type_str");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * const char *ibv_event_type_str(enum ibv_event_type event)
+     * }
+     */
+    public static FunctionDescriptor ibv_event_type_str$descriptor() {
+        return ibv_event_type_str.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * const char *ibv_event_type_str(enum ibv_event_type event)
+     * }
+     */
+    public static MethodHandle ibv_event_type_str$handle() {
+        return ibv_event_type_str.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * const char *ibv_event_type_str(enum ibv_event_type event)
+     * }
+     */
+    public static MemorySegment ibv_event_type_str$address() {
+        return ibv_event_type_str.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * const char *ibv_event_type_str(enum ibv_event_type event)
+     * }
+     */
+    public static MemorySegment ibv_event_type_str(int event) {
+        var mh$ = ibv_event_type_str.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("ibv_event_type_str", event);
+            }
+            return (MemorySegment)mh$.invokeExact(event);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
@@ -2403,6 +2768,67 @@ public class ibverbs_h extends ibverbs_h$shared {
                 traceDowncall("rdma_event_str", event);
             }
             return (MemorySegment)mh$.invokeExact(event);
+        } catch (Error | RuntimeException ex) {
+           throw ex;
+        } catch (Throwable ex$) {
+           throw new AssertionError("should not reach here", ex$);
+        }
+    }
+
+    private static class rdma_migrate_id {
+        public static final FunctionDescriptor DESC = FunctionDescriptor.of(
+            ibverbs_h.C_INT,
+            ibverbs_h.C_POINTER,
+            ibverbs_h.C_POINTER
+        );
+
+        public static final MemorySegment ADDR = SYMBOL_LOOKUP.findOrThrow("rdma_migrate_id");
+
+        public static final MethodHandle HANDLE = Linker.nativeLinker().downcallHandle(ADDR, DESC);
+    }
+
+    /**
+     * Function descriptor for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static FunctionDescriptor rdma_migrate_id$descriptor() {
+        return rdma_migrate_id.DESC;
+    }
+
+    /**
+     * Downcall method handle for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static MethodHandle rdma_migrate_id$handle() {
+        return rdma_migrate_id.HANDLE;
+    }
+
+    /**
+     * Address for:
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static MemorySegment rdma_migrate_id$address() {
+        return rdma_migrate_id.ADDR;
+    }
+
+    /**
+     * {@snippet lang=c :
+     * int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
+     * }
+     */
+    public static int rdma_migrate_id(MemorySegment id, MemorySegment channel) {
+        var mh$ = rdma_migrate_id.HANDLE;
+        try {
+            if (TRACE_DOWNCALLS) {
+                traceDowncall("rdma_migrate_id", id, channel);
+            }
+            return (int)mh$.invokeExact(id, channel);
         } catch (Error | RuntimeException ex) {
            throw ex;
         } catch (Throwable ex$) {
