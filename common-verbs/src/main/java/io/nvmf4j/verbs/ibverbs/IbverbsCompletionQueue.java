@@ -55,6 +55,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment wcs;
     private final MemorySegment eventOut;
+    private final MemorySegment eventContextOut;
     private final MemorySegment pollfd;
     private final MemorySegment callState;
     private final ReentrantLock lock = new ReentrantLock();
@@ -74,6 +75,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         this.reqNotifyCq = ContextOps.bind(device.ops().reqNotifyCq, cq);
         this.wcs = arena.allocate(WC_SIZE * BATCH, 8);
         this.eventOut = arena.allocate(ValueLayout.ADDRESS, 2);
+        this.eventContextOut = eventOut.asSlice(ValueLayout.ADDRESS.byteSize());
         this.pollfd = arena.allocate(Native.POLLFD_SIZE, 4);
         this.callState = Native.newCallState(arena);
         this.spinNanos = device.config().spinNanos();
@@ -224,7 +226,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
                 }
                 int sleep = (int) Math.min(MAX_SLEEP_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
                 if (Native.pollIn(pollfd, callState, fd, sleep)) {
-                    Native.ibvGetCqEvent(channel, eventOut);
+                    Native.ibvGetCqEvent(channel, eventOut, eventContextOut, callState);
                     if (++unackedEvents >= ACK_BATCH) {
                         ackEvents();
                     }

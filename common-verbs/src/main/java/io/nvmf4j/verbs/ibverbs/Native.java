@@ -202,17 +202,20 @@ final class Native {
     }
 
     /** {@code ibv_get_cq_event}: reads one event of the channel; {@code out} holds two pointers (cq, context). */
-    static void ibvGetCqEvent(MemorySegment channel, MemorySegment out) throws VerbsException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment state = state(arena);
-            int rc = (int) IBV_GET_CQ_EVENT.invokeExact(state, channel, out,
-                    out.asSlice(ValueLayout.ADDRESS.byteSize()));
-            zeroOrThrow("ibv_get_cq_event", rc, state);
-        } catch (VerbsException e) {
-            throw e;
+    /**
+     * {@code ibv_get_cq_event(channel, &cq, &cq_context)} into {@code cqOut}/{@code contextOut}, with a reusable
+     * capture-state segment ({@link #newCallState}): called on every wake-up of a blocking CQ wait, so it
+     * allocates nothing.
+     */
+    static void ibvGetCqEvent(MemorySegment channel, MemorySegment cqOut, MemorySegment contextOut,
+            MemorySegment state) throws VerbsException {
+        int rc;
+        try {
+            rc = (int) IBV_GET_CQ_EVENT.invokeExact(state, channel, cqOut, contextOut);
         } catch (Throwable t) {
             throw unexpected(t);
         }
+        zeroOrThrow("ibv_get_cq_event", rc, state);
     }
 
     static MemorySegment rdmaCreateEventChannel() throws VerbsException {
