@@ -11,6 +11,9 @@ import io.nvmf4j.verbs.WorkCompletion;
  * (siw_post_send()/siw_post_receive() put it in the mmapped ring; siw_sq_flush_wr()/siw_rq_flush_wr() act for
  * kernel QPs only), rxe flushes a late receive only when something else runs its responder. A FIFO ring of
  * (wr_id, opcode, qp_num), guarded by its CQ's lock; it grows on this error path only.
+ *
+ * <p>Limit: the provider learns of the end from an event or a completion. A request posted after the device broke
+ * the queue pair but before that news arrived went to the device, and siw never completes it.
  */
 final class LocalFlushes {
     private long[] wrIds = new long[16];
