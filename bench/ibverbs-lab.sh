@@ -6,7 +6,7 @@
 #
 #   bench/ibverbs-lab.sh [DEVICE]      DEVICE rxe0 (default) or siw0
 #
-# Env: WORK (lab dir, default interop/work), SECONDS_PER_FIGURE (2), FWD_PORT (unused forward, 24420),
+# Env: WORK (lab dir, default interop/work), SECONDS_PER_FIGURE (2), WARMUP_SECONDS (0.5), FWD_PORT (unused forward, 24420),
 #   JAVA_HOME (Java 25, found like bench/verbs.sh when unset). Builds the lab when missing (interop/lab.sh).
 # Notes on what is compared: ib_send_lat prints half the round trip (t_typical = median one-way); the table
 # doubles it to compare with the Java round trip. ib_write_bw runs 1000 x 64 KiB and 100 x 1 MiB, depth 8 (-t 8)
@@ -18,6 +18,7 @@ export FWD_PORT=${FWD_PORT:-24420}
 device=${1:-rxe0}
 case $device in rxe*) ip=10.0.3.15 ;; siw*) ip=10.0.2.15 ;; *) echo "device rxe0 or siw0" >&2; exit 2 ;; esac
 secs=${SECONDS_PER_FIGURE:-2}
+warmup=${WARMUP_SECONDS:-0.5}   # per figure
 if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE 'version "(2[5-9]|[3-9][0-9])'; then
   for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25-*; do [ -x "$j/bin/java" ] && { export JAVA_HOME=$j; break; }; done
 fi
@@ -47,7 +48,7 @@ echo "lat8=\$(lat 8) lat4k=\$(lat 4096) bw64k=\$(bw 65536 1000) bw1m=\$(bw 10485
 echo "java" >&2
 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xss1m -Xms256m -Xmx256m \
   -Dnvmf4j.ibverbs.device=$device -Dnvmf4j.bench.address=$ip -cp /lab/bench/classes \
-  io.nvmf4j.verbs.bench.VerbsBench --provider ibverbs --seconds $secs --warmup 0.5 --depth 8 > java.txt 2> java.err
+  io.nvmf4j.verbs.bench.VerbsBench --provider ibverbs --seconds $secs --warmup $warmup --depth 8 > java.txt 2> java.err
 echo "java rc=\$?" >&2
 echo "lat \$(cat perftest.txt)" >&2
 GUEST

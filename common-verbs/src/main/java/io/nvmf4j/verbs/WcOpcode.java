@@ -19,9 +19,12 @@ public enum WcOpcode {
         return value;
     }
 
+    /** values() clones its array on every call: once here, so that mapping a completion allocates nothing. */
+    private static final WcOpcode[] VALUES = values();
+
     /** The opcode for an {@code ibv_wc_opcode} number, or null if not one of these. */
     public static WcOpcode of(int value) {
-        for (WcOpcode opcode : values()) {
+        for (WcOpcode opcode : VALUES) {
             if (opcode.value == value) {
                 return opcode;
             }

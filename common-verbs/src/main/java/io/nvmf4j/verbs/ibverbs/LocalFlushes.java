@@ -16,6 +16,7 @@ import io.nvmf4j.verbs.WorkCompletion;
  * the queue pair but before that news arrived went to the device, and siw never completes it.
  */
 final class LocalFlushes {
+    private static final WcOpcode[] OPCODES = WcOpcode.values();
     private long[] wrIds = new long[16];
     private int[] opcodes = new int[16];
     private int[] qpNums = new int[16];
@@ -40,7 +41,7 @@ final class LocalFlushes {
     /** Moves up to {@code out.length - from} flushes into {@code out} from index {@code from}; returns how many. */
     int drainInto(WorkCompletion[] out, int from) {
         int n = 0;
-        WcOpcode[] values = WcOpcode.values();
+        WcOpcode[] values = OPCODES;
         while (size > 0 && from + n < out.length) {
             out[from + n].set(wrIds[head], WcStatus.WR_FLUSH_ERR, values[opcodes[head]], 0, qpNums[head]);
             head = (head + 1) % wrIds.length;
