@@ -313,10 +313,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
             if (rqFlushed || head == rqTail || rq[(int) (head % rq.length)] != expected) {
                 return false;
             }
-            if (!recvCq.push(expected.wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
+            long wrId = expected.wrId; // the last read of the slot: a poster may refill it once rqHead moves
+            // the slot is free before the completion is visible: its consumer reposts as soon as it sees it
+            rqHead = head + 1;
+            if (!recvCq.push(wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
                 cqOverrun();
             }
-            rqHead = head + 1; // after the last read of the slot: a poster may refill it from now on
             return true;
         }
     }
