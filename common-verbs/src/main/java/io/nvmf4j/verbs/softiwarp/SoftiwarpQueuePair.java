@@ -41,12 +41,19 @@ public final class SoftiwarpQueuePair implements QueuePair {
     volatile long sqTail;
     volatile long sqTxHead;
 
-    // receive queue: [rqHead, rqTail)
+    /*
+     * Receive queue: [rqHead, rqTail), a single-producer single-consumer ring. Posters (serialised among
+     * themselves by postRecvLock) fill slots and publish rqTail; the receiver (one thread at a time, rxBusy)
+     * consumes and publishes rqHead. The two never share a monitor: a poll group posting its next receive must
+     * not wait for an engine that completes the previous one (and unparks the poller) under a lock. The flush on
+     * error takes both locks, so it excludes posters and the receiver alike.
+     */
     final ReceiveWqe[] rq;
+    private final Object postRecvLock = new Object();
     final Object rqLock = new Object();
-    long rqHead;
-    long rqTail;
-    private boolean rqFlushed;
+    volatile long rqHead;
+    volatile long rqTail;
+    private volatile boolean rqFlushed;
 
     // outbound read queue: [orqHead, orqTail); TX appends, RX consumes
     SendWqe[] orq;
@@ -229,20 +236,22 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             count++;
         }
-        synchronized (rqLock) {
+        synchronized (postRecvLock) {
             if (state == QueuePairState.ERROR || rqFlushed) {
                 for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
                     recvCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number, false, 0, 0);
                 }
                 return;
             }
-            if (rqTail - rqHead + count > rq.length) {
+            long tail = rqTail;
+            if (tail - rqHead + count > rq.length) {
                 throw new VerbsException(VerbsErrorCode.QUEUE_FULL, "receive queue full (" + rq.length + " entries)");
             }
             for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
-                rq[(int) (rqTail % rq.length)].copyFrom(wr);
-                rqTail++;
+                rq[(int) (tail % rq.length)].copyFrom(wr);
+                tail++;
             }
+            rqTail = tail; // publishes the filled slots to the receiver (volatile write after the plain ones)
         }
     }
 
@@ -299,23 +308,25 @@ public final class SoftiwarpQueuePair implements QueuePair {
      * meanwhile.
      */
     boolean completeReceive(ReceiveWqe expected, WcStatus status, int byteLength, boolean invalidated, int rkey) {
-        synchronized (rqLock) {
-            if (rqFlushed || rqHead == rqTail || rq[(int) (rqHead % rq.length)] != expected) {
+        synchronized (rqLock) { // only the flush contends for it
+            long head = rqHead;
+            if (rqFlushed || head == rqTail || rq[(int) (head % rq.length)] != expected) {
                 return false;
             }
-            rqHead++;
-            if (!recvCq.push(expected.wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
+            long wrId = expected.wrId; // the last read of the slot: a poster may refill it once rqHead moves
+            // the slot is free before the completion is visible: its consumer reposts as soon as it sees it
+            rqHead = head + 1;
+            if (!recvCq.push(wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
                 cqOverrun();
             }
             return true;
         }
     }
 
-    /** The receive at the head of the RQ, or null if none is posted. */
+    /** The receive at the head of the RQ, or null if none is posted (receiver thread; no lock). */
     ReceiveWqe peekReceive() {
-        synchronized (rqLock) {
-            return rqFlushed || rqHead == rqTail ? null : rq[(int) (rqHead % rq.length)];
-        }
+        long head = rqHead;
+        return rqFlushed || head == rqTail ? null : rq[(int) (head % rq.length)];
     }
 
     /** The oldest outstanding RDMA Read, or null. */
@@ -496,13 +507,15 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             sqTxHead = sqTail;
         }
-        synchronized (rqLock) {
-            rqFlushed = true;
-            for (long i = rqHead; i < rqTail; i++) {
-                recvCq.push(rq[(int) (i % rq.length)].wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number, false,
-                        0, 0);
+        synchronized (postRecvLock) {
+            synchronized (rqLock) {
+                rqFlushed = true;
+                for (long i = rqHead; i < rqTail; i++) {
+                    recvCq.push(rq[(int) (i % rq.length)].wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number,
+                            false, 0, 0);
+                }
+                rqHead = rqTail;
             }
-            rqHead = rqTail;
         }
         irqHead = irqTail;
     }

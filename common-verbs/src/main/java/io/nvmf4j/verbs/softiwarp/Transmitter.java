@@ -24,8 +24,8 @@ import java.nio.channels.SocketChannel;
  * (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
  *
  * <p>How an FPDU leaves: with a payload of at most {@code copyThreshold} bytes (every NVMe capsule and response,
- * 4 KiB data) header, payload, pad and CRC are assembled in one per-QP direct buffer and appended to an outbox;
- * the outbox goes out with one {@code write} once nothing more is ready - an RDMA Write and the Send posted behind
+ * 4 KiB data) header, payload, pad and CRC are assembled straight in a per-QP direct buffer, the outbox (one copy
+ * of the payload, from the registered memory to the outbox); the outbox goes out with one {@code write} once nothing more is ready - an RDMA Write and the Send posted behind
  * it (an NVMe read's data and its response capsule) cost one syscall, one TCP segment under TCP_NODELAY. Larger payloads go as three single-buffer writes:
  * header, the payload straight out of the registered memory, pad+CRC. No gathering write: on JDK 25
  * {@code SocketChannel.write(ByteBuffer[])} allocates two objects per memory-segment-backed buffer
@@ -39,9 +39,11 @@ final class Transmitter {
     private static final int OUTBOX_BYTES = 64 * 1024;
 
     private final SoftiwarpQueuePair qp;
-    /** The header at 0; for a copied payload also payload, pad and CRC behind it. */
+    /** The FPDU header is encoded here, at 0: it is the first piece of a large FPDU, or copied into the outbox. */
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
+    /** Room the outbox must have before an FPDU is built: the largest copied FPDU fits then. */
+    private final int copiedFpduMax;
     private final int copyThreshold;
     private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
     /** The buffers of the FPDU being written, in wire order; written one by one from {@link #pieceIndex}. */
@@ -52,11 +54,12 @@ final class Transmitter {
     private final Crc32c crc = new Crc32c();
     /**
      * Copied FPDUs that are ready, in wire order, written together when nothing more is ready (or the next FPDU is
-     * a large one, or this is full): one syscall instead of one per FPDU. {@link #outbox} is filled (position =
-     * end of the data); {@link #outboxWriter} is a second view of the same memory for writing from
+     * a large one, or this is nearly full): one syscall instead of one per FPDU. {@link #outbox} is filled
+     * (position = end of the data); {@link #outboxWriter} is a second view of the same memory for writing from
      * {@link #outboxFlushed}.
      */
     private final ByteBuffer outbox;
+    private final MemorySegment outboxSegment;
     private final ByteBuffer outboxWriter;
     private int outboxFlushed;
     private int pieceCount;
@@ -82,10 +85,12 @@ final class Transmitter {
         slotViews = new ByteBuffer[slots];
         slotRegions = new SoftiwarpMemoryRegion[slots];
         copyThreshold = Math.min(qp.config.copyThreshold(), qp.config.maxFpduPayload());
-        staging = ByteBuffer.allocateDirect(STAGING_OVERHEAD + copyThreshold);
-        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, staging.capacity()));
+        staging = ByteBuffer.allocateDirect(STAGING_OVERHEAD);
+        copiedFpduMax = STAGING_OVERHEAD + copyThreshold;
+        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, copiedFpduMax));
         outboxWriter = outbox.duplicate();
         stagingSegment = MemorySegment.ofBuffer(staging);
+        outboxSegment = MemorySegment.ofBuffer(outbox);
     }
 
     /** Writes the rest of the FPDU in progress; false if the socket took not all of it. */
@@ -110,14 +115,7 @@ final class Transmitter {
         try {
             while (true) {
                 if (pieceCount > 0) {
-                    if (pieceCount == 1 && pieceIndex == 0 && staging.remaining() <= outbox.remaining()) {
-                        // a copied FPDU joins the outbox; its work request is done as far as we are concerned
-                        // (siw completes a WQE once tcp_sendmsg took its bytes, which a copy is the equivalent of)
-                        outbox.put(staging);
-                        pieceCount = 0;
-                        fpduSent();
-                        continue;
-                    }
+                    // a large FPDU: the outbox (earlier in wire order) first, then its pieces
                     if (!flushOutbox(ch) || !writePieces(ch)) {
                         blocked();
                         return;
@@ -127,8 +125,20 @@ final class Transmitter {
                     fpduSent();
                     continue;
                 }
-                if (qp.state() != QueuePairState.RTS || !buildNext()) {
+                if (qp.state() != QueuePairState.RTS) {
                     break;
+                }
+                if (outbox.remaining() < copiedFpduMax && !flushOutbox(ch)) {
+                    blocked();
+                    return;
+                }
+                if (!buildNext()) {
+                    break;
+                }
+                if (pieceCount == 0) {
+                    // a copied FPDU is in the outbox; its work request is done as far as we are concerned
+                    // (siw completes a WQE once tcp_sendmsg took its bytes, which a copy is the equivalent of)
+                    fpduSent();
                 }
             }
             if (!flushOutbox(ch)) {
@@ -140,7 +150,8 @@ final class Transmitter {
     }
 
     /**
-     * Builds the next FPDU into the staging buffer / piece list; false if there is nothing to send now. A message
+     * Builds the next FPDU into the outbox (copied) or the piece list (large); false if there is nothing to send
+     * now. The caller made room in the outbox for the largest copied FPDU. A message
      * in progress is finished first: DDP forbids interleaving two tagged messages (a Read Response inside a
      * multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise answers to Read Requests go
      * first (siw_activate_tx).
@@ -271,7 +282,7 @@ final class Transmitter {
     /** Lays out the FPDU: header, payload from the WQE's SG list (from the current position), pad and CRC. */
     private void assemble(int headerLength, SendWqe wqe, int payload) {
         boolean copy = startFpdu(headerLength, payload);
-        int position = headerLength;
+        int position = outbox.position() + headerLength;
         int remaining = payload;
         while (remaining > 0) {
             while (wqe.length[sgeIndex] == 0 || sgeOffset == Integer.toUnsignedLong(wqe.length[sgeIndex])) {
@@ -282,7 +293,7 @@ final class Transmitter {
             int piece = (int) Math.min(remaining, Integer.toUnsignedLong(wqe.length[sgeIndex]) - sgeOffset);
             long offset = wqe.address[sgeIndex] - mr.address() + sgeOffset;
             if (copy) {
-                MemorySegment.copy(mr.segment(), offset, stagingSegment, position, piece);
+                MemorySegment.copy(mr.segment(), offset, outboxSegment, position, piece);
                 position += piece;
             } else {
                 addPayload(mr, offset, piece);
@@ -294,14 +305,20 @@ final class Transmitter {
         finishFpdu(headerLength, payload, copy);
     }
 
-    /** Starts the piece list after the header was encoded into the staging buffer; true to copy the payload. */
+    /**
+     * After the header was encoded into the staging buffer: a copied FPDU gets the header into the outbox (its
+     * payload follows there) and no pieces; a large one starts its piece list with the header. True to copy.
+     */
     private boolean startFpdu(int headerLength, int payload) {
         pieceIndex = 0;
-        pieces[0] = staging;
-        pieceCount = 1;
         boolean copy = payload <= copyThreshold;
-        if (!copy) {
+        if (copy) {
+            MemorySegment.copy(stagingSegment, 0, outboxSegment, outbox.position(), headerLength);
+            pieceCount = 0;
+        } else {
             staging.limit(headerLength).position(0);
+            pieces[0] = staging;
+            pieceCount = 1;
         }
         return copy;
     }
@@ -320,18 +337,19 @@ final class Transmitter {
         int mpaLength = headerLength - DdpHeader.MPA_HEADER_LENGTH + payload;
         int pad = DdpHeader.padLength(mpaLength);
         if (copied) {
-            int end = headerLength + payload;
+            int start = outbox.position();
+            int end = start + headerLength + payload;
             for (int i = 0; i < pad; i++) {
-                staging.put(end + i, (byte) 0);
+                outbox.put(end + i, (byte) 0);
             }
             int crcValue = 0;
             if (qp.crcEnabled) {
                 crc.reset();
-                crc.update(staging, 0, end + pad);
+                crc.update(outbox, start, end + pad - start);
                 crcValue = crc.wireValue();
             }
-            staging.putInt(end + pad, crcValue);
-            staging.limit(end + pad + DdpHeader.MPA_CRC_LENGTH).position(0);
+            outbox.putInt(end + pad, crcValue);
+            outbox.position(end + pad + DdpHeader.MPA_CRC_LENGTH);
             return;
         }
         trailer.clear();
@@ -414,7 +432,8 @@ final class Transmitter {
         if (payload > 0) {
             long offset = r.sourceTo - r.source.address() + r.processed;
             if (copy) {
-                MemorySegment.copy(r.source.segment(), offset, stagingSegment, DdpTaggedHeader.LENGTH, payload);
+                MemorySegment.copy(r.source.segment(), offset, outboxSegment,
+                        outbox.position() + DdpTaggedHeader.LENGTH, payload);
             } else {
                 addPayload(r.source, offset, payload);
             }
