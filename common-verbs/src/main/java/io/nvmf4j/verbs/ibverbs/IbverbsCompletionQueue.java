@@ -146,17 +146,11 @@ final class IbverbsCompletionQueue implements CompletionQueue {
 
     /**
      * Completes a request posted on a queue pair whose connection has ended with {@code IBV_WC_WR_FLUSH_ERR}, here,
-     * without the device (see {@link LocalFlushes}).
+     * without the device (see {@link LocalFlushes}). Called by posters holding their queue pair's lock: it does not
+     * take this CQ's lock (a poller holding that may run disconnect listeners that post).
      */
     void flushLocally(long wrId, WcOpcode opcode, int qpNum) {
-        lock.lock();
-        try {
-            if (!closed) {
-                localFlushes.add(wrId, opcode, qpNum);
-            }
-        } finally {
-            lock.unlock();
-        }
+        localFlushes.add(wrId, opcode, qpNum);
     }
 
     private void fill(WorkCompletion completion, long base) {

@@ -11,6 +11,8 @@ import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_cap;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
@@ -21,6 +23,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * rdma_cm for one device: listen, connect, and the pieces accept shares with connect (queue pair creation and
@@ -46,7 +50,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
     private final IbverbsDevice device;
     private final Resources connections = new Resources();
     /** Connections being destroyed in the background (see destroyLater). */
-    private final java.util.List<Thread> teardowns = new java.util.ArrayList<>();
+    private final List<Thread> teardowns = new ArrayList<>();
     private CmEventLoop loop;
     private boolean closed;
 
@@ -316,13 +320,13 @@ final class IbverbsConnectionManager implements ConnectionManager {
      * (rxe_qp_from_init() never writes them back); only its query says what the queue holds (rxe_qp_to_init()).
      */
     private static void queryCapabilities(Arena arena, MemorySegment qp, MemorySegment cap) {
-        MemorySegment attr = arena.allocate(io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr.layout());
+        MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
         MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());
-        if (ibverbs_h.ibv_query_qp(qp.reinterpret(io.nvmf4j.verbs.ibverbs.ffi.ibv_qp.sizeof()), attr,
+        if (ibverbs_h.ibv_query_qp(qp.reinterpret(ibv_qp.sizeof()), attr,
                 ibverbs_h.IBV_QP_CAP(), init) != 0) {
             return; // keep what create said
         }
-        MemorySegment actual = io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr.cap(attr);
+        MemorySegment actual = ibv_qp_attr.cap(attr);
         ibv_qp_cap.max_send_wr(cap, Math.max(ibv_qp_cap.max_send_wr(cap), ibv_qp_cap.max_send_wr(actual)));
         ibv_qp_cap.max_recv_wr(cap, Math.max(ibv_qp_cap.max_recv_wr(cap), ibv_qp_cap.max_recv_wr(actual)));
     }
@@ -353,9 +357,9 @@ final class IbverbsConnectionManager implements ConnectionManager {
         }
         try {
             connections.closeAll();
-            java.util.List<Thread> pending;
+            List<Thread> pending;
             synchronized (teardowns) {
-                pending = new java.util.ArrayList<>(teardowns);
+                pending = new ArrayList<>(teardowns);
                 teardowns.clear();
             }
             for (Thread thread : pending) {

@@ -10,7 +10,8 @@ import io.nvmf4j.verbs.WorkCompletion;
  * not keep the promise for user-space queue pairs. siw 6.1 accepts a post on a QP in ERROR and never completes it
  * (siw_post_send()/siw_post_receive() put it in the mmapped ring; siw_sq_flush_wr()/siw_rq_flush_wr() act for
  * kernel QPs only), rxe flushes a late receive only when something else runs its responder. A FIFO ring of
- * (wr_id, opcode, qp_num), guarded by its CQ's lock; it grows on this error path only.
+ * (wr_id, opcode, qp_num) under its own monitor, a leaf lock: posters add under their queue pair's lock, the
+ * poller drains under the CQ's; it grows on this error path only.
  *
  * <p>Limit: the provider learns of the end from an event or a completion. A request posted after the device broke
  * the queue pair but before that news arrived went to the device, and siw never completes it.
@@ -21,13 +22,14 @@ final class LocalFlushes {
     private int[] opcodes = new int[16];
     private int[] qpNums = new int[16];
     private int head;
-    private int size;
+    private volatile int size;
 
+    /** A racy hint for the poll path (a flush added meanwhile is found by the next poll). */
     boolean isEmpty() {
         return size == 0;
     }
 
-    void add(long wrId, WcOpcode opcode, int qpNum) {
+    synchronized void add(long wrId, WcOpcode opcode, int qpNum) {
         if (size == wrIds.length) {
             grow();
         }
@@ -39,7 +41,7 @@ final class LocalFlushes {
     }
 
     /** Moves up to {@code out.length - from} flushes into {@code out} from index {@code from}; returns how many. */
-    int drainInto(WorkCompletion[] out, int from) {
+    synchronized int drainInto(WorkCompletion[] out, int from) {
         int n = 0;
         WcOpcode[] values = OPCODES;
         while (size > 0 && from + n < out.length) {

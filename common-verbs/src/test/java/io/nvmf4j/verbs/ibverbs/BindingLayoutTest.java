@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.ibverbs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_async_event;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_comp_channel;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_context;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_context_ops;
@@ -9,6 +10,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.ibv_cq;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_device_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_mr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp;
+import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_recv_wr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_send_wr;
@@ -18,6 +20,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.rdma_cm_event;
 import io.nvmf4j.verbs.ibverbs.ffi.rdma_cm_id;
 import io.nvmf4j.verbs.ibverbs.ffi.rdma_conn_param;
 import io.nvmf4j.verbs.ibverbs.ffi.rdma_event_channel;
+import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 
 import org.junit.jupiter.api.Test;
 
@@ -144,5 +147,35 @@ class BindingLayoutTest {
         assertEquals(24, rdma_cm_id.qp$offset());
         assertEquals(32, rdma_cm_id.route$offset());
         assertEquals(0, rdma_event_channel.fd$offset());
+    }
+
+    /**
+     * What the async-event thread reads and what teardown writes (gcc 12.2, rdma-core 44, same program as above:
+     * sizeof/offsetof of ibv_async_event, ibv_qp_attr.qp_state/cap, ibv_context.async_fd, and the enum values
+     * printed with %d). Needs libibverbs for the constants (the bindings class opens it).
+     */
+    @Test
+    void asyncEventQueuePairStateAndTheirConstantsMatchTheCHeaders() {
+        assertEquals(16, ibv_async_event.sizeof());
+        assertEquals(0, ibv_async_event.element$offset());
+        assertEquals(8, ibv_async_event.event_type$offset());
+        assertEquals(144, ibv_qp_attr.sizeof());
+        assertEquals(0, ibv_qp_attr.qp_state$offset());
+        assertEquals(36, ibv_qp_attr.cap$offset());
+        assertEquals(268, ibv_context.async_fd$offset());
+        for (String soname : new String[] {IbverbsAvailability.VERBS_SONAME, IbverbsAvailability.CM_SONAME}) {
+            try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+                java.lang.foreign.SymbolLookup.libraryLookup(soname, arena);
+            } catch (IllegalArgumentException e) {
+                org.junit.jupiter.api.Assumptions.abort(soname + " is not installed here");
+            }
+        }
+        assertEquals(6, ibverbs_h.IBV_QPS_ERR());
+        assertEquals(1, ibverbs_h.IBV_SEND_FENCE());
+        assertEquals(0, ibverbs_h.IBV_EVENT_CQ_ERR());
+        assertEquals(1, ibverbs_h.IBV_EVENT_QP_FATAL());
+        assertEquals(2, ibverbs_h.IBV_EVENT_QP_REQ_ERR());
+        assertEquals(3, ibverbs_h.IBV_EVENT_QP_ACCESS_ERR());
+        assertEquals(8, ibverbs_h.IBV_EVENT_DEVICE_FATAL());
     }
 }
