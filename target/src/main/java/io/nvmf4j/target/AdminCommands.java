@@ -48,9 +48,9 @@ final class AdminCommands {
         } else if (opcode == AdminOpcode.ABORT.code()) {
             req.prepared(AdminCommands::abort, direction, 0);
         } else if (opcode == AdminOpcode.SET_FEATURES.code()) {
-            req.prepared(AdminCommands::setFeatures, direction, 0);
+            req.preparedAtMost(AdminCommands::setFeatures, direction, 0);
         } else if (opcode == AdminOpcode.GET_FEATURES.code()) {
-            req.prepared(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
+            req.preparedAtMost(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
         } else if (opcode == AdminOpcode.ASYNC_EVENT_REQUEST.code()) {
             req.prepared(AdminCommands::asyncEventRequest, direction, 0);
         } else if (opcode == AdminOpcode.KEEP_ALIVE.code()) {

@@ -106,6 +106,11 @@ public final class Controller {
         return hostNqn;
     }
 
+    /** Whether {@code id} is this controller's Host Identifier (constant time: it is compared against peer input). */
+    boolean hostIdMatches(byte[] id) {
+        return java.security.MessageDigest.isEqual(hostId, id);
+    }
+
     public byte[] hostId() {
         return hostId.clone();
     }

@@ -44,9 +44,9 @@ final class DiscoveryCommands {
         int opcode = sqe.opcode();
         DataDirection direction = DataDirection.ofOpcode(opcode);
         if (opcode == AdminOpcode.SET_FEATURES.code()) {
-            req.prepared(DiscoveryCommands::setFeatures, direction, 0);
+            req.preparedAtMost(DiscoveryCommands::setFeatures, direction, 0);
         } else if (opcode == AdminOpcode.GET_FEATURES.code()) {
-            req.prepared(DiscoveryCommands::getFeatures, direction, 0);
+            req.preparedAtMost(DiscoveryCommands::getFeatures, direction, 0);
         } else if (opcode == AdminOpcode.ASYNC_EVENT_REQUEST.code()) {
             req.prepared(AdminCommands::asyncEventRequest, direction, 0);
         } else if (opcode == AdminOpcode.KEEP_ALIVE.code()) {
@@ -129,10 +129,17 @@ final class DiscoveryCommands {
         Controller ctrl = req.queue().controller();
         SubmissionQueue sq = req.queue();
         MemorySegment page = buildLogPage(sq.target(), sq.port(), ctrl.hostNqn(), sq.transport().localAddress());
+        // LPO is a 64-bit unsigned peer value: compared unsigned (2^63 and up are not negative offsets). An offset
+        // beyond the page is Invalid Field (NVMe Base 2.0, 5.16 Get Log Page, LPOL/LPOU), checked like
+        // nvmet_execute_disc_get_log_page() before anything is copied
+        if (Long.compareUnsigned(offset, page.byteSize()) > 0) {
+            req.errorLocation(GetLogPageCommand.OFFSET_LPO);
+            return StatusCode.INVALID_FIELD.withDnr();
+        }
         MemorySegment out = req.data();
         out.fill((byte) 0);
-        if (offset < page.byteSize()) {
-            long n = Math.min(out.byteSize(), page.byteSize() - offset);
+        long n = Math.min(out.byteSize(), page.byteSize() - offset);
+        if (n > 0) {
             MemorySegment.copy(page, offset, out, 0, n);
         }
         ctrl.asyncEvents().clearMask(AsyncEvents.AEN_DISCOVERY_CHANGE, cmd.rae());

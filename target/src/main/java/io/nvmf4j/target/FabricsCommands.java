@@ -88,6 +88,19 @@ final class FabricsCommands {
             return StatusCode.INVALID_OPCODE.withDnr();
         }
         int qid = Wire.u16(sqe.segment(), OFFSET_CONNECT_QID);
+        int transportQid = req.queue().transport().connectionQid();
+        if (transportQid >= 0 && qid != transportQid) {
+            // The transport sized and set up this connection for another queue (NVMe-oF RDMA binding: the QID of
+            // the RDMA_CM request private data is the queue the connection carries). Linux nvmet-rdma keeps it as
+            // queue->host_qid (nvmet_rdma_queue_connect) but uses it only for sizing, so a connection set up as an
+            // I/O queue could become an admin queue; refused here before any data is fetched, with the status and
+            // IATTR/IPO nvmet_execute_io_connect() gives a QID it cannot accept (IPO_IATTR_CONNECT_SQE(qid)).
+            LOG.log(Level.WARNING, "Connect for queue {0} on a connection set up for queue {1} refused", qid,
+                    transportQid);
+            req.errorLocation(OFFSET_CONNECT_QID);
+            req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_QID));
+            return StatusCode.CONNECT_INVALID_PARAM.withDnr();
+        }
         req.prepared(qid == 0 ? FabricsCommands::adminConnect : FabricsCommands::ioConnect,
                 DataDirection.HOST_TO_CONTROLLER, CONNECT_DATA_SIZE);
         return Status.SUCCESS;
@@ -216,6 +229,26 @@ final class FabricsCommands {
         if (ctrl == null || !ctrl.hostNqn().equals(hostNqn) || ctrl.isReleased()) {
             LOG.log(Level.WARNING, "could not find controller {0} for subsystem {1} / host {2}", cntlid,
                     subsystem.nqn(), hostNqn);
+            req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
+            return StatusCode.CONNECT_INVALID_PARAM.withDnr();
+        }
+        // Beyond nvmet_ctrl_find_get() (subsystem, CNTLID, host NQN): none of these is a secret (the discovery log
+        // names the subsystem, CNTLIDs count up), so an I/O queue must also carry the Host Identifier of the admin
+        // Connect (NVMe-oF 1.1, 3.3: the same HOSTID on every queue of an association; nvmet keeps it as
+        // ctrl->hostid) and come from the admin queue's peer address. Real protection is DH-HMAC-CHAP.
+        byte[] hostId = d.asSlice(OFFSET_DATA_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        if (!ctrl.hostIdMatches(hostId)) {
+            LOG.log(Level.WARNING, "I/O Connect for controller {0} of {1} from {2} refused: Host Identifier differs "
+                    + "from the admin queue''s", cntlid, subsystem.nqn(), sq.transport().remoteAddress());
+            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTID));
+            return StatusCode.CONNECT_INVALID_PARAM.withDnr();
+        }
+        SubmissionQueue admin = ctrl.queue(0);
+        String adminPeer = admin == null ? null : admin.transport().remoteAddress();
+        String ioPeer = sq.transport().remoteAddress();
+        if (adminPeer != null && ioPeer != null && !adminPeer.equals(ioPeer)) {
+            LOG.log(Level.WARNING, "I/O Connect for controller {0} of {1} from {2} refused: its admin queue is "
+                    + "connected from {3}", cntlid, subsystem.nqn(), ioPeer, adminPeer);
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }

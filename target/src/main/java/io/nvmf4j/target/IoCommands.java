@@ -89,7 +89,7 @@ final class IoCommands {
         } else if (opcode == IoOpcode.WRITE_ZEROES.code()) {
             req.prepared(IoCommands::writeZeroes, direction, 0);
         } else if (opcode == IoOpcode.DATASET_MANAGEMENT.code()) {
-            req.prepared(IoCommands::datasetManagement, direction,
+            req.preparedAtMost(IoCommands::datasetManagement, direction,
                     DatasetManagementCommand.wrap(sqe).dataLength());
         } else {
             return AdminCommands.invalidOpcode(req);

@@ -46,6 +46,8 @@ public final class Request {
     CommandHandler handler;
     private DataDirection direction = DataDirection.NONE;
     private long expectedDataLength;
+    /** True when the SGL must describe exactly {@link #expectedDataLength} (nvmet_check_transfer_len()). */
+    private boolean exactDataLength = true;
     private int errorLocation = NO_ERROR_LOCATION;
     private long errorLba;
     private boolean disconnectAfterResponse;
@@ -74,6 +76,7 @@ public final class Request {
         this.handler = null;
         this.direction = DataDirection.NONE;
         this.expectedDataLength = 0;
+        this.exactDataLength = true;
         this.errorLocation = NO_ERROR_LOCATION;
         this.errorLba = 0;
         this.disconnectAfterResponse = false;
@@ -187,6 +190,34 @@ public final class Request {
         this.handler = handler;
         this.direction = direction;
         this.expectedDataLength = expectedDataLength;
+        this.exactDataLength = true;
+    }
+
+    /**
+     * Like {@link #prepared(CommandHandler, DataDirection, long)} for a command whose SGL may describe more than
+     * it uses (nvmet_check_data_len_lte(): Get/Set Features, Dataset Management): only the first
+     * {@code usedDataLength} bytes are ever transferred.
+     */
+    void preparedAtMost(CommandHandler handler, DataDirection direction, long usedDataLength) {
+        prepared(handler, direction, usedDataLength);
+        this.exactDataLength = false;
+    }
+
+    /**
+     * The bytes a transport should move for a command whose SGL describes {@code sglLength} bytes, decided before
+     * it takes any buffer or posts any RDMA Read (a peer-controlled length is checked first): the expected length
+     * when the SGL matches it (or, for {@link #preparedAtMost} commands, covers it), else -1 with the data pointer
+     * as error location, and the transport fails the command with Data SGL Length Invalid like
+     * nvmet_check_transfer_len() would have. Never more than the command produces: a 1 MiB SGL on Get Features KATO
+     * moves nothing, so no byte the command did not produce can reach the host.
+     */
+    public long admitTransfer(long sglLength) {
+        boolean ok = exactDataLength ? sglLength == expectedDataLength : sglLength >= expectedDataLength;
+        if (!ok) {
+            errorLocation = SubmissionQueueEntry.OFFSET_DPTR;
+            return -1;
+        }
+        return expectedDataLength;
     }
 
     /** Marks the request completed; false if it already was (a second completion is a bug we refuse). */

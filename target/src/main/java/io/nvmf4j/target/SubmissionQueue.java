@@ -66,6 +66,11 @@ public final class SubmissionQueue {
         return QueueId.of(qid);
     }
 
+    /** The QID as an int (0 before Connect), without a {@link QueueId} per call: for the data path. */
+    public int qidValue() {
+        return qid;
+    }
+
     /** Entries in this queue (Connect SQSIZE + 1), 0 before Connect. */
     public int size() {
         return size;

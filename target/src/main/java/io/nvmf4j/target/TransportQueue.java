@@ -37,4 +37,20 @@ public interface TransportQueue {
     default String localAddress() {
         return null;
     }
+
+    /**
+     * The peer's IP address (no port) as text, or null when the transport has none. The core requires an I/O
+     * queue's Connect to come from the admin queue's address (an association belongs to one host).
+     */
+    default String remoteAddress() {
+        return null;
+    }
+
+    /**
+     * The queue ID the transport connection was set up for (the QID of the NVMe-oF RDMA-CM request private data),
+     * or -1 when the transport carries none. A Connect naming another QID is refused.
+     */
+    default int connectionQid() {
+        return -1;
+    }
 }

@@ -116,6 +116,46 @@ class ConnectTest {
         assertEquals(1 << 16 | 16, r.cqe().dw0());
     }
 
+    /**
+     * F11: NQN and controller ID are not secrets (the discovery log names the subsystem, CNTLIDs count up). An I/O
+     * queue attaches only to a controller created by the same host: the Host Identifier of its Connect data must be
+     * the admin Connect's (NVMe-oF 1.1, 3.3: "the Host Identifier ... shall be the same for all queues of the
+     * association"), else Connect Invalid Parameters pointing at HOSTID in the data.
+     */
+    @Test
+    void ioConnectWithTheRightNqnAndCntlidButAnotherHostIdentifierIsRefused() {
+        LoopHost host = fx.host();
+        host.connectAndEnable(SUBNQN);
+        LoopHost intruder = fx.host();
+        intruder.cntlid = host.cntlid;
+        intruder.hostId[0] ^= 0x55;
+        Request r = intruder.connectIo(SUBNQN, 1, 31);
+        assertEquals(0x4182, field(r), "Connect Invalid Parameters, DNR");
+        assertEquals(1 << 16 | 0, r.cqe().dw0(), "IATTR 1 (Connect data), IPO 0 (HOSTID)");
+        assertNull(host.controller().queue(1), "nothing attached");
+        assertEquals(0, field(host.connectIo(SUBNQN, 1, 31)), "the real host's I/O queue still connects");
+    }
+
+    /**
+     * F11: an I/O queue must come from the peer address of its admin queue (the association's host); from
+     * elsewhere the controller is "not found" for it, Connect Invalid Parameters pointing at CNTLID as nvmet's
+     * nvmet_ctrl_find_get() failure does.
+     */
+    @Test
+    void ioConnectFromAnotherPeerAddressThanTheAdminQueueIsRefused() {
+        LoopHost host = fx.host();
+        host.peerAddress = "192.0.2.1";
+        host.connectAndEnable(SUBNQN);
+        LoopHost elsewhere = fx.host();
+        elsewhere.peerAddress = "192.0.2.99";
+        elsewhere.cntlid = host.cntlid;
+        Request r = elsewhere.connectIo(SUBNQN, 1, 31);
+        assertEquals(0x4182, field(r));
+        assertEquals(1 << 16 | 16, r.cqe().dw0(), "IATTR 1, IPO 16 (CNTLID)");
+        assertNull(host.controller().queue(1));
+        assertEquals(0, field(host.connectIo(SUBNQN, 1, 31)), "same address: connects");
+    }
+
     @Test
     void ioConnectBeyondMaxQidIsInvalidParameterPointingAtQidInTheSqe() {
         TargetFixture small = new TargetFixture(Subsystem.builder(Nqn.parse(SUBNQN)).allowHost(HOST).maxIoQueues(2));

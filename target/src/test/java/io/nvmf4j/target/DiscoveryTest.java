@@ -45,7 +45,10 @@ class DiscoveryTest {
 
     private Request logPage(LoopHost h, long offset, MemorySegment data) {
         SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
-        GetLogPageCommand.create(sqe, 0x70, 0, data.byteSize()).offset(offset);
+        GetLogPageCommand.create(sqe, 0x70, 0, data.byteSize());
+        // LPOL/LPOU as a peer sends them, any 64-bit value (the builder refuses unaligned ones)
+        sqe.cdw(12, (int) offset);
+        sqe.cdw(13, (int) (offset >>> 32));
         return h.submit(h.admin, sqe, data);
     }
 
@@ -116,10 +119,10 @@ class DiscoveryTest {
         assertEquals(0, logPage(h, 2048, second).cqe().statusField());
         assertEquals(SUBNQN, text(second, 256, 256), "LPO 2048 is the second entry");
 
-        MemorySegment beyond = h.buffer(1024);
-        beyond.fill((byte) 7);
-        assertEquals(0, logPage(h, 8192, beyond).cqe().statusField());
-        assertTrue(Wire.isZero(beyond, 0, 1024), "past the page: zeroes");
+        MemorySegment end = h.buffer(1024);
+        end.fill((byte) 7);
+        assertEquals(0, logPage(h, 3072, end).cqe().statusField(), "LPO at the end of the page");
+        assertTrue(Wire.isZero(end, 0, 1024), "past the page: zeroes");
 
         SubmissionQueueEntry misaligned = SubmissionQueueEntry.allocate();
         GetLogPageCommand.create(misaligned, 0x70, 0, 16);
@@ -130,6 +133,34 @@ class DiscoveryTest {
         SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
         GetLogPageCommand.create(sqe, 0x02, 0xFFFF_FFFFL, 16);
         assertEquals(0x6002, h.submit(h.admin, sqe, err).cqe().statusField(), "only log page 70h");
+    }
+
+    /**
+     * F5: the log page offset is a 64-bit unsigned number from the peer (NVMe Base 2.0, 5.16: an offset beyond the
+     * log page is Invalid Field in Command). Compared unsigned: 2^63 and above used to be negative and threw inside
+     * the copy, an Internal Error with a stack trace per command.
+     */
+    @Test
+    void logPageOffsetsAtEveryBoundaryAreServedOrInvalidFieldNeverAnException() {
+        LoopHost h = discover(HOST);
+        long page = 3 * 1024; // header + 2 entries
+        long[] served = {0, page - 4, page};
+        for (long offset : served) {
+            MemorySegment d = h.buffer(16);
+            assertEquals(0, logPage(h, offset, d).cqe().statusField(), "LPO " + Long.toUnsignedString(offset));
+        }
+        long[] refused = {page + 4, 1L << 31, (1L << 32) + 4, 1L << 63, (1L << 63) + 4, -4L, -1L, Long.MAX_VALUE};
+        for (long offset : refused) {
+            MemorySegment d = h.buffer(16);
+            d.fill((byte) 7);
+            Request r = logPage(h, offset, d);
+            assertEquals(0x4002, r.cqe().statusField() & 0x47FF, "LPO " + Long.toUnsignedString(offset)
+                    + ": Invalid Field with DNR");
+            assertTrue(r.cqe().statusField() == 0x6002 || r.cqe().statusField() == 0x4002,
+                    "Invalid Field (with More when logged): " + Integer.toHexString(r.cqe().statusField()));
+            assertEquals(0x0707070707070707L, Wire.u64(d, 0), "nothing copied for LPO "
+                    + Long.toUnsignedString(offset));
+        }
     }
 
     @Test

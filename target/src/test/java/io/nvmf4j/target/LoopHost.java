@@ -26,6 +26,8 @@ final class LoopHost {
     final Port port;
     final String hostNqn;
     final byte[] hostId = new byte[16];
+    /** The peer address its queues report to the core (null: the transport does not know one). */
+    String peerAddress;
     final Arena arena = Arena.ofAuto();
     Queue admin;
     int cntlid = -1;
@@ -46,6 +48,7 @@ final class LoopHost {
 
     Queue openQueue() {
         LoopTransportQueue t = new LoopTransportQueue();
+        t.remoteAddress = peerAddress;
         return new Queue(target.createQueue(port, t), t);
     }
 

@@ -15,6 +15,7 @@ final class LoopTransportQueue implements TransportQueue {
     final AtomicInteger disconnects = new AtomicInteger();
     final CountDownLatch disconnected = new CountDownLatch(1);
     volatile String localAddress;
+    volatile String remoteAddress;
 
     @Override
     public void queueResponse(Request request) {
@@ -30,5 +31,10 @@ final class LoopTransportQueue implements TransportQueue {
     @Override
     public String localAddress() {
         return localAddress;
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remoteAddress;
     }
 }

@@ -9,6 +9,7 @@ import io.nvmf4j.protocol.io.IoOpcode;
 import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.SubmissionQueue;
+import io.nvmf4j.target.rdma.RejectReason;
 import io.nvmf4j.target.rdma.TransportObserver;
 import java.time.Duration;
 import java.util.Map;
@@ -28,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code nvmf4j.io.errors} (counter): commands completed with a non-zero status;</li>
  *   <li>{@code nvmf4j.io.queue.depth} (gauge): commands of the namespace in flight in the target;</li>
  *   <li>{@code nvmf4j.connections} (gauge; tag subsystem) connected queues, {@code nvmf4j.connects} (counter)
- *       queues ever connected.</li>
+ *       queues ever connected;</li>
+ *   <li>{@code nvmf4j.rejected} (counter; tag reason, one of {@link RejectReason}'s labels, registered up front):
+ *       connections refused or ended because of their peer; Prometheus {@code nvmf4j_rejected_total{reason}}.</li>
  * </ul>
  *
  * Meters are resolved once per namespace and kept in a map keyed by the {@link Namespace} object; the per-command
@@ -39,9 +42,19 @@ public final class TargetMetrics implements TransportObserver {
     private final MeterRegistry registry;
     private final Map<Namespace, NamespaceMeters> namespaces = new ConcurrentHashMap<>();
     private final Map<String, SubsystemMeters> subsystems = new ConcurrentHashMap<>();
+    private final Map<RejectReason, Counter> rejected = new java.util.EnumMap<>(RejectReason.class);
 
     public TargetMetrics(MeterRegistry registry) {
         this.registry = registry;
+        for (RejectReason reason : RejectReason.values()) {
+            rejected.put(reason, Counter.builder("nvmf4j.rejected").tag("reason", reason.label())
+                    .description("connections refused or ended because of their peer").register(registry));
+        }
+    }
+
+    @Override
+    public void peerRejected(RejectReason reason) {
+        rejected.get(reason).increment();
     }
 
     public MeterRegistry registry() {

@@ -93,6 +93,11 @@ final class BufferPool implements AutoCloseable {
         return blocks == 1 ? 0 : 64 - Long.numberOfLeadingZeros(blocks - 1);
     }
 
+    /** Bytes of the block a buffer of {@code length} bytes takes. */
+    static long blockBytes(long length) {
+        return (long) MIN_BLOCK << orderFor(length);
+    }
+
     /** Offset into {@link #region()} of a free buffer of at least {@code length} bytes, or -1 if none is free. */
     long allocate(long length) {
         int order = orderFor(length);

@@ -32,6 +32,8 @@ final class PollGroup implements AutoCloseable {
      * completion queue's own spin, so an idle daemon wakes each group only twice a second.
      */
     private static final long BLOCK_MILLIS = 500;
+    /** How often timeouts are checked, busy or idle (connect and Read timeouts are seconds; this is their grain). */
+    private static final long HOUSEKEEPING_NANOS = 100_000_000L;
 
     private final int id;
     private final ProtectionDomain pd;
@@ -52,8 +54,21 @@ final class PollGroup implements AutoCloseable {
     private volatile RdmaQueue[] slots = new RdmaQueue[16];
     private int[] generations = new int[16];
     private int[] slotNeeds = new int[16];
+    private boolean[] slotUnconnected = new boolean[16];
+    private java.net.InetAddress[] slotPeers = new java.net.InetAddress[16];
     private int cqEntriesReserved;
     private int queueCount;
+    private int unconnected;
+
+    private final UnconnectedPeers peers;
+    private final HostileLog hostileLog;
+    private final int maxUnconnected;
+    private final long connectTimeoutNanos;
+    private final long readTimeoutNanos;
+    private final long queueBufferLimit;
+    private long nextHousekeeping;
+    /** Failures caught in the loop outside any one connection (logged once each kind, counted). */
+    private boolean loopFailureLogged;
 
     // NEED_BUFFER FIFO (poll thread only)
     private RdmaRequest waitHead;
@@ -61,10 +76,21 @@ final class PollGroup implements AutoCloseable {
 
     PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
               TransportObserver observer) throws VerbsException {
+        this(id, device, pd, options, largestTransfer, observer,
+                new UnconnectedPeers(options.maxUnconnectedPerAddress()), new HostileLog());
+    }
+
+    PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
+              TransportObserver observer, UnconnectedPeers peers, HostileLog hostileLog) throws VerbsException {
         this.id = id;
         this.pd = pd;
         this.spinNanos = options.spinBudget().toNanos();
         this.observer = observer;
+        this.peers = peers;
+        this.hostileLog = hostileLog;
+        this.maxUnconnected = options.maxUnconnectedPerGroup();
+        this.connectTimeoutNanos = options.connectTimeout().toNanos();
+        this.readTimeoutNanos = options.readTimeout().toNanos();
         for (int i = 0; i < BATCH; i++) {
             completions[i] = new WorkCompletion();
         }
@@ -75,6 +101,7 @@ final class PollGroup implements AutoCloseable {
             cq.close();
             throw e;
         }
+        this.queueBufferLimit = options.queueBufferLimit(pool.capacity(), pool.largestBlock());
         this.thread = new Thread(this::run, "nvmf4j-poll-group-" + id);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -105,6 +132,17 @@ final class PollGroup implements AutoCloseable {
         return Math.min(port.maxDataTransferBytes(), pool.largestBlock());
     }
 
+    /** The most pool memory one queue may hold ({@link RdmaTransportOptions#queueBufferBytes()}). */
+    long queueBufferLimit() {
+        return queueBufferLimit;
+    }
+
+    /** Logs (once per connection, rate-limited) and counts a refused or ended peer. */
+    void reportRejected(RejectReason reason, String detail) {
+        observer.peerRejected(reason);
+        hostileLog.log(reason, "poll group " + id, detail);
+    }
+
     /** The poll thread's id (tests measure its allocations). */
     long threadId() {
         return thread.threadId();
@@ -124,14 +162,24 @@ final class PollGroup implements AutoCloseable {
 
     // ---- queue registration (accepting threads) ----
 
+    /** {@link #reserve} could not: the completion queue (or the slot table) is full. */
+    static final int[] NO_ROOM = {-1, 0};
+    /** {@link #reserve} could not: too many unconnected queues in this group or from this peer address. */
+    static final int[] UNCONNECTED_LIMIT = {-2, 0};
+
     /**
-     * Reserves a slot and completion-queue room for a queue of {@code recvEntries}; returns {slot, generation}, or
-     * null when the completion queue has no room left (the connection is then refused with NO_RSC).
+     * Reserves a slot and the completion-queue room of a queue's Connect phase ({@link RdmaQueue#CONNECT_RECEIVES}
+     * receives; the rest of its depth is reserved when its Connect runs), and counts it as unconnected for this
+     * group and for {@code peer}; returns {slot, generation}, or {@link #NO_ROOM} / {@link #UNCONNECTED_LIMIT}
+     * (the connection is then refused with NO_RSC).
      */
-    synchronized int[] reserve(int recvEntries) {
-        int need = RdmaQueue.completionQueueNeeds(recvEntries);
+    synchronized int[] reserve(int recvEntries, java.net.InetAddress peer) {
+        int need = RdmaQueue.completionQueueNeeds(Math.min(RdmaQueue.CONNECT_RECEIVES, recvEntries));
         if (!running || cqEntriesReserved + need > cq.capacity()) {
-            return null;
+            return NO_ROOM;
+        }
+        if (unconnected >= maxUnconnected || !peers.tryAcquire(peer)) {
+            return UNCONNECTED_LIMIT;
         }
         int free = -1;
         for (int i = 0; i < slotNeeds.length; i++) {
@@ -142,18 +190,45 @@ final class PollGroup implements AutoCloseable {
         }
         if (free < 0) {
             if (slotNeeds.length >= WorkRequestIds.MAX_SLOTS) {
-                return null;
+                peers.release(peer);
+                return NO_ROOM;
             }
             free = slotNeeds.length;
             int size = slotNeeds.length * 2;
             slotNeeds = java.util.Arrays.copyOf(slotNeeds, size);
             generations = java.util.Arrays.copyOf(generations, size);
             slots = java.util.Arrays.copyOf(slots, size);
+            slotUnconnected = java.util.Arrays.copyOf(slotUnconnected, size);
+            slotPeers = java.util.Arrays.copyOf(slotPeers, size);
         }
         generations[free] = (generations[free] + 1) & 0xFFFF;
         slotNeeds[free] = need;
         cqEntriesReserved += need;
+        slotUnconnected[free] = true;
+        slotPeers[free] = peer;
+        unconnected++;
         return new int[] {free, generations[free]};
+    }
+
+    /** Changes a slot's completion-queue reservation to {@code need} entries; false (unchanged) if no room. */
+    synchronized boolean resizeReservation(int slot, int need) {
+        int delta = need - slotNeeds[slot];
+        if (delta > 0 && cqEntriesReserved + delta > cq.capacity()) {
+            return false;
+        }
+        slotNeeds[slot] = need;
+        cqEntriesReserved += delta;
+        return true;
+    }
+
+    /** The slot's queue completed Connect (or is gone): it no longer counts as unconnected. Idempotent. */
+    synchronized void leaveUnconnected(int slot) {
+        if (slotUnconnected[slot]) {
+            slotUnconnected[slot] = false;
+            unconnected--;
+            peers.release(slotPeers[slot]);
+            slotPeers[slot] = null;
+        }
     }
 
     /** Publishes a queue in its reserved slot; completions for it are dispatched from now on. */
@@ -166,6 +241,7 @@ final class PollGroup implements AutoCloseable {
 
     /** Gives back a reservation (and the slot's queue, if registered). */
     synchronized void unreserve(int slot) {
+        leaveUnconnected(slot);
         cqEntriesReserved -= slotNeeds[slot];
         slotNeeds[slot] = 0;
         RdmaQueue[] s = slots;
@@ -222,7 +298,32 @@ final class PollGroup implements AutoCloseable {
             }
             r.nextWaiting = null;
             r.bufferOffset = offset;
-            r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+            try {
+                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+            } catch (RuntimeException e) {
+                failed(r.queue, e);
+            }
+        }
+    }
+
+    /**
+     * Something threw while serving {@code q} outside the per-completion catch: nothing that one connection causes
+     * may end the poll-group thread (it serves every other queue), so that connection ends, logged once with the
+     * failure and counted as an internal error.
+     */
+    void failed(RdmaQueue q, RuntimeException e) {
+        if (q.state() == RdmaQueue.State.LIVE) {
+            LOG.log(Level.ERROR, q + ": unexpected failure; closing the connection", e);
+        }
+        try {
+            q.reject(RejectReason.INTERNAL_ERROR, "internal error: " + e);
+        } catch (RuntimeException again) {
+            LOG.log(Level.ERROR, "{0}: teardown failed too ({1}); releasing", q, again.toString());
+            try {
+                q.releaseResources();
+            } catch (RuntimeException ignored) {
+                // the slot stays taken; the thread goes on
+            }
         }
     }
 
@@ -267,8 +368,31 @@ final class PollGroup implements AutoCloseable {
     }
 
     private void run() {
-        long lastWork = System.nanoTime();
+        lastWork = System.nanoTime();
+        nextHousekeeping = lastWork + HOUSEKEEPING_NANOS;
         while (running) {
+            try {
+                iterate();
+            } catch (RuntimeException e) {
+                // last line of defence: a failure not tied to one connection is logged (once) and the loop goes on
+                observer.peerRejected(RejectReason.INTERNAL_ERROR);
+                if (!loopFailureLogged) {
+                    loopFailureLogged = true;
+                    LOG.log(Level.ERROR, "poll group " + id + ": unexpected failure in the poll loop", e);
+                } else {
+                    LOG.log(Level.WARNING, "poll group {0}: unexpected failure in the poll loop: {1}", id,
+                            e.toString());
+                }
+            }
+        }
+        runTasks();
+    }
+
+    private long lastWork;
+
+    /** One round of the poll loop: tasks, completions, buffer waiters, timeouts; then spin or block. */
+    private void iterate() {
+        {
             boolean worked = runTasks();
             int n = cq.poll(completions);
             if (n > 0) {
@@ -279,17 +403,22 @@ final class PollGroup implements AutoCloseable {
             if (worked) {
                 serveWaiters();
                 lastWork = n > 0 ? batchNanos : System.nanoTime();
-                continue;
+                if (lastWork - nextHousekeeping >= 0) {
+                    housekeeping(lastWork);
+                }
+                return;
             }
             long now = System.nanoTime();
             if (now - lastWork < spinNanos) {
                 Thread.onSpinWait();
-                continue;
+                return;
             }
-            reapOverdueTeardowns(now);
+            if (now - nextHousekeeping >= 0) {
+                housekeeping(now);
+            }
             synchronized (sleepLock) {
                 if (!tasks.isEmpty() || !running) {
-                    continue;
+                    return;
                 }
                 sleeping = true;
             }
@@ -310,7 +439,21 @@ final class PollGroup implements AutoCloseable {
                 lastWork = batchNanos;
             }
         }
-        runTasks();
+    }
+
+    /** Overdue teardowns, connect timeouts, RDMA Read timeouts; each queue on its own (one failure ends one). */
+    private void housekeeping(long now) {
+        nextHousekeeping = now + HOUSEKEEPING_NANOS;
+        reapOverdueTeardowns(now);
+        for (RdmaQueue q : slots) {
+            if (q != null) {
+                try {
+                    q.checkTimeouts(now, connectTimeoutNanos, readTimeoutNanos);
+                } catch (RuntimeException e) {
+                    failed(q, e);
+                }
+            }
+        }
     }
 
     private boolean runTasks() {
@@ -348,8 +491,7 @@ final class PollGroup implements AutoCloseable {
                 q.onCompletion(wc, WorkRequestIds.kind(wrId), WorkRequestIds.index(wrId));
             } catch (RuntimeException e) {
                 // nothing from the network may take the poll group down: end this connection only
-                LOG.log(Level.ERROR, q + ": unexpected failure; closing the connection", e);
-                q.beginTeardown("internal error");
+                failed(q, e);
             }
         }
     }
@@ -359,7 +501,12 @@ final class PollGroup implements AutoCloseable {
         for (RdmaQueue q : s) {
             if (q != null && q.teardownOverdue(now)) {
                 LOG.log(Level.WARNING, "{0}: flushes did not arrive in time; releasing anyway", q);
-                q.releaseResources();
+                try {
+                    q.releaseResources();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "{0}: releasing failed: {1}", q, e.toString());
+                    unreserve(q.slot); // never look at it again
+                }
             }
         }
     }

@@ -32,7 +32,13 @@ import java.util.EnumSet;
  * One NVMe queue carried by one RDMA queue pair (nvmet-rdma's {@code struct nvmet_rdma_queue}): the receive
  * buffers pre-posted for command capsules (HSQSIZE + 1 of them, each with room for the SQE and the port's in-capsule
  * data), twice as many {@link RdmaRequest}s with their CQEs in registered memory, and the core's
- * {@link SubmissionQueue}. Every method except {@link #queueResponse} and {@link #disconnect} runs on the owning
+ * {@link SubmissionQueue}.
+ *
+ * <p>Until its NVMe Connect succeeds a queue holds almost nothing (a peer that has not connected is a stranger):
+ * {@link #CONNECT_RECEIVES} receive buffer and two request contexts, the completion-queue room for them, no pool
+ * buffer larger than the 1024 bytes of Connect data, and {@link RdmaTransportOptions#connectTimeout()} to connect.
+ * The rest of the receive buffers and contexts, and their completion-queue room, come with a valid Connect.
+ * Every method except {@link #queueResponse} and {@link #disconnect} runs on the owning
  * {@link PollGroup}'s thread; those two hand their work to it when called from elsewhere.
  */
 final class RdmaQueue implements TransportQueue {
@@ -40,6 +46,9 @@ final class RdmaQueue implements TransportQueue {
     private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
 
     enum State { LIVE, DISCONNECTING, RELEASED }
+
+    /** Receive buffers posted before Connect: a host sends nothing but its Connect until that is answered. */
+    static final int CONNECT_RECEIVES = 1;
 
     final PollGroup group;
     final int slot;
@@ -54,9 +63,13 @@ final class RdmaQueue implements TransportQueue {
     final InetSocketAddress remote;
     final InetSocketAddress local;
 
+    /** The memory of the Connect phase: {@link #CONNECT_RECEIVES} receive buffers and their request CQEs. */
     private final Arena arena;
-    private final MemorySegment memory;
     private final MemoryRegion region;
+    /** The memory of the other receive buffers and requests, allocated once Connect succeeded (else null). */
+    private Arena fullArena;
+    private MemoryRegion fullRegion;
+    private final MemorySegment[] recvBuffers;
     private final ReceiveWorkRequest[] recvs;
     private final SubmissionQueueEntry[] sqes;
     /** Per receive buffer, the last in-capsule data slice handed out and its offset (reused when they match). */
@@ -72,6 +85,20 @@ final class RdmaQueue implements TransportQueue {
     private volatile QueuePair qp;
     private long teardownDeadlineNanos;
     private boolean announced;
+    /** When the connection was accepted (System.nanoTime), for the connect timeout. */
+    final long acceptedNanos = System.nanoTime();
+    /** No successful Connect yet (poll thread). */
+    private boolean connectPhase = true;
+    /** The completion-queue room of the full queue depth is reserved (from a Connect's execution on). */
+    private boolean fullRoomReserved;
+    /** The peer was logged and counted as refused once: never again for this connection. */
+    private boolean rejectionReported;
+    /** Pool bytes held (or waited for in the poll group's FIFO) by this queue's requests. */
+    private long bufferBytesHeld;
+    /** Requests waiting because this queue is at its pool limit (FIFO through {@link RdmaRequest#nextWaiting}). */
+    private RdmaRequest quotaHead;
+    private RdmaRequest quotaTail;
+    private boolean servingQuota;
 
     RdmaQueue(PollGroup group, int slot, int generation, NvmeTarget target, Port port, CmConnectCheck.Accepted sizing,
               InetSocketAddress remote, InetSocketAddress local, boolean trace) throws VerbsException {
@@ -87,39 +114,80 @@ final class RdmaQueue implements TransportQueue {
         this.remote = remote;
         this.local = local;
         int requestCount = 2 * recvEntries;
-        long recvBytes = (long) recvEntries * capsuleSize;
-        long cqeBytes = (long) requestCount * CompletionQueueEntry.SIZE;
-        this.arena = Arena.ofShared();
-        try {
-            this.memory = arena.allocate(recvBytes + cqeBytes, 4096);
-            this.region = group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
-        } catch (VerbsException | RuntimeException e) {
-            arena.close();
-            throw e;
-        }
+        this.recvBuffers = new MemorySegment[recvEntries];
         this.recvs = new ReceiveWorkRequest[recvEntries];
         this.sqes = new SubmissionQueueEntry[recvEntries];
         this.inCapsuleSlices = new MemorySegment[recvEntries];
         this.inCapsuleOffsets = new long[recvEntries];
-        for (int i = 0; i < recvEntries; i++) {
-            long offset = (long) i * capsuleSize;
-            recvs[i] = new ReceiveWorkRequest(1).wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.RECV, i))
-                    .local(region, offset, capsuleSize);
-            sqes[i] = SubmissionQueueEntry.wrap(memory.asSlice(offset, SubmissionQueueEntry.SIZE));
-        }
         this.requests = new RdmaRequest[requestCount];
         this.freeStack = new int[requestCount];
-        for (int i = 0; i < requestCount; i++) {
-            long offset = recvBytes + (long) i * CompletionQueueEntry.SIZE;
+        int first = Math.min(CONNECT_RECEIVES, recvEntries);
+        this.arena = Arena.ofShared();
+        try {
+            MemorySegment memory = arena.allocate(phaseBytes(first), 4096);
+            this.region = group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            initSlots(0, first, memory, region);
+        } catch (VerbsException | RuntimeException e) {
+            arena.close();
+            throw e;
+        }
+        this.sq = target.createQueue(port, this);
+    }
+
+    /** Receive buffers and request CQEs of {@code receives} receive slots (two requests per slot, like nvmet). */
+    private long phaseBytes(int receives) {
+        return (long) receives * capsuleSize + 2L * receives * CompletionQueueEntry.SIZE;
+    }
+
+    /** Sets up receive slots [from, to) and their requests in {@code memory}; the requests become free. */
+    private void initSlots(int from, int to, MemorySegment memory, MemoryRegion reg) {
+        long recvBytes = (long) (to - from) * capsuleSize;
+        for (int i = from; i < to; i++) {
+            long offset = (long) (i - from) * capsuleSize;
+            recvBuffers[i] = memory.asSlice(offset, capsuleSize);
+            recvs[i] = new ReceiveWorkRequest(1).wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.RECV, i))
+                    .local(reg, offset, capsuleSize);
+            sqes[i] = SubmissionQueueEntry.wrap(memory.asSlice(offset, SubmissionQueueEntry.SIZE));
+        }
+        for (int i = 2 * to - 1; i >= 2 * from; i--) {
+            long offset = recvBytes + (long) (i - 2 * from) * CompletionQueueEntry.SIZE;
             RdmaRequest r = new RdmaRequest(this, i, memory.asSlice(offset, CompletionQueueEntry.SIZE));
             r.send.wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.SEND, i)).signaled(true)
-                    .local(region, offset, CompletionQueueEntry.SIZE);
+                    .local(reg, offset, CompletionQueueEntry.SIZE);
             r.data.wrId(WorkRequestIds.of(slot, generation, WorkRequestIds.DATA, i)).signaled(true);
             requests[i] = r;
-            freeStack[i] = requestCount - 1 - i;
+            freeStack[freeTop++] = i;
         }
-        this.freeTop = requestCount;
-        this.sq = target.createQueue(port, this);
+    }
+
+    /**
+     * After a successful Connect: the other receive buffers and request contexts, each receive posted before the
+     * Connect response goes out (the host may then submit its whole queue at once).
+     */
+    private boolean growAfterConnect() {
+        int first = Math.min(CONNECT_RECEIVES, recvEntries);
+        if (first == recvEntries) {
+            return true;
+        }
+        Arena a = Arena.ofShared();
+        try {
+            MemorySegment memory = a.allocate(phaseBytes(recvEntries - first), 4096);
+            fullRegion = group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            fullArena = a;
+            initSlots(first, recvEntries, memory, fullRegion);
+        } catch (VerbsException | RuntimeException e) {
+            LOG.log(Level.WARNING, "{0}: no memory for the queue''s receive buffers: {1}", this, e.getMessage());
+            if (fullArena == null) {
+                a.close();
+            }
+            return false;
+        }
+        for (int i = first; i < recvEntries; i++) {
+            if (!postReceive(i)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Send-queue work requests a queue of {@code recvEntries} needs: a data transfer and a Send per request. */
@@ -140,11 +208,12 @@ final class RdmaQueue implements TransportQueue {
         return sqes[recvSlot];
     }
 
-    /** Runs on the accepting thread, on the new queue pair before the host may send: every receive is posted. */
+    /** Runs on the accepting thread, on the new queue pair before the host may send: the Connect receive(s). */
     void postInitialReceives(QueuePair queuePair) throws VerbsException {
         this.qp = queuePair;
-        outstandingWrs = recvEntries;
-        for (int i = 0; i < recvEntries; i++) {
+        int first = Math.min(CONNECT_RECEIVES, recvEntries);
+        outstandingWrs = first;
+        for (int i = 0; i < first; i++) {
             queuePair.postReceive(recvs[i]);
         }
     }
@@ -185,8 +254,7 @@ final class RdmaQueue implements TransportQueue {
     private void onReceive(WorkCompletion wc, int recvSlot) {
         if (wc.status() != WcStatus.SUCCESS) {
             if (wc.status() != WcStatus.WR_FLUSH_ERR) {
-                LOG.log(Level.WARNING, "{0}: receive failed: {1}", this, wc);
-                beginTeardown("receive failed: " + wc.status());
+                reject(RejectReason.PROTOCOL_ERROR, "receive failed: " + wc.status());
             }
             return;
         }
@@ -195,9 +263,8 @@ final class RdmaQueue implements TransportQueue {
         }
         if (wc.byteLength() < SubmissionQueueEntry.SIZE) {
             // nvmet: "Ctrl Fatal Error: capsule size less than 64 bytes"
-            LOG.log(Level.WARNING, "{0}: command capsule of {1} bytes, less than an SQE; closing the connection",
-                    this, wc.byteLength());
-            beginTeardown("short command capsule");
+            reject(RejectReason.PROTOCOL_ERROR, "command capsule of " + wc.byteLength()
+                    + " bytes, less than an SQE");
             return;
         }
         if (freeTop == 0) {
@@ -214,11 +281,30 @@ final class RdmaQueue implements TransportQueue {
         }
         r.started = true;
         group.observer().commandStarted(req);
+        if (connectPhase && !fullRoomReserved) {
+            // a Connect (nothing else passes prepare on an unbound queue) runs: reserve the completion-queue room
+            // of the full queue now, and give it back if the Connect fails
+            if (!group.resizeReservation(slot, completionQueueNeeds(recvEntries))) {
+                LOG.log(Level.WARNING, "{0}: no completion-queue room for {1} entries; Connect refused", this,
+                        recvEntries);
+                req.fail(StatusCode.CONNECT_CTRL_BUSY.status(), Request.NO_ERROR_LOCATION);
+                return;
+            }
+            fullRoomReserved = true;
+        }
         Status status = SglMapping.map(r, req.dataDirection(), port.inlineDataSize(), group.maxTransfer(port));
         if (!status.isSuccess()) {
             req.fail(status, req.errorLocation());
             return;
         }
+        // every peer-controlled length is checked before a buffer is taken or a Read posted: exactly what the
+        // command defines (1024 bytes for Connect), or for Get/Set Features and Dataset Management at most that
+        long use = req.admitTransfer(r.transferLength);
+        if (use < 0) {
+            req.fail(StatusCode.SGL_INVALID_DATA.withDnr(), req.errorLocation());
+            return;
+        }
+        r.transferLength = (int) use;
         if (r.inCapsule) {
             req.data(inCapsuleData(recvSlot, r.remoteAddress, r.transferLength));
             execute(r);
@@ -226,9 +312,72 @@ final class RdmaQueue implements TransportQueue {
             execute(r);
         } else {
             r.to(RdmaRequestState.NEED_BUFFER);
-            if (!group.tryAssignBuffer(r)) {
-                group.waitForBuffer(r);
+            needBuffer(r);
+        }
+    }
+
+    /**
+     * A buffer from the pool, within this queue's limit ({@link RdmaTransportOptions#queueBufferBytes()}): over it,
+     * the request waits for this queue's own buffers, so one queue (one peer) cannot hold the whole pool.
+     */
+    private void needBuffer(RdmaRequest r) {
+        long bytes = BufferPool.blockBytes(r.transferLength);
+        if (quotaHead != null || bufferBytesHeld + bytes > group.queueBufferLimit()) {
+            r.nextWaiting = null;
+            if (quotaTail == null) {
+                quotaHead = r;
+            } else {
+                quotaTail.nextWaiting = r;
             }
+            quotaTail = r;
+            return;
+        }
+        takeQuota(r, bytes);
+    }
+
+    private void takeQuota(RdmaRequest r, long bytes) {
+        bufferBytesHeld += bytes;
+        r.quotaBytes = bytes;
+        if (!group.tryAssignBuffer(r)) {
+            group.waitForBuffer(r);
+        }
+    }
+
+    /** Moves requests waiting on this queue's limit on, oldest first, as far as the limit allows. */
+    private void serveQuotaWaiters() {
+        if (servingQuota) {
+            return;
+        }
+        servingQuota = true;
+        try {
+            while (quotaHead != null && state == State.LIVE) {
+                RdmaRequest r = quotaHead;
+                long bytes = BufferPool.blockBytes(r.transferLength);
+                if (bufferBytesHeld + bytes > group.queueBufferLimit()) {
+                    return;
+                }
+                quotaHead = r.nextWaiting;
+                if (quotaHead == null) {
+                    quotaTail = null;
+                }
+                r.nextWaiting = null;
+                takeQuota(r, bytes);
+            }
+        } finally {
+            servingQuota = false;
+        }
+    }
+
+    /** Releases the requests waiting on this queue's limit (the queue is going away). */
+    private void dropQuotaWaiters() {
+        RdmaRequest r = quotaHead;
+        quotaHead = null;
+        quotaTail = null;
+        while (r != null) {
+            RdmaRequest next = r.nextWaiting;
+            r.nextWaiting = null;
+            release(r);
+            r = next;
         }
     }
 
@@ -236,7 +385,7 @@ final class RdmaQueue implements TransportQueue {
     private MemorySegment inCapsuleData(int recvSlot, long offset, int length) {
         MemorySegment s = inCapsuleSlices[recvSlot];
         if (s == null || inCapsuleOffsets[recvSlot] != offset || s.byteSize() != length) {
-            s = memory.asSlice((long) recvSlot * capsuleSize + SubmissionQueueEntry.SIZE + offset, length);
+            s = recvBuffers[recvSlot].asSlice(SubmissionQueueEntry.SIZE + offset, length);
             inCapsuleSlices[recvSlot] = s;
             inCapsuleOffsets[recvSlot] = offset;
         }
@@ -250,6 +399,7 @@ final class RdmaQueue implements TransportQueue {
             r.to(RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER);
             r.data.opcode(SendOpcode.RDMA_READ).local(poolRegion, offset, r.transferLength)
                     .remote(r.remoteAddress, r.remoteKey).next(null);
+            r.readPostedNanos = System.nanoTime();
             try {
                 qp.postSend(r.data);
                 r.pendingWrs = 1;
@@ -259,8 +409,10 @@ final class RdmaQueue implements TransportQueue {
                 r.request.fail(StatusCode.DATA_XFER_ERROR.status(), Request.NO_ERROR_LOCATION);
             }
         } else {
-            if (hostQid == 0) {
-                buffer.fill((byte) 0); // admin data is built piecewise: never leak another command's bytes
+            if (sq.qidValue() == 0) {
+                // admin data is built piecewise: never leak another command's bytes (I/O Reads fill every byte).
+                // The bound queue's QID, not the RDMA-CM one: that is only what the peer claimed at CM time
+                buffer.fill((byte) 0);
             }
             execute(r);
         }
@@ -272,9 +424,7 @@ final class RdmaQueue implements TransportQueue {
             if (wc.status() != WcStatus.SUCCESS) {
                 // nvmet_rdma_read_data_done(): the command is dropped and the connection ends
                 if (wc.status() != WcStatus.WR_FLUSH_ERR) {
-                    LOG.log(Level.WARNING, "{0}: RDMA Read of host data for {1} failed: {2}", this,
-                            r.request.sqe(), wc);
-                    beginTeardown("RDMA Read failed: " + wc.status());
+                    reject(RejectReason.PROTOCOL_ERROR, "RDMA Read of host data failed: " + wc.status());
                 }
                 release(r);
                 return;
@@ -348,6 +498,10 @@ final class RdmaQueue implements TransportQueue {
             release(r);
             return;
         }
+        if (connectPhase && !connectPhaseEnds(req)) {
+            release(r);
+            return;
+        }
         // the receive buffer is free again before the response goes out (the host may send at once)
         if (r.recvSlot >= 0) {
             int s = r.recvSlot;
@@ -386,6 +540,62 @@ final class RdmaQueue implements TransportQueue {
         }
     }
 
+    /**
+     * The response of a request in the Connect phase is about to go out: on success the queue gets its full depth
+     * (receives posted before the response); on failure the full completion-queue room is given back. False when
+     * the queue could not grow (it is then closing).
+     */
+    private boolean connectPhaseEnds(Request req) {
+        if (sq.controller() != null) {
+            connectPhase = false;
+            group.leaveUnconnected(slot);
+            if (!growAfterConnect()) {
+                beginTeardown("no resources for the connected queue");
+                return false;
+            }
+        } else if (fullRoomReserved) {
+            group.resizeReservation(slot, completionQueueNeeds(Math.min(CONNECT_RECEIVES, recvEntries)));
+            fullRoomReserved = false;
+        }
+        return true;
+    }
+
+    boolean connectPhase() {
+        return connectPhase;
+    }
+
+    /**
+     * Ends the connection of a peer that broke a rule or a limit: logged once per connection (rate-limited over
+     * the transport, no stack trace), counted in {@code nvmf4j_rejected_total{reason}}.
+     */
+    void reject(RejectReason reason, String detail) {
+        if (!rejectionReported) {
+            rejectionReported = true;
+            group.reportRejected(reason, this + ": " + detail);
+        }
+        beginTeardown(detail);
+    }
+
+    /** Poll thread, every housekeeping round: the connect timeout and the RDMA Read timeout. */
+    void checkTimeouts(long now, long connectTimeoutNanos, long readTimeoutNanos) {
+        if (state != State.LIVE) {
+            return;
+        }
+        if (connectPhase && now - acceptedNanos > connectTimeoutNanos) {
+            reject(RejectReason.CONNECT_TIMEOUT, "no successful Connect within "
+                    + connectTimeoutNanos / 1_000_000 + " ms");
+            return;
+        }
+        for (RdmaRequest r : requests) {
+            if (r != null && r.state == RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER
+                    && now - r.readPostedNanos > readTimeoutNanos) {
+                reject(RejectReason.READ_TIMEOUT, "RDMA Read of " + r.transferLength
+                        + " bytes not answered within " + readTimeoutNanos / 1_000_000 + " ms");
+                return;
+            }
+        }
+    }
+
     private boolean postReceive(int recvSlot) {
         try {
             qp.postReceive(recvs[recvSlot]);
@@ -409,8 +619,13 @@ final class RdmaQueue implements TransportQueue {
                     c.subsystem().nqn(), c.id(), hostQid, address(remote));
             group.observer().queueConnected(c.subsystem().nqn().value(), hostQid);
         } else if (req.statusField() != 0) {
-            LOG.log(Level.WARNING, "Connect on queue {0} from {1} refused: {2}", hostQid, address(remote),
-                    StatusCode.describe(req.status(), true));
+            if (!rejectionReported) {
+                rejectionReported = true;
+                group.reportRejected(RejectReason.CONNECT_REFUSED, "Connect on queue " + hostQid + " from "
+                        + address(remote) + " refused: " + StatusCode.describe(req.status(), true));
+            } else {
+                group.observer().peerRejected(RejectReason.CONNECT_REFUSED);
+            }
         }
     }
 
@@ -432,6 +647,13 @@ final class RdmaQueue implements TransportQueue {
         }
         r.to(RdmaRequestState.FREE);
         freeStack[freeTop++] = r.index;
+        if (r.quotaBytes != 0) {
+            bufferBytesHeld -= r.quotaBytes;
+            r.quotaBytes = 0;
+            if (quotaHead != null) {
+                serveQuotaWaiters();
+            }
+        }
     }
 
     // ---- teardown ----
@@ -445,6 +667,17 @@ final class RdmaQueue implements TransportQueue {
     @Override
     public String localAddress() {
         return local == null ? null : local.getAddress().getHostAddress();
+    }
+
+    @Override
+    public String remoteAddress() {
+        return remote == null || remote.getAddress() == null ? null : remote.getAddress().getHostAddress();
+    }
+
+    /** The QID of the RDMA-CM request private data: the only queue this connection may Connect. */
+    @Override
+    public int connectionQid() {
+        return hostQid;
     }
 
     /**
@@ -470,6 +703,7 @@ final class RdmaQueue implements TransportQueue {
             qp.close();
         }
         group.dropWaiters(this);
+        dropQuotaWaiters();
         sq.destroy();
         // with the connection down, an AER parked in the core is never answered: its context is reclaimed at release
         releaseIfQuiet();
@@ -509,16 +743,11 @@ final class RdmaQueue implements TransportQueue {
             qp.close();
         }
         for (RdmaRequest r : requests) {
-            if (r.bufferOffset >= 0) {
+            if (r != null && r.bufferOffset >= 0) {
                 group.freeBuffer(r);
             }
         }
-        try {
-            region.close();
-        } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "{0}: deregistration: {1}", this, e.getMessage());
-        }
-        arena.close();
+        closeMemory();
         group.unregister(this);
         LOG.log(Level.DEBUG, "{0}: released", this);
     }
@@ -527,12 +756,24 @@ final class RdmaQueue implements TransportQueue {
     void abandon() {
         state = State.RELEASED;
         sq.destroy();
-        try {
-            region.close();
-        } catch (RuntimeException ignored) {
-            // best effort
+        closeMemory();
+    }
+
+    private void closeMemory() {
+        for (MemoryRegion r : new MemoryRegion[] {region, fullRegion}) {
+            if (r == null) {
+                continue;
+            }
+            try {
+                r.close();
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "{0}: deregistration: {1}", this, e.getMessage());
+            }
         }
         arena.close();
+        if (fullArena != null) {
+            fullArena.close();
+        }
     }
 
     private static String address(InetSocketAddress a) {

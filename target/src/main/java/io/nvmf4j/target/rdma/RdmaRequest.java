@@ -47,8 +47,12 @@ final class RdmaRequest {
     long arrivalNanos;
     /** commandStarted was reported to the observer and commandFinished not yet. */
     boolean started;
-    /** Next request waiting for a buffer in the poll group's FIFO. */
+    /** Next request waiting for a buffer in the poll group's FIFO (or in its queue's, over the queue's limit). */
     RdmaRequest nextWaiting;
+    /** Pool bytes counted against the queue's limit for this request (0: none). */
+    long quotaBytes;
+    /** When the RDMA Read of the host's data was posted (System.nanoTime), for the Read timeout. */
+    long readPostedNanos;
 
     RdmaRequest(RdmaQueue queue, int index, MemorySegment cqe) {
         this.queue = queue;
@@ -78,6 +82,7 @@ final class RdmaRequest {
         pendingWrs = 0;
         arrivalNanos = nowNanos;
         nextWaiting = null;
+        quotaBytes = 0;
         started = false;
         request.reset(queue.sqeOf(slot));
         to(RdmaRequestState.NEW);

@@ -46,6 +46,9 @@ public final class RdmaTransport implements AutoCloseable {
     private final List<PollGroup> groups = new ArrayList<>();
     private final Map<Port, PortListener> listeners = new ConcurrentHashMap<>();
     private final AtomicInteger nextGroup = new AtomicInteger();
+    private final HostileLog hostileLog = new HostileLog();
+    private final UnconnectedPeers unconnectedPeers;
+    private TransportObserver observer = TransportObserver.NONE;
     private volatile boolean closed;
 
     private RdmaTransport(NvmeTarget target, RdmaTransportOptions options, RdmaDevice device, ProtectionDomain pd) {
@@ -53,6 +56,7 @@ public final class RdmaTransport implements AutoCloseable {
         this.options = options;
         this.device = device;
         this.pd = pd;
+        this.unconnectedPeers = new UnconnectedPeers(options.maxUnconnectedPerAddress());
     }
 
     /**
@@ -69,13 +73,14 @@ public final class RdmaTransport implements AutoCloseable {
         try {
             pd = device.allocatePd();
             transport = new RdmaTransport(target, options, device, pd);
+            transport.observer = observer == null ? TransportObserver.NONE : observer;
             long largest = 1L << 20;
             for (Port p : target.ports()) {
                 largest = Math.max(largest, Math.min(p.maxDataTransferBytes(), 1L << 24));
             }
             for (int i = 0; i < options.pollGroups(); i++) {
-                transport.groups.add(new PollGroup(i, device, pd, options, largest,
-                        observer == null ? TransportObserver.NONE : observer));
+                transport.groups.add(new PollGroup(i, device, pd, options, largest, transport.observer,
+                        transport.unconnectedPeers, transport.hostileLog));
             }
             LOG.log(Level.INFO, "RDMA transport on {0} ({1}): {2} poll group(s), {3} MiB of buffers each",
                     device.name(), provider.name(), options.pollGroups(), options.bufferPoolBytes() >> 20);
@@ -129,6 +134,15 @@ public final class RdmaTransport implements AutoCloseable {
             ids[i] = groups.get(i).threadId();
         }
         return ids;
+    }
+
+    /** Free bytes in the poll groups' buffer pools (tests; a racy read of the poll threads' counters). */
+    long bufferBytesFree() {
+        long n = 0;
+        for (PollGroup g : groups) {
+            n += g.bufferBytesFree();
+        }
+        return n;
     }
 
     /** Connected queues over all poll groups. */
@@ -202,23 +216,30 @@ public final class RdmaTransport implements AutoCloseable {
     private void handle(Port port, ConnectRequest request) {
         CmConnectCheck.Outcome outcome = CmConnectCheck.check(request.privateData(), port);
         if (outcome instanceof CmConnectCheck.Rejected rejected) {
-            reject(request, rejected.status(), rejected.reason());
+            reject(request, rejected.status(), rejected.reason(), RejectReason.CM_REQUEST);
             return;
         }
         CmConnectCheck.Accepted sizing = (CmConnectCheck.Accepted) outcome;
         if (closed) {
-            reject(request, RdmaCmRejectStatus.NO_RSC, "target shutting down");
+            reject(request, RdmaCmRejectStatus.NO_RSC, "target shutting down", null);
             return;
         }
         PollGroup group = pickGroup(sizing.recvQueueEntries());
         if (group == null) {
-            reject(request, RdmaCmRejectStatus.NO_RSC, "no poll group has completion-queue room for "
-                    + sizing.recvQueueEntries() + " entries");
+            reject(request, RdmaCmRejectStatus.NO_RSC, "no poll group", RejectReason.NO_RESOURCES);
             return;
         }
-        int[] reservation = group.reserve(sizing.recvQueueEntries());
-        if (reservation == null) {
-            reject(request, RdmaCmRejectStatus.NO_RSC, "poll group " + group.id() + " is full");
+        InetSocketAddress remote = request.remoteAddress();
+        int[] reservation = group.reserve(sizing.recvQueueEntries(), remote == null ? null : remote.getAddress());
+        if (reservation == PollGroup.UNCONNECTED_LIMIT) {
+            reject(request, RdmaCmRejectStatus.NO_RSC, "too many connections without a completed Connect (at most "
+                    + options.maxUnconnectedPerGroup() + " per poll group, " + options.maxUnconnectedPerAddress()
+                    + " per address)", RejectReason.UNCONNECTED_LIMIT);
+            return;
+        }
+        if (reservation[0] < 0) {
+            reject(request, RdmaCmRejectStatus.NO_RSC, "poll group " + group.id() + " is full",
+                    RejectReason.NO_RESOURCES);
             return;
         }
         RdmaQueue queue;
@@ -227,7 +248,7 @@ public final class RdmaTransport implements AutoCloseable {
                     request.remoteAddress(), request.localAddress(), options.trace());
         } catch (VerbsException | RuntimeException e) {
             group.unreserve(reservation[0]);
-            reject(request, RdmaCmRejectStatus.NO_RSC, "no resources: " + e.getMessage());
+            reject(request, RdmaCmRejectStatus.NO_RSC, "no resources: " + e.getMessage(), RejectReason.NO_RESOURCES);
             return;
         }
         group.register(queue);
@@ -260,9 +281,16 @@ public final class RdmaTransport implements AutoCloseable {
         return groups.get(start);
     }
 
-    private static void reject(ConnectRequest request, RdmaCmRejectStatus status, String reason) {
-        LOG.log(Level.WARNING, "refused RDMA connection from {0}: {1} ({2})", request.remoteAddress(),
-                status.message(), reason);
+    /** Refuses a connect request: logged (rate-limited) and counted under {@code counted} unless null. */
+    private void reject(ConnectRequest request, RdmaCmRejectStatus status, String reason, RejectReason counted) {
+        if (counted == null) {
+            LOG.log(Level.INFO, "refused RDMA connection from {0}: {1} ({2})", request.remoteAddress(),
+                    status.message(), reason);
+        } else {
+            observer.peerRejected(counted);
+            hostileLog.log(counted, String.valueOf(request.remoteAddress()), "RDMA connection refused with "
+                    + status.message() + ": " + reason);
+        }
         try {
             request.reject(RdmaCmReject.of(status).toBytes());
         } catch (VerbsException e) {

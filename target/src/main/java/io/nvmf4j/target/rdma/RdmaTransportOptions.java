@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * How the RDMA transport runs: which provider, how many poll groups, how long an idle poll group spins before it
- * blocks, and how much registered memory each poll group has for data.
+ * blocks, how much registered memory each poll group has for data, and the limits that keep a hostile or broken
+ * peer from holding the target's resources (every stage is timed, every peer-held resource is capped).
  *
  * @param provider         provider name ({@code softiwarp}, {@code ibverbs}) or {@code auto}
  * @param device           device name, or null for the provider's first device
@@ -13,11 +14,35 @@ import java.time.Duration;
  *                         wake-up costs ~55 µs on a 2-vCPU machine, a polled round trip ~7 µs: DESIGN.md)
  * @param bufferPoolBytes  registered data-buffer memory per poll group (rounded up to whole largest buffers)
  * @param completionQueueEntries completion queue size per poll group; a connection that would not fit is refused
- *                         with NO_RSC
+ *                         with NO_RSC. A queue that has not completed Connect reserves only the room of its one
+ *                         Connect capsule; the room for its full depth is reserved when its Connect is executed
  * @param trace            log every request state transition at TRACE level
+ * @param connectTimeout   how long an accepted RDMA connection may go without a successful NVMe Connect before
+ *                         the target closes it (default 10 s; Linux nvmet-rdma has no such timer, its hosts send
+ *                         Connect within milliseconds of the CM's ESTABLISHED event)
+ * @param readTimeout      how long the target waits for the Read Response of an RDMA Read it posted to fetch a
+ *                         host's data before it ends the connection (default 10 s; the host's own I/O timeout is
+ *                         30 s, so a live host is never cut off by this)
+ * @param queueBufferBytes the most pool memory one queue may hold at once (0: a quarter of the pool, at least
+ *                         one largest buffer); requests beyond it wait for the queue's own buffers
+ * @param maxUnconnectedPerGroup queues per poll group that have not completed Connect; more are refused with
+ *                         NO_RSC (default 128)
+ * @param maxUnconnectedPerAddress queues from one peer IP address that have not completed Connect, over the whole
+ *                         transport; more are refused with NO_RSC (default 64)
  */
 public record RdmaTransportOptions(String provider, String device, int pollGroups, Duration spinBudget,
-                                   long bufferPoolBytes, int completionQueueEntries, boolean trace) {
+                                   long bufferPoolBytes, int completionQueueEntries, boolean trace,
+                                   Duration connectTimeout, Duration readTimeout, long queueBufferBytes,
+                                   int maxUnconnectedPerGroup, int maxUnconnectedPerAddress) {
+
+    /** Default {@link #connectTimeout()}. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Default {@link #readTimeout()}. */
+    public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(10);
+    /** Default {@link #maxUnconnectedPerGroup()}. */
+    public static final int DEFAULT_MAX_UNCONNECTED_PER_GROUP = 128;
+    /** Default {@link #maxUnconnectedPerAddress()}. */
+    public static final int DEFAULT_MAX_UNCONNECTED_PER_ADDRESS = 64;
 
     public RdmaTransportOptions {
         if (provider == null || provider.isBlank()) {
@@ -35,6 +60,26 @@ public record RdmaTransportOptions(String provider, String device, int pollGroup
         if (completionQueueEntries < 64) {
             throw new IllegalArgumentException("completion queue of " + completionQueueEntries + " entries is too small");
         }
+        if (connectTimeout == null || connectTimeout.isNegative() || connectTimeout.isZero()) {
+            throw new IllegalArgumentException("connect timeout must be positive");
+        }
+        if (readTimeout == null || readTimeout.isNegative() || readTimeout.isZero()) {
+            throw new IllegalArgumentException("RDMA Read timeout must be positive");
+        }
+        if (queueBufferBytes < 0) {
+            throw new IllegalArgumentException("per-queue buffer limit must be 0 (automatic) or positive");
+        }
+        if (maxUnconnectedPerGroup < 1 || maxUnconnectedPerAddress < 1) {
+            throw new IllegalArgumentException("limits of unconnected queues must be at least 1");
+        }
+    }
+
+    /** The options of earlier releases, with every limit at its default. */
+    public RdmaTransportOptions(String provider, String device, int pollGroups, Duration spinBudget,
+                                long bufferPoolBytes, int completionQueueEntries, boolean trace) {
+        this(provider, device, pollGroups, spinBudget, bufferPoolBytes, completionQueueEntries, trace,
+                DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, 0, DEFAULT_MAX_UNCONNECTED_PER_GROUP,
+                DEFAULT_MAX_UNCONNECTED_PER_ADDRESS);
     }
 
     /** {@link #defaultPollGroups()} poll groups, 100 µs spin, 32 MiB of buffers per group, 16384 CQ entries, no tracing. */
@@ -53,28 +98,58 @@ public record RdmaTransportOptions(String provider, String device, int pollGroup
         return Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
     }
 
+    /** The per-queue pool limit in effect for a pool of {@code poolBytes} whose largest buffer is {@code largest}. */
+    long queueBufferLimit(long poolBytes, long largest) {
+        long limit = queueBufferBytes != 0 ? queueBufferBytes : poolBytes / 4;
+        return Math.max(limit, largest);
+    }
+
     public RdmaTransportOptions withProvider(String name) {
         return new RdmaTransportOptions(name, device, pollGroups, spinBudget, bufferPoolBytes, completionQueueEntries,
-                trace);
+                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
     }
 
     public RdmaTransportOptions withPollGroups(int count) {
         return new RdmaTransportOptions(provider, device, count, spinBudget, bufferPoolBytes, completionQueueEntries,
-                trace);
+                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
     }
 
     public RdmaTransportOptions withSpinBudget(Duration budget) {
         return new RdmaTransportOptions(provider, device, pollGroups, budget, bufferPoolBytes, completionQueueEntries,
-                trace);
+                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
     }
 
     public RdmaTransportOptions withBufferPoolBytes(long bytes) {
         return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bytes, completionQueueEntries,
-                trace);
+                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
     }
 
     public RdmaTransportOptions withTrace(boolean on) {
         return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, on);
+                completionQueueEntries, on, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup,
+                maxUnconnectedPerAddress);
+    }
+
+    public RdmaTransportOptions withConnectTimeout(Duration timeout) {
+        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
+                completionQueueEntries, trace, timeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup,
+                maxUnconnectedPerAddress);
+    }
+
+    public RdmaTransportOptions withReadTimeout(Duration timeout) {
+        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
+                completionQueueEntries, trace, connectTimeout, timeout, queueBufferBytes, maxUnconnectedPerGroup,
+                maxUnconnectedPerAddress);
+    }
+
+    public RdmaTransportOptions withQueueBufferBytes(long bytes) {
+        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
+                completionQueueEntries, trace, connectTimeout, readTimeout, bytes, maxUnconnectedPerGroup,
+                maxUnconnectedPerAddress);
+    }
+
+    public RdmaTransportOptions withUnconnectedLimits(int perGroup, int perAddress) {
+        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
+                completionQueueEntries, trace, connectTimeout, readTimeout, queueBufferBytes, perGroup, perAddress);
     }
 }

@@ -23,6 +23,10 @@ public interface TransportObserver {
     /** A connected queue ended. */
     void queueDisconnected(String subsystemNqn, int qid);
 
+    /** A peer's connection was refused or ended for {@code reason} (not on the per-command path). */
+    default void peerRejected(RejectReason reason) {
+    }
+
     TransportObserver NONE = new TransportObserver() {
         @Override
         public void commandStarted(Request request) {

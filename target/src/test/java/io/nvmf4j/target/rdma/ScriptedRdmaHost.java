@@ -186,6 +186,27 @@ final class ScriptedRdmaHost implements AutoCloseable {
     /** Connect with its 1024-byte data through a keyed SGL (as Linux sends the admin Connect). */
     Response connectCommand(int qid, int sqsize, int cntlid, String subnqn, String hostnqn)
             throws VerbsException, InterruptedException {
+        prepareConnect(qid, sqsize, cntlid, subnqn, hostnqn, DEFAULT_HOST_ID, 1024);
+        return execute();
+    }
+
+    /** The Host Identifier {@link #connectCommand} sends (bytes A0h..AFh). */
+    static final byte[] DEFAULT_HOST_ID = hostId(0xA0);
+
+    static byte[] hostId(int first) {
+        byte[] id = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            id[i] = (byte) (first + i);
+        }
+        return id;
+    }
+
+    /**
+     * Builds a Connect capsule (not sent) whose 1024 bytes of Connect data sit at the start of {@link #data}, with
+     * a keyed SGL of {@code sglLength} bytes there (a hostile host may describe more than 1024).
+     */
+    void prepareConnect(int qid, int sqsize, int cntlid, String subnqn, String hostnqn, byte[] hostId,
+                        int sglLength) {
         SubmissionQueueEntry sqe = newSqe(0x7F);
         Wire.u8(sqe.segment(), 4, 0x01);
         Wire.u16(sqe.segment(), 42, qid);
@@ -193,14 +214,38 @@ final class ScriptedRdmaHost implements AutoCloseable {
         Wire.u32(sqe.segment(), 48, 0);
         MemorySegment d = data.asSlice(0, 1024);
         d.fill((byte) 0);
-        for (int i = 0; i < 16; i++) {
-            d.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (0xA0 + i));
-        }
+        MemorySegment.copy(MemorySegment.ofArray(hostId), 0, d, 0, 16);
         Wire.u16(d, 16, cntlid);
         Nqn.writeField(d.asSlice(256, 256), subnqn);
         Nqn.writeField(d.asSlice(512, 256), hostnqn);
-        keyed(sqe, 0, 1024, false);
+        keyed(sqe, 0, sglLength, false);
+    }
+
+    /** Get Features (0Ah) of {@code fid}, its data (if any) through a keyed SGL of {@code length} bytes at offset. */
+    Response getFeatures(int fid, long offset, int length) throws VerbsException, InterruptedException {
+        SubmissionQueueEntry sqe = newSqe(0x0A);
+        sqe.cdw(10, fid);
+        if (length > 0) {
+            keyed(sqe, offset, length, false);
+        }
         return execute();
+    }
+
+    /** Property Set CC.EN = 1 and waits (bounded) for CSTS.RDY, as a host enables its controller. */
+    void enable() throws VerbsException, InterruptedException {
+        Response set = propertySet(0x14, CC_ENABLE_NVM);
+        if (set.status() != 0) {
+            throw new IllegalStateException("Property Set CC failed: " + set.cqe());
+        }
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            Response csts = propertyGet(0x1C, false);
+            if ((csts.cqe().result() & 1) != 0) {
+                return;
+            }
+            Thread.sleep(5);
+        }
+        throw new IllegalStateException("CSTS.RDY not set");
     }
 
     Response propertyGet(int offset, boolean eightBytes) throws VerbsException, InterruptedException {
