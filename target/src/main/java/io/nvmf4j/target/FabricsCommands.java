@@ -74,6 +74,16 @@ final class FabricsCommands {
         return ConnectResponse.InvalidParameter.inCommand(offset).toDw0();
     }
 
+    /**
+     * Why a Connect failed, for the transport's one line per refused connection (a peer may send Connect after
+     * Connect on one connection: a WARNING for each would let it flood the log). Logged here at DEBUG only.
+     */
+    private static void refused(Request req, String pattern, Object... args) {
+        String text = java.text.MessageFormat.format(pattern, args);
+        req.refusal(text);
+        LOG.log(Level.DEBUG, text);
+    }
+
     /** nvmet_parse_connect_cmd(): an unbound queue accepts only Connect. */
     static Status parseConnect(Request req) {
         SubmissionQueueEntry sqe = req.sqe();
@@ -95,7 +105,7 @@ final class FabricsCommands {
             // queue->host_qid (nvmet_rdma_queue_connect) but uses it only for sizing, so a connection set up as an
             // I/O queue could become an admin queue; refused here before any data is fetched, with the status and
             // IATTR/IPO nvmet_execute_io_connect() gives a QID it cannot accept (IPO_IATTR_CONNECT_SQE(qid)).
-            LOG.log(Level.WARNING, "Connect for queue {0} on a connection set up for queue {1} refused", qid,
+            refused(req, "Connect for queue {0} on a connection set up for queue {1} refused", qid,
                     transportQid);
             req.errorLocation(OFFSET_CONNECT_QID);
             req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_QID));
@@ -151,13 +161,13 @@ final class FabricsCommands {
         req.cqe().result(0);
         SubmissionQueue sq = req.queue();
         if (recfmt(req) != 0) {
-            LOG.log(Level.WARNING, "Connect with record format {0} refused", recfmt(req));
+            refused(req, "Connect with record format {0} refused", recfmt(req));
             req.errorLocation(OFFSET_CONNECT_RECFMT);
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
         int cntlid = Wire.u16(d, OFFSET_DATA_CNTLID);
         if (cntlid != 0xFFFF) {
-            LOG.log(Level.WARNING, "admin Connect for controller ID {0} refused: only the dynamic model (FFFFh)",
+            refused(req, "admin Connect for controller ID {0} refused: only the dynamic model (FFFFh)",
                     cntlid);
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
@@ -167,14 +177,14 @@ final class FabricsCommands {
         // nvmet_alloc_ctrl()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
-            LOG.log(Level.WARNING, "rejected host {0} for {1}: no such subsystem on {2}", hostNqn, subsysNqn,
+            refused(req, "rejected host {0} for {1}: no such subsystem on {2}", hostNqn, subsysNqn,
                     sq.port());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_SUBNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         if (hostNqn == null || !subsystem.hostAllowed(hostNqn)) {
-            LOG.log(Level.WARNING, "rejected host {0} for {1}: not in allowed_hosts", hostNqn, subsystem.nqn());
+            refused(req, "rejected host {0} for {1}: not in allowed_hosts", hostNqn, subsystem.nqn());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_HOST.withDnr();
@@ -185,7 +195,7 @@ final class FabricsCommands {
         Controller ctrl = subsystem.registerController(
                 id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato));
         if (ctrl == null) {
-            LOG.log(Level.WARNING, "rejected host {0} for {1}: no free controller ID (controller busy)", hostNqn,
+            refused(req, "rejected host {0} for {1}: no free controller ID (controller busy)", hostNqn,
                     subsystem.nqn());
             return StatusCode.CONNECT_CTRL_BUSY.withDnr();
         }
@@ -211,7 +221,7 @@ final class FabricsCommands {
         req.cqe().result(0);
         SubmissionQueue sq = req.queue();
         if (recfmt(req) != 0) {
-            LOG.log(Level.WARNING, "Connect with record format {0} refused", recfmt(req));
+            refused(req, "Connect with record format {0} refused", recfmt(req));
             req.errorLocation(OFFSET_CONNECT_RECFMT);
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
@@ -221,13 +231,13 @@ final class FabricsCommands {
         // nvmet_ctrl_find_get()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
-            LOG.log(Level.WARNING, "I/O Connect from {0} for unknown subsystem {1} refused", hostNqn, subsysNqn);
+            refused(req, "I/O Connect from {0} for unknown subsystem {1} refused", hostNqn, subsysNqn);
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_SUBNQN));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         Controller ctrl = subsystem.controller(cntlid);
         if (ctrl == null || !ctrl.hostNqn().equals(hostNqn) || ctrl.isReleased()) {
-            LOG.log(Level.WARNING, "could not find controller {0} for subsystem {1} / host {2}", cntlid,
+            refused(req, "could not find controller {0} for subsystem {1} / host {2}", cntlid,
                     subsystem.nqn(), hostNqn);
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
@@ -238,7 +248,7 @@ final class FabricsCommands {
         // ctrl->hostid) and come from the admin queue's peer address. Real protection is DH-HMAC-CHAP.
         byte[] hostId = d.asSlice(OFFSET_DATA_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         if (!ctrl.hostIdMatches(hostId)) {
-            LOG.log(Level.WARNING, "I/O Connect for controller {0} of {1} from {2} refused: Host Identifier differs "
+            refused(req, "I/O Connect for controller {0} of {1} from {2} refused: Host Identifier differs "
                     + "from the admin queue''s", cntlid, subsystem.nqn(), sq.transport().remoteAddress());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
@@ -247,14 +257,14 @@ final class FabricsCommands {
         String adminPeer = admin == null ? null : admin.transport().remoteAddress();
         String ioPeer = sq.transport().remoteAddress();
         if (adminPeer != null && ioPeer != null && !adminPeer.equals(ioPeer)) {
-            LOG.log(Level.WARNING, "I/O Connect for controller {0} of {1} from {2} refused: its admin queue is "
+            refused(req, "I/O Connect for controller {0} of {1} from {2} refused: its admin queue is "
                     + "connected from {3}", cntlid, subsystem.nqn(), ioPeer, adminPeer);
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         int qid = Wire.u16(req.sqe().segment(), OFFSET_CONNECT_QID);
         if (qid > subsystem.maxIoQueues()) {
-            LOG.log(Level.WARNING, "I/O Connect for queue {0} beyond {1} refused", qid, subsystem.maxIoQueues());
+            refused(req, "I/O Connect for queue {0} beyond {1} refused", qid, subsystem.maxIoQueues());
             req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_QID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
@@ -274,19 +284,19 @@ final class FabricsCommands {
     /** nvmet_install_queue(): SQSIZE checks, the QID free on the controller, the transport queue unbound. */
     private static Status install(Request req, Controller ctrl, int qid, int sqsize) {
         if (sqsize == 0) {
-            LOG.log(Level.WARNING, "Connect with queue size zero refused");
+            refused(req, "Connect with queue size zero refused");
             req.errorLocation(OFFSET_CONNECT_SQSIZE);
             req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_SQSIZE));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         if (ctrl.queue(qid) != null) {
-            LOG.log(Level.WARNING, "queue {0} of controller {1} already exists", qid, ctrl.id());
+            refused(req, "queue {0} of controller {1} already exists", qid, ctrl.id());
             req.errorLocation(OFFSET_CONNECT_QID);
             return StatusCode.CMD_SEQ_ERROR.withDnr();
         }
         // for fabrics, MQES limits only the I/O submission queues
         if (qid != 0 && sqsize > ctrl.mqes()) {
-            LOG.log(Level.WARNING, "SQSIZE {0} larger than MQES {1} of controller {2}", sqsize, ctrl.mqes(),
+            refused(req, "SQSIZE {0} larger than MQES {1} of controller {2}", sqsize, ctrl.mqes(),
                     ctrl.id());
             req.errorLocation(OFFSET_CONNECT_SQSIZE);
             req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_SQSIZE));
@@ -299,7 +309,7 @@ final class FabricsCommands {
         }
         if (!sq.install(ctrl, qid, sqsize + 1)) {
             ctrl.queueDestroyed(sq);
-            LOG.log(Level.WARNING, "queue already connected");
+            refused(req, "queue already connected");
             req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
             return StatusCode.CONNECT_CTRL_BUSY.withDnr();
         }

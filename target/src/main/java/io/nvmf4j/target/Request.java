@@ -51,6 +51,8 @@ public final class Request {
     private int errorLocation = NO_ERROR_LOCATION;
     private long errorLba;
     private boolean disconnectAfterResponse;
+    /** Why a Connect was refused (set only on that path; null otherwise). */
+    private String refusal;
     private volatile boolean completed;
     // Read/Write fields decoded once by IoCommands.parse (no command wrapper per I/O)
     long slba;
@@ -80,6 +82,7 @@ public final class Request {
         this.errorLocation = NO_ERROR_LOCATION;
         this.errorLba = 0;
         this.disconnectAfterResponse = false;
+        this.refusal = null;
         this.completed = false;
         this.slba = 0;
         this.blocks = 0;
@@ -170,6 +173,15 @@ public final class Request {
 
     void disconnectAfterResponse(boolean value) {
         this.disconnectAfterResponse = value;
+    }
+
+    /** Why the core refused this Connect, for the transport's one log line per refused connection; else null. */
+    public String refusal() {
+        return refusal;
+    }
+
+    void refusal(String text) {
+        this.refusal = text;
     }
 
     public boolean isCompleted() {

@@ -622,7 +622,8 @@ final class RdmaQueue implements TransportQueue {
             if (!rejectionReported) {
                 rejectionReported = true;
                 group.reportRejected(RejectReason.CONNECT_REFUSED, "Connect on queue " + hostQid + " from "
-                        + address(remote) + " refused: " + StatusCode.describe(req.status(), true));
+                        + address(remote) + " refused: " + StatusCode.describe(req.status(), true)
+                        + (req.refusal() == null ? "" : " (" + req.refusal() + ")"));
             } else {
                 group.observer().peerRejected(RejectReason.CONNECT_REFUSED);
             }

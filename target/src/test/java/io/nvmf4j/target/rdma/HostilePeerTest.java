@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.Request;
+import io.nvmf4j.target.metrics.TargetMetrics;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -76,6 +78,10 @@ class HostilePeerTest {
         if (fixture != null) {
             fixture.close();
         }
+    }
+
+    private static double rejected(SimpleMeterRegistry registry, RejectReason reason) {
+        return registry.get("nvmf4j.rejected").tag("reason", reason.label()).counter().count();
     }
 
     private static Status status(ScriptedRdmaHost.Response r) {
@@ -235,7 +241,9 @@ class HostilePeerTest {
     @Test
     void connectsWithHugeSglsAndUnansweredReadsCannotStarveARealHost() throws Exception {
         // a completion queue big enough for 32 full admin queues: this is about the pool, not about F4
-        start(options(16384).withReadTimeout(Duration.ofSeconds(1)).withConnectTimeout(Duration.ofSeconds(30)));
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        start(options(16384).withReadTimeout(Duration.ofSeconds(1)).withConnectTimeout(Duration.ofSeconds(4)),
+                new TargetMetrics(registry));
         long poolFree = fixture.transport.bufferBytesFree();
         List<ScriptedRdmaHost> attackers = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
@@ -252,10 +260,15 @@ class HostilePeerTest {
         assertTrue(held <= 4 * 4096, "attackers hold " + held + " bytes of the pool");
         try (Legit host = legit()) {
             verifiedIo(host.io, 64 * 1024, 3);
-            await(() -> fixture.transport.queueCount() <= 2 + 28, Duration.ofSeconds(10),
-                    "connections whose RDMA Read was never answered closed");
+            await(() -> rejected(registry, RejectReason.READ_TIMEOUT) == 4, Duration.ofSeconds(10),
+                    "the 4 connections whose RDMA Read was never answered ended");
+            await(() -> fixture.transport.queueCount() == 2, Duration.ofSeconds(15),
+                    "every attacker connection gone (Read timeout, then connect timeout)");
             verifiedIo(host.io, 64 * 1024, 4);
         }
+        assertEquals(28.0, rejected(registry, RejectReason.CONNECT_REFUSED), "28 Connects with a 1 MiB SGL refused");
+        // one count per connection, under its first reason: the 28 are not counted again when they time out
+        assertEquals(0.0, rejected(registry, RejectReason.CONNECT_TIMEOUT));
         assertEquals(poolFree, fixture.transport.bufferBytesFree(), "the pool is whole again");
     }
 
@@ -303,6 +316,52 @@ class HostilePeerTest {
         try (Legit host = legit()) {
             verifiedIo(host.io, 4096, 7);
         }
+    }
+
+    // ---- F11 ----
+
+    /**
+     * F11 over RDMA: an I/O Connect naming the real host's NQN and controller ID but another Host Identifier is
+     * refused (Connect Invalid Parameters, IATTR 1 / IPO 0); the real host's I/O queues still connect.
+     */
+    @Test
+    void ioConnectWithAStolenNqnAndCntlidButAnotherHostIdentifierIsRefused() throws Exception {
+        start(options());
+        try (Legit host = legit();
+             ScriptedRdmaHost intruder = ScriptedRdmaHost.connect(fixture.address, 2, 32)) {
+            intruder.prepareConnect(2, 31, host.cntlid(), RdmaTargetFixture.SUBNQN, RdmaTargetFixture.HOST,
+                    ScriptedRdmaHost.hostId(0x10), 1024);
+            ScriptedRdmaHost.Response r = intruder.execute();
+            assertStatus(StatusCode.CONNECT_INVALID_PARAM, r);
+            assertEquals(1 << 16, r.cqe().dw0(), "IATTR 1 (Connect data), IPO 0 (HOSTID)");
+            try (ScriptedRdmaHost io2 = ScriptedRdmaHost.connect(fixture.address, 2, 32)) {
+                assertEquals(0, io2.connectCommand(2, 31, host.cntlid(), RdmaTargetFixture.SUBNQN,
+                        RdmaTargetFixture.HOST).status(), "the real host's second I/O queue");
+            }
+            verifiedIo(host.io, 4096, 9);
+        }
+    }
+
+    /** The reason label set is fixed and registered up front (a peer's input never becomes a label). */
+    @Test
+    void rejectedConnectionsAreCountedUnderABoundedSetOfReasons() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        start(options(), new TargetMetrics(registry));
+        assertEquals(RejectReason.values().length, registry.find("nvmf4j.rejected").counters().size());
+        try {
+            ScriptedRdmaHost.connect(fixture.address, io.nvmf4j.protocol.rdma.RdmaCmRequest.of(
+                    io.nvmf4j.protocol.QueueId.of(0), 64, 63).toBytes(), 64).close();
+            fail("an admin queue of 64 entries was accepted");
+        } catch (ConnectionRejectedException expected) {
+            // INVALID_HSQSIZE
+        }
+        assertEquals(1.0, rejected(registry, RejectReason.CM_REQUEST));
+        try (ScriptedRdmaHost stranger = ScriptedRdmaHost.connect(fixture.address, 0, 32)) {
+            assertTrue(stranger.connectCommand(0, 31, 0xFFFF, RdmaTargetFixture.SUBNQN, "nqn.2014-08.org.example:x")
+                    .status() != 0);
+        }
+        assertEquals(1.0, rejected(registry, RejectReason.CONNECT_REFUSED));
+        assertEquals(RejectReason.values().length, registry.find("nvmf4j.rejected").counters().size());
     }
 
     // ---- F10 ----
