@@ -75,12 +75,6 @@ final class PollGroup implements AutoCloseable {
     private RdmaRequest waitTail;
 
     PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
-              TransportObserver observer) throws VerbsException {
-        this(id, device, pd, options, largestTransfer, observer,
-                new UnconnectedPeers(options.maxUnconnectedPerAddress()), new HostileLog());
-    }
-
-    PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
               TransportObserver observer, UnconnectedPeers peers, HostileLog hostileLog) throws VerbsException {
         this.id = id;
         this.pd = pd;

@@ -14,6 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * {@link #armFreeze() armed}, the first bytes the target sends (an RDMA Read Request for the command just sent)
  * freeze the host-to-target direction, so the host's Read Response never reaches the target. This is the peer that
  * never answers the target's Read Requests, made from an honest softiwarp host without touching its code.
+ * {@link #freezeTargetToHost()} instead withholds everything the target sends, the host still sending.
  */
 final class FreezingTcpProxy implements AutoCloseable {
 
@@ -22,6 +23,7 @@ final class FreezingTcpProxy implements AutoCloseable {
     private final CopyOnWriteArrayList<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile boolean armed;
     private volatile boolean frozen;
+    private volatile boolean targetToHostFrozen;
     private final Thread acceptor;
 
     FreezingTcpProxy(InetSocketAddress target) throws IOException {
@@ -43,6 +45,14 @@ final class FreezingTcpProxy implements AutoCloseable {
 
     boolean frozen() {
         return frozen;
+    }
+
+    /**
+     * From now on nothing the target sends reaches the host (its Read Requests are lost, so never answered), while
+     * the host can go on sending capsules.
+     */
+    void freezeTargetToHost() {
+        targetToHostFrozen = true;
     }
 
     private void acceptLoop() {
@@ -73,8 +83,13 @@ final class FreezingTcpProxy implements AutoCloseable {
                         while (frozen && !to.isClosed()) {
                             Thread.sleep(20); // hold the host's bytes: the target never sees them
                         }
-                    } else if (armed) {
-                        frozen = true;
+                    } else {
+                        if (armed) {
+                            frozen = true;
+                        }
+                        while (targetToHostFrozen && !to.isClosed()) {
+                            Thread.sleep(20);
+                        }
                     }
                     out.write(buffer, 0, n);
                     out.flush();

@@ -272,6 +272,34 @@ class HostilePeerTest {
         assertEquals(poolFree, fixture.transport.bufferBytesFree(), "the pool is whole again");
     }
 
+    /**
+     * F3: one queue may hold at most its share of the pool (by default a quarter). A connected queue whose Read
+     * Requests never reach its host posts four 1 MiB writes: it holds 1 MiB, the other three wait on the queue's
+     * own limit, and another host's 1 MiB I/O still finds buffers in the 4 MiB pool.
+     */
+    @Test
+    void oneQueueCannotHoldMoreThanItsShareOfThePool() throws Exception {
+        start(options().withReadTimeout(Duration.ofSeconds(30)));
+        long poolFree = fixture.transport.bufferBytesFree();
+        try (Legit host = legit()) {
+            FreezingTcpProxy relay = keep(new FreezingTcpProxy(fixture.address));
+            ScriptedRdmaHost greedy = keep(ScriptedRdmaHost.connect(relay.address(), 2, 32));
+            assertEquals(0, greedy.connectCommand(2, 31, host.cntlid(), RdmaTargetFixture.SUBNQN,
+                    RdmaTargetFixture.HOST).status());
+            relay.freezeTargetToHost();
+            SubmissionQueueEntry w = greedy.readWrite(0x01, 1, 0, MIB / 512);
+            greedy.keyed(w, 0, MIB, false);
+            for (int i = 0; i < 4; i++) {
+                greedy.send(64);
+                Thread.sleep(30);
+            }
+            Thread.sleep(200);
+            long held = poolFree - fixture.transport.bufferBytesFree();
+            assertEquals(MIB, held, "pool bytes held by the greedy queue");
+            verifiedIo(host.io, MIB, 10);
+        }
+    }
+
     // ---- F4 ----
 
     /**
