@@ -49,6 +49,8 @@ final class PollGroup implements AutoCloseable {
     private boolean sleeping;
     /** System.nanoTime() when the current batch of completions was reaped: one clock read per batch. */
     private long batchNanos;
+    /** When the loop last had work (System.nanoTime), for the spin budget. */
+    private long lastWork;
 
     // queue slots: written under 'this' by accepting threads, read by the poll thread
     private volatile RdmaQueue[] slots = new RdmaQueue[16];
@@ -382,56 +384,52 @@ final class PollGroup implements AutoCloseable {
         runTasks();
     }
 
-    private long lastWork;
-
     /** One round of the poll loop: tasks, completions, buffer waiters, timeouts; then spin or block. */
     private void iterate() {
-        {
-            boolean worked = runTasks();
-            int n = cq.poll(completions);
-            if (n > 0) {
-                batchNanos = System.nanoTime();
-                dispatch(n);
-                worked = true;
+        boolean worked = runTasks();
+        int n = cq.poll(completions);
+        if (n > 0) {
+            batchNanos = System.nanoTime();
+            dispatch(n);
+            worked = true;
+        }
+        if (worked) {
+            serveWaiters();
+            lastWork = n > 0 ? batchNanos : System.nanoTime();
+            if (lastWork - nextHousekeeping >= 0) {
+                housekeeping(lastWork);
             }
-            if (worked) {
-                serveWaiters();
-                lastWork = n > 0 ? batchNanos : System.nanoTime();
-                if (lastWork - nextHousekeeping >= 0) {
-                    housekeeping(lastWork);
-                }
+            return;
+        }
+        long now = System.nanoTime();
+        if (now - lastWork < spinNanos) {
+            Thread.onSpinWait();
+            return;
+        }
+        if (now - nextHousekeeping >= 0) {
+            housekeeping(now);
+        }
+        synchronized (sleepLock) {
+            if (!tasks.isEmpty() || !running) {
                 return;
             }
-            long now = System.nanoTime();
-            if (now - lastWork < spinNanos) {
-                Thread.onSpinWait();
-                return;
-            }
-            if (now - nextHousekeeping >= 0) {
-                housekeeping(now);
-            }
+            sleeping = true;
+        }
+        try {
+            n = cq.await(completions, BLOCK_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            n = 0;
+        } finally {
             synchronized (sleepLock) {
-                if (!tasks.isEmpty() || !running) {
-                    return;
-                }
-                sleeping = true;
+                sleeping = false;
             }
-            try {
-                n = cq.await(completions, BLOCK_MILLIS, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                n = 0;
-            } finally {
-                synchronized (sleepLock) {
-                    sleeping = false;
-                }
-                Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
-            }
-            if (n > 0) {
-                batchNanos = System.nanoTime();
-                dispatch(n);
-                serveWaiters();
-                lastWork = batchNanos;
-            }
+            Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
+        }
+        if (n > 0) {
+            batchNanos = System.nanoTime();
+            dispatch(n);
+            serveWaiters();
+            lastWork = batchNanos;
         }
     }
 

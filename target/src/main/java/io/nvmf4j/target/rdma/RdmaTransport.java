@@ -31,6 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * device and protection domain, N {@link PollGroup}s, and a listener per {@link Port}. A connect request is checked
  * ({@link CmConnectCheck}), given to the next poll group, accepted with CRQSIZE once its receives are posted, and
  * refused with the binding's reject status otherwise.
+ *
+ * <p>What an unauthenticated peer can hold ({@link RdmaTransportOptions}): before its NVMe Connect succeeds, one
+ * receive buffer, two request contexts and their completion-queue room, at most one 4 KiB pool block (Connect data
+ * is exactly 1024 bytes, checked before any buffer is taken), for at most the connect timeout (10 s), with at most
+ * 64 such connections per peer address and 128 per poll group; an RDMA Read it never answers ends its connection
+ * after the Read timeout (10 s); once connected, at most its queue's share of the pool. Each refused or ended peer
+ * is logged once (rate-limited) and counted in {@code nvmf4j_rejected_total{reason}} ({@link RejectReason}).
  */
 public final class RdmaTransport implements AutoCloseable {
 
