@@ -62,6 +62,24 @@ final class LegitimateHost implements AutoCloseable {
         }
     }
 
+    /** Writes one seeded transfer at the start of the host's area (checked later by {@link #patternIntact}). */
+    void writePattern(long seed) throws NvmfException {
+        byte[] pattern = new byte[TRANSFER];
+        new Random(seed).nextBytes(pattern);
+        MemorySegment.copy(MemorySegment.ofArray(pattern), 0, out.segment(), 0, TRANSFER);
+        namespace.write(FIRST_LBA, TRANSFER / namespace.blockSize(), out, 0);
+    }
+
+    /** Reads the transfer of {@link #writePattern} back: null if intact, else where it differs. */
+    String patternIntact(long seed) throws NvmfException {
+        byte[] pattern = new byte[TRANSFER];
+        new Random(seed).nextBytes(pattern);
+        in.segment().fill((byte) 0);
+        namespace.read(FIRST_LBA, TRANSFER / namespace.blockSize(), in, 0);
+        long m = in.segment().mismatch(MemorySegment.ofArray(pattern));
+        return m < 0 ? null : "the host's data changed at byte " + m;
+    }
+
     /** Fills {@code bytes} of the namespace with a marker the attacks then look for in what the target sends them. */
     void writeSecret(byte[] marker, long bytes) throws NvmfException {
         for (int i = 0; i < TRANSFER; i += marker.length) {

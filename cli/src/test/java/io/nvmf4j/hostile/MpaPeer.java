@@ -122,6 +122,10 @@ final class MpaPeer implements AutoCloseable {
         return crc;
     }
 
+    void readTimeout(Duration timeout) throws IOException {
+        channel.socket().setSoTimeout((int) Math.max(1, timeout.toMillis()));
+    }
+
     void sendRaw(byte[] bytes) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         while (b.hasRemaining()) {

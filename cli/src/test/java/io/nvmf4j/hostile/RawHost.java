@@ -90,6 +90,24 @@ final class RawHost implements AutoCloseable {
         return open(target, 0, 32, 31);
     }
 
+    /**
+     * An I/O queue of {@code entries} entries on controller {@code cntlid}, connected (NVMe-oF 1.1 3.3: CNTLID in the
+     * Connect data names the controller, the host NQN must match the admin queue's).
+     */
+    static RawHost ioQueue(InetSocketAddress target, int cntlid, UUID hostId, int entries) throws IOException {
+        RawHost q = open(target, 1, entries, entries - 1);
+        try {
+            Completion c = q.connect(1, entries - 1, TargetUnderAttack.SUBNQN, hostId, cntlid);
+            if (!c.success()) {
+                throw new IOException("I/O queue Connect refused: " + c);
+            }
+            return q;
+        } catch (IOException | RuntimeException e) {
+            q.close();
+            throw e;
+        }
+    }
+
     int nextCid() {
         return cid++ & 0xffff;
     }
@@ -205,8 +223,26 @@ final class RawHost implements AutoCloseable {
                 NvmeCapsules.keyedSgl(0, ConnectData.SIZE, CONNECT_DATA_STAG, false)));
     }
 
+    /** The host ID this queue's admin Connect used (I/O queues must present the same host). */
+    UUID hostId = UUID.randomUUID();
+
     Completion adminConnect(String subnqn) throws IOException {
-        return connect(0, 31, subnqn, UUID.randomUUID(), ConnectData.DYNAMIC_CNTLID);
+        return connect(0, 31, subnqn, hostId, ConnectData.DYNAMIC_CNTLID);
+    }
+
+    /** Reads and handles segments for {@code wait}, returning early if the target closes or terminates. */
+    void drain(Duration wait) throws IOException {
+        mpa.readTimeout(wait);
+        try {
+            long deadline = System.nanoTime() + wait.toNanos();
+            while (System.nanoTime() - deadline < 0) {
+                next();
+            }
+        } catch (java.net.SocketTimeoutException quiet) {
+            // nothing more within the wait
+        } finally {
+            mpa.readTimeout(Duration.ofSeconds(10));
+        }
     }
 
     Completion propertyGet(int offset, boolean eightBytes) throws IOException {
