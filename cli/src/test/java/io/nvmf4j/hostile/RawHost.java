@@ -71,8 +71,11 @@ final class RawHost implements AutoCloseable {
         return open(target, NvmeCapsules.cmRequest(qid, hrqsize, hsqsize));
     }
 
+    /** How long any read waits for the target (the attacker process shortens it). */
+    static volatile Duration readTimeout = Duration.ofSeconds(10);
+
     static RawHost open(InetSocketAddress target, byte[] cmPrivateData) throws IOException {
-        MpaPeer mpa = MpaPeer.open(target, Duration.ofSeconds(10));
+        MpaPeer mpa = MpaPeer.open(target, readTimeout);
         try {
             MpaPeer.Reply r = mpa.negotiate(16, 16, true, cmPrivateData);
             if (r.rejected()) {
@@ -95,9 +98,14 @@ final class RawHost implements AutoCloseable {
      * Connect data names the controller, the host NQN must match the admin queue's).
      */
     static RawHost ioQueue(InetSocketAddress target, int cntlid, UUID hostId, int entries) throws IOException {
+        return ioQueue(target, TargetUnderAttack.SUBNQN, cntlid, hostId, entries);
+    }
+
+    static RawHost ioQueue(InetSocketAddress target, String subnqn, int cntlid, UUID hostId, int entries)
+            throws IOException {
         RawHost q = open(target, 1, entries, entries - 1);
         try {
-            Completion c = q.connect(1, entries - 1, TargetUnderAttack.SUBNQN, hostId, cntlid);
+            Completion c = q.connect(1, entries - 1, subnqn, hostId, cntlid);
             if (!c.success()) {
                 throw new IOException("I/O queue Connect refused: " + c);
             }
@@ -241,7 +249,7 @@ final class RawHost implements AutoCloseable {
         } catch (java.net.SocketTimeoutException quiet) {
             // nothing more within the wait
         } finally {
-            mpa.readTimeout(Duration.ofSeconds(10));
+            mpa.readTimeout(readTimeout);
         }
     }
 
