@@ -26,7 +26,9 @@ class ConnectAttackTest extends HostileTestBase {
     void aCommandBeforeConnectIsRefused() throws Exception {
         try (RawHost raw = attacker(RawHost.admin(target.address))) {
             Completion c = raw.propertyGet(NvmeCapsules.PROP_CAP, true);
+            // refused and not to be retried (Linux nvmet_parse_connect_cmd: Invalid Opcode with DNR)
             assertFalse(c.success(), "Property Get answered before Connect: " + c);
+            assertTrue(c.dnr(), c.toString());
             raw.register(RawHost.DATA_STAG, new byte[4096]);
             Completion id = raw.command(NvmeCapsules.identify(raw.nextCid(), 1, 0,
                     NvmeCapsules.keyedSgl(0, 4096, RawHost.DATA_STAG, false)));
@@ -42,6 +44,7 @@ class ConnectAttackTest extends HostileTestBase {
             assertTrue(raw.adminConnect(TargetUnderAttack.SUBNQN).success());
             Completion again = raw.adminConnect(TargetUnderAttack.SUBNQN);
             assertFalse(again.success(), "a second Connect on a connected queue: " + again);
+            assertTrue(again.dnr(), again.toString());
             assertTrue(raw.propertyGet(NvmeCapsules.PROP_VS, false).success(), "the first association still works");
         }
         assertTargetSurvived();

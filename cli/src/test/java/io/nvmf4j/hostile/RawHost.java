@@ -97,10 +97,6 @@ final class RawHost implements AutoCloseable {
      * An I/O queue of {@code entries} entries on controller {@code cntlid}, connected (NVMe-oF 1.1 3.3: CNTLID in the
      * Connect data names the controller, the host NQN must match the admin queue's).
      */
-    static RawHost ioQueue(InetSocketAddress target, int cntlid, UUID hostId, int entries) throws IOException {
-        return ioQueue(target, TargetUnderAttack.SUBNQN, cntlid, hostId, entries);
-    }
-
     static RawHost ioQueue(InetSocketAddress target, String subnqn, int cntlid, UUID hostId, int entries)
             throws IOException {
         RawHost q = open(target, 1, entries, entries - 1);

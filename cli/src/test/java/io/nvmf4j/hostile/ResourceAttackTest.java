@@ -99,7 +99,7 @@ class ResourceAttackTest extends HostileTestBase {
         try (RawHost admin = attacker(RawHost.admin(target.address))) {
             Completion c = admin.connectAndEnable(TargetUnderAttack.SUBNQN);
             assertTrue(c.success(), c.toString());
-            try (RawHost io = attacker(RawHost.ioQueue(target.address, c.dw0() & 0xffff, admin.hostId, 32))) {
+            try (RawHost io = attacker(RawHost.ioQueue(target.address, TargetUnderAttack.SUBNQN, c.dw0() & 0xffff, admin.hostId, 32))) {
                 io.register(RawHost.DATA_STAG, new byte[1 << 24]);
                 int mdts = 1 << 20;
                 int[][] keyed = {{0, 1}, {511, 1}, {512, 1}, {513, 1}, {mdts, mdts / 512}, {mdts + 512, mdts / 512 + 1},
@@ -147,7 +147,7 @@ class ResourceAttackTest extends HostileTestBase {
         RawHost admin = attacker(RawHost.admin(target.address));
         Completion c = admin.connectAndEnable(TargetUnderAttack.SUBNQN);
         assertTrue(c.success(), c.toString());
-        RawHost io = attacker(RawHost.ioQueue(target.address, c.dw0() & 0xffff, admin.hostId, 128));
+        RawHost io = attacker(RawHost.ioQueue(target.address, TargetUnderAttack.SUBNQN, c.dw0() & 0xffff, admin.hostId, 128));
         for (int i = 0; i < 127; i++) {
             io.send(NvmeCapsules.readWrite(NvmeCapsules.NVM_READ, io.nextCid(), 1, 0, 256,
                     NvmeCapsules.keyedSgl(0, 128 * 1024, RawHost.DATA_STAG, false)));

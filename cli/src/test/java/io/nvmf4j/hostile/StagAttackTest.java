@@ -62,8 +62,10 @@ class StagAttackTest extends HostileTestBase {
     /** The probe of the issue: STag 0x195 (index 1, key 0x5a + 0x3b) before any Connect. */
     @Test
     void oneSendWithInvalidateCannotDisableTheTargetBufferPool() throws Exception {
-        assertEquals(Answer.TERMINATE, sendWithInvalidate(0x195), "Send with Invalidate of STag 0x195");
+        Answer answer = sendWithInvalidate(0x195);
         assertTargetSurvived();
+        // RFC 5040 7.1: an STag that may not be invalidated is a remote protection error, reported by Terminate
+        assertEquals(Answer.TERMINATE, answer, "Send with Invalidate of STag 0x195");
     }
 
     /** The sweep: indices 1..8, every key; on a fresh target the pool is among them. */
