@@ -1,0 +1,65 @@
+package io.nvmf4j.hostile;
+
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.target.Namespace;
+import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.Port;
+import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.backend.RamBackend;
+import io.nvmf4j.target.rdma.RdmaTransport;
+import io.nvmf4j.target.rdma.RdmaTransportOptions;
+import io.nvmf4j.target.rdma.TransportObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+
+/**
+ * The target the suite attacks: what {@code nvmf4j serve --ram} runs (default transport options: one poll group,
+ * 32 MiB of buffers, 16384 CQ entries), with a 16 MiB RAM namespace of 512-byte blocks, on 127.0.0.1 over softiwarp,
+ * any host allowed (as {@code serve} without {@code --allow-host}).
+ */
+final class TargetUnderAttack implements AutoCloseable {
+
+    static final String SUBNQN = "nqn.2026-12.io.nvmf4j:hostile";
+    static final long NAMESPACE_BYTES = 16L << 20;
+
+    private final NvmeTarget target;
+    private final RdmaTransport transport;
+    final InetSocketAddress address;
+
+    private TargetUnderAttack(NvmeTarget target, RdmaTransport transport, InetSocketAddress address) {
+        this.target = target;
+        this.transport = transport;
+        this.address = address;
+    }
+
+    static TargetUnderAttack start() throws IOException {
+        NvmeTarget target = new NvmeTarget();
+        RdmaTransport transport = null;
+        try {
+            Port port = Port.rdma(1, "127.0.0.1", "0").build();
+            Subsystem subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JHOSTILE01")
+                    .model("nvmf4j hostile-peer suite").allowAnyHost(true).build();
+            subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(NAMESPACE_BYTES, 512)));
+            target.addSubsystem(subsystem);
+            target.addPort(port);
+            port.addSubsystem(subsystem);
+            transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
+                    .withPollGroups(1).withSpinBudget(Duration.ofNanos(50_000)), TransportObserver.NONE);
+            InetSocketAddress bound = transport.listen(port);
+            return new TargetUnderAttack(target, transport, new InetSocketAddress("127.0.0.1", bound.getPort()));
+        } catch (IOException | RuntimeException e) {
+            if (transport != null) {
+                transport.close();
+            }
+            target.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+        target.close();
+    }
+}
