@@ -421,7 +421,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
         int missed = 1;
         do {
             if (state == QueuePairState.ERROR) {
-                finishAfterError();
+                try {
+                    finishAfterError();
+                } catch (RuntimeException e) {
+                    // whatever failed, this queue pair is done: no thread may be left owning txWip or the socket
+                    abandonAfterFailure(e);
+                }
             } else {
                 try {
                     transmitter.pump();
@@ -432,6 +437,18 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             missed = txWip.addAndGet(-missed);
         } while (missed != 0);
+    }
+
+    private void abandonAfterFailure(RuntimeException e) {
+        device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
+        java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()).log(java.util.logging.Level.WARNING,
+                "softiwarp QP " + number + ": ending the connection failed: " + e);
+        lingering = false;
+        finished = true;
+        SocketChannel ch = channel;
+        if (ch != null) {
+            ChannelIo.closeQuietly(ch);
+        }
     }
 
     /**
@@ -455,21 +472,42 @@ public final class SoftiwarpQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * Set while a Terminate waits for room in the socket of an ended queue pair: the engine keeps the socket open
+     * and retries on OP_WRITE until {@link #lingerDeadline}, then closes it. No thread waits for the peer.
+     */
+    private volatile boolean lingering;
+    private long lingerDeadline;
+
+    boolean lingering() {
+        return lingering;
+    }
+
     /** Runs inside the transmit drain once the state is ERROR. */
     private void finishAfterError() {
         if (finished) {
+            if (lingering) {
+                continueLinger();
+            }
             return;
         }
         SocketChannel ch = channel;
         if (ch != null) {
             TerminateMessage terminate = pendingTerminate;
+            int outcome = Transmitter.TERMINATE_DONE;
             if (terminate != null) {
-                transmitter.sendTerminateBestEffort(ch, terminate);
+                device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
+                outcome = transmitter.startTerminate(ch, terminate);
             }
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // closing a broken socket
+            if (outcome == Transmitter.TERMINATE_MORE && engine != null) {
+                lingerDeadline = System.nanoTime() + config.terminateLinger().toNanos();
+                lingering = true;
+                engine.wakeup(); // to watch the socket for room
+            } else {
+                if (outcome != Transmitter.TERMINATE_DONE) {
+                    device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
+                }
+                ChannelIo.closeQuietly(ch);
             }
         }
         flushAll();
@@ -477,6 +515,31 @@ public final class SoftiwarpQueuePair implements QueuePair {
         Consumer<DisconnectEvent> listener = endListener;
         if (listener != null) {
             listener.accept(endEvent);
+        }
+    }
+
+    /** One more try at the Terminate of an ended queue pair; closes the socket when done or out of time. */
+    private void continueLinger() {
+        SocketChannel ch = channel;
+        int outcome = transmitter.continueTerminate(ch);
+        if (outcome == Transmitter.TERMINATE_MORE && System.nanoTime() - lingerDeadline < 0) {
+            return;
+        }
+        if (outcome != Transmitter.TERMINATE_DONE) {
+            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
+        }
+        lingering = false;
+        ChannelIo.closeQuietly(ch);
+    }
+
+    /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */
+    void abortLinger() {
+        if (lingering) {
+            lingering = false;
+            SocketChannel ch = channel;
+            if (ch != null) {
+                ChannelIo.closeQuietly(ch);
+            }
         }
     }
 
