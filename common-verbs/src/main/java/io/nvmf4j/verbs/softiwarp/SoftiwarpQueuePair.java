@@ -370,8 +370,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
         try {
             return receiver.poll();
         } catch (RuntimeException e) {
-            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()).log(java.util.logging.Level.WARNING,
-                    "softiwarp QP " + number + " receive failed", e);
+            // counted and logged once for this connection, without a stack trace (a peer must not be able to
+            // flood the log); the trace goes to FINE for whoever debugs it
+            device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
+            java.util.logging.Logger log = java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName());
+            log.log(java.util.logging.Level.WARNING, "softiwarp QP " + number + " receive failed: " + e);
+            log.log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
             return true;
         } finally {
