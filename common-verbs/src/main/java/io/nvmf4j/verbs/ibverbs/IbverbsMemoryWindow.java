@@ -45,7 +45,7 @@ final class IbverbsMemoryWindow implements MemoryWindow {
         if (closed) {
             throw new VerbsException(VerbsErrorCode.CLOSED, "memory window is closed");
         }
-        int access = accessBits(region, pd, offset, length, remoteAccess);
+        int access = IbverbsProtectionDomain.accessBits(checkedAccess(region, pd, offset, length, remoteAccess));
         invalidate();
         MemorySegment slice = region.segment().asSlice(offset, length);
         MemorySegment registered = Native.ibvRegMr(pd.pd(), slice, length, access).reinterpret(ibv_mr.sizeof());
@@ -57,11 +57,11 @@ final class IbverbsMemoryWindow implements MemoryWindow {
     }
 
     /**
-     * The {@code ibv_access_flags} a binding registers with, after the checks {@link MemoryWindow#bind} promises:
-     * LOCAL_WRITE with REMOTE_WRITE, as ibv_reg_mr requires.
+     * The access a binding registers the slice with, after the checks {@link MemoryWindow#bind} promises: the
+     * remote rights, plus LOCAL_WRITE with REMOTE_WRITE, as ibv_reg_mr requires.
      */
-    static int accessBits(MemoryRegion region, ProtectionDomain pd, long offset, long length,
-                          Set<AccessFlag> remoteAccess) throws VerbsException {
+    static Set<AccessFlag> checkedAccess(MemoryRegion region, ProtectionDomain pd, long offset, long length,
+                                         Set<AccessFlag> remoteAccess) throws VerbsException {
         if (region.protectionDomain() != pd || !region.isValid()) {
             throw new VerbsException(VerbsErrorCode.INVALID_KEY,
                     "a window binds only to a valid region of its own protection domain");
@@ -89,7 +89,7 @@ final class IbverbsMemoryWindow implements MemoryWindow {
         if (write) {
             flags.add(AccessFlag.LOCAL_WRITE);
         }
-        return IbverbsProtectionDomain.accessBits(flags);
+        return flags;
     }
 
     @Override
