@@ -35,7 +35,11 @@ final class PeerLog {
         if (!log.isLoggable(Level.INFO)) {
             return;
         }
-        String line = java.text.MessageFormat.format(message, params);
+        Object[] texts = new Object[params.length];
+        for (int i = 0; i < params.length; i++) {
+            texts[i] = String.valueOf(params[i]); // no locale grouping of numbers (QP 1234, not 1,234)
+        }
+        String line = java.text.MessageFormat.format(message, texts);
         if (suppressed > 0) {
             line += " (" + suppressed + " similar lines suppressed)";
             suppressed = 0;

@@ -25,6 +25,8 @@ import java.util.function.Consumer;
  * a time; reception runs on the progress engine only.
  */
 public final class SoftiwarpQueuePair implements QueuePair {
+    private static final PeerLog FAILURE_LOG =
+            new PeerLog(java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
     final SoftiwarpProtectionDomain pd;
     final SoftiwarpCompletionQueue sendCq;
@@ -373,9 +375,9 @@ public final class SoftiwarpQueuePair implements QueuePair {
             // counted and logged once for this connection, without a stack trace (a peer must not be able to
             // flood the log); the trace goes to FINE for whoever debugs it
             device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
-            java.util.logging.Logger log = java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName());
-            log.log(java.util.logging.Level.WARNING, "softiwarp QP " + number + " receive failed: " + e);
-            log.log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
+            FAILURE_LOG.info("softiwarp QP {0} receive failed: {1}", number, e.toString());
+            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName())
+                    .log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
             return true;
         } finally {
@@ -445,8 +447,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
 
     private void abandonAfterFailure(RuntimeException e) {
         device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
-        java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()).log(java.util.logging.Level.WARNING,
-                "softiwarp QP " + number + ": ending the connection failed: " + e);
+        FAILURE_LOG.info("softiwarp QP {0}: ending the connection failed: {1}", number, e.toString());
         lingering = false;
         finished = true;
         SocketChannel ch = channel;
