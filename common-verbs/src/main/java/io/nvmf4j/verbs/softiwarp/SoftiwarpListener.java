@@ -184,14 +184,14 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         }
         InetAddress peer = ((InetSocketAddress) ch.getRemoteAddress()).getAddress();
         ArrayDeque<Pending> ofPeer = pendingByPeer.get(peer);
-        if (ofPeer != null && ofPeer.size() >= maxPendingPerPeer) {
+        if (ofPeer != null && ofPeer.size() >= maxPendingPerPeer && !requestArrived(ofPeer.peekFirst())) {
             Pending oldest = ofPeer.peekFirst();
             rejected.add(RejectedPeers.Reason.PEER_PENDING_LIMIT);
             peerLog.info("softiwarp: {0} has {1} connections without an MPA request, closing its oldest", peer,
                     ofPeer.size());
             drop(oldest);
         }
-        if (pending.size() >= maxPending) {
+        if (pending.size() >= maxPending && !requestArrived(pending.peekFirst())) {
             Pending oldest = pending.peekFirst();
             rejected.add(RejectedPeers.Reason.LISTENER_PENDING_LIMIT);
             peerLog.info("softiwarp listener {0}: {1} connections without an MPA request, closing the oldest ({2})",
@@ -210,6 +210,15 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
             throw e;
         }
         return true;
+    }
+
+    /**
+     * Reads what {@code oldest} has before it is evicted: its request may be waiting in the socket (a burst of
+     * accepts is handled before the reads of the same wake-up). True if that ended its pending state.
+     */
+    private boolean requestArrived(Pending oldest) {
+        readRequest(oldest.key);
+        return !pending.contains(oldest);
     }
 
     /** Forgets a pending connection (its request came in, or it is dropped). */
