@@ -25,6 +25,7 @@ import java.util.Set;
 final class IbverbsMemoryWindow implements MemoryWindow {
     private final IbverbsProtectionDomain pd;
     private MemorySegment mr;
+    private IbverbsMemoryRegion parent;
     private int rkey;
     private long address;
     private long length;
@@ -50,6 +51,10 @@ final class IbverbsMemoryWindow implements MemoryWindow {
         MemorySegment slice = region.segment().asSlice(offset, length);
         MemorySegment registered = Native.ibvRegMr(pd.pd(), slice, length, access).reinterpret(ibv_mr.sizeof());
         mr = registered;
+        if (region instanceof IbverbsMemoryRegion r) {
+            parent = r;
+            r.windowBound(this);
+        }
         rkey = ibv_mr.rkey(registered);
         address = region.address() + offset;
         this.length = length;
@@ -99,6 +104,10 @@ final class IbverbsMemoryWindow implements MemoryWindow {
             return;
         }
         mr = null;
+        if (parent != null) {
+            parent.windowUnbound(this);
+            parent = null;
+        }
         int rc = ibverbs_h.ibv_dereg_mr(registered);
         if (rc != 0) {
             throw new IllegalStateException(Errno.exception("ibv_dereg_mr", rc).getMessage());
