@@ -615,7 +615,7 @@ final class Receiver {
     private boolean fail(int layer, int etype, int ecode) {
         int received = header.position();
         TerminateMessage t = TerminateMessage.forInbound(layer, etype, ecode, header, received);
-        qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT, "sent Terminate: " + t.describe(), t);
+        qp.peerFault("sent Terminate: " + t.describe(), t);
         return false;
     }
 }

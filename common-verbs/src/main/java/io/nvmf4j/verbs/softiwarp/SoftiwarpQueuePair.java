@@ -461,10 +461,10 @@ public final class SoftiwarpQueuePair implements QueuePair {
      * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
      * the connection's listeners hear about it. Idempotent; the first cause wins.
      */
-    void enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
+    boolean enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
         synchronized (stateLock) {
             if (state == QueuePairState.ERROR) {
-                return;
+                return false;
             }
             endEvent = new DisconnectEvent(cause, detail);
             pendingTerminate = terminate;
@@ -475,6 +475,22 @@ public final class SoftiwarpQueuePair implements QueuePair {
         if (e != null) {
             e.wakeup();
         }
+        return true;
+    }
+
+    /**
+     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
+     * {@link RejectedPeers.Reason#TERMINATE_SENT}.
+     */
+    void peerFault(String detail, TerminateMessage terminate) {
+        // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+        synchronized (stateLock) {
+            if (state == QueuePairState.ERROR) {
+                return;
+            }
+            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
+        }
+        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, terminate);
     }
 
     /**
@@ -501,7 +517,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
             TerminateMessage terminate = pendingTerminate;
             int outcome = Transmitter.TERMINATE_DONE;
             if (terminate != null) {
-                device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
                 outcome = transmitter.startTerminate(ch, terminate);
             }
             if (outcome == Transmitter.TERMINATE_MORE && engine != null) {

@@ -453,8 +453,7 @@ final class Transmitter {
     private boolean refuseRead(ReadResponseWqe r, MemoryCheck check) {
         job = JOB_NONE;
         response = null;
-        qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
-                "peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
+        qp.peerFault("peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
                 readRequestTerminate(r, check));
         return false;
     }

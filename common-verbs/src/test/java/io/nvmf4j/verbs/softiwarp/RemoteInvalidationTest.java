@@ -117,6 +117,8 @@ class RemoteInvalidationTest {
             assertEquals(WcStatus.REM_INV_REQ_ERR, refused.status(), refused::toString);
             assertFalse(refused.withInvalidate());
             assertTrue(pool.isValid(), "the pool after a peer tried to invalidate it");
+            assertEquals(1, ((SoftiwarpDevice) target.device).rejectedPeers()
+                    .count(RejectedPeers.Reason.TERMINATE_SENT), "the refused peer is counted");
 
             // the pool keeps working: the target writes a host's buffer from it and reads into it
             ProtectionDomain hostPd = hostDevice.allocatePd();
