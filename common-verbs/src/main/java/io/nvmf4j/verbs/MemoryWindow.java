@@ -3,7 +3,7 @@ package io.nvmf4j.verbs;
 import java.util.Set;
 
 /**
- * A type 2 memory window ({@code ibv_mw}, IBA 10.6.7; an RDMAC/RFC 5040 "Memory Window" STag): a remote key that
+ * A type 2 memory window ({@code ibv_mw}, {@code IBV_MW_TYPE_2}; for iWARP an STag of its own): a remote key that
  * covers exactly one slice of a registered region while it is bound, as Linux nvme-rdma uses fast registration
  * (FRWR) to expose exactly one command's bytes for that command's life. Made by
  * {@link ProtectionDomain#allocateWindow()}; the region must have been registered with {@link AccessFlag#MW_BIND}.
@@ -24,7 +24,7 @@ public interface MemoryWindow extends AutoCloseable {
      * @return the new rkey
      * @throws VerbsException INVALID_ARGUMENT if the slice is empty or not inside the region, the rights are not
      *                        remote ones, the region lacks {@link AccessFlag#MW_BIND}, or REMOTE_WRITE is asked of
-     *                        a region without {@link AccessFlag#LOCAL_WRITE} (IBA 10.6.7.2.2); INVALID_KEY if the
+     *                        a region without {@link AccessFlag#LOCAL_WRITE} (both as Linux rxe_check_bind_mw()); INVALID_KEY if the
      *                        region is of another domain or deregistered; CLOSED if the window is closed
      */
     int bind(MemoryRegion region, long offset, long length, Set<AccessFlag> remoteAccess) throws VerbsException;
@@ -48,7 +48,7 @@ public interface MemoryWindow extends AutoCloseable {
     long length();
 
     /**
-     * Whether a peer's Send with Invalidate naming {@link #rkey()} ends the binding (RFC 5040 5.1, 6.10). False on
+     * Whether a peer's Send with Invalidate naming {@link #rkey()} ends the binding (the Invalidate STag field of RFC 5040 4.1). False on
      * the ibverbs provider, where a window is emulated by registering the slice (rxe refuses to invalidate such
      * keys remotely): there the owner must {@link #invalidate()} after every use.
      */
