@@ -24,8 +24,9 @@ public interface MemoryWindow extends AutoCloseable {
      * @return the new rkey
      * @throws VerbsException INVALID_ARGUMENT if the slice is empty or not inside the region, the rights are not
      *                        remote ones, the region lacks {@link AccessFlag#MW_BIND}, or REMOTE_WRITE is asked of
-     *                        a region without {@link AccessFlag#LOCAL_WRITE} (both as Linux rxe_check_bind_mw()); INVALID_KEY if the
-     *                        region is of another domain or deregistered; CLOSED if the window is closed
+     *                        a region without {@link AccessFlag#LOCAL_WRITE} (both as Linux rxe_check_bind_mw());
+     *                        INVALID_KEY if the region is of another domain or deregistered; CLOSED if the window
+     *                        is closed
      */
     int bind(MemoryRegion region, long offset, long length, Set<AccessFlag> remoteAccess) throws VerbsException;
 
@@ -48,7 +49,8 @@ public interface MemoryWindow extends AutoCloseable {
     long length();
 
     /**
-     * Whether a peer's Send with Invalidate naming {@link #rkey()} ends the binding (the Invalidate STag field of RFC 5040 4.1). False on
+     * Whether a peer's Send with Invalidate naming {@link #rkey()} ends the binding (the Invalidate STag field of
+     * RFC 5040 4.1). False on
      * the ibverbs provider, where a window is emulated by registering the slice (rxe refuses to invalidate such
      * keys remotely): there the owner must {@link #invalidate()} after every use.
      */

@@ -242,10 +242,12 @@ class MemoryWindowConformanceTest {
                     EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));
             assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT, () -> window.bind(plain.region(), 0, 64, READ_WRITE));
             assertBindRefused(VerbsErrorCode.INVALID_KEY, () -> window.bind(foreign.region(), 0, 64, READ_WRITE));
-            assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT, () -> window.bind(bindable.region(), 0, 0, READ_WRITE));
+            assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT,
+                    () -> window.bind(bindable.region(), 0, 0, READ_WRITE));
             assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT,
                     () -> window.bind(bindable.region(), SIZE - 63, 64, READ_WRITE));
-            assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT, () -> window.bind(bindable.region(), -1, 64, READ_WRITE));
+            assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT,
+                    () -> window.bind(bindable.region(), -1, 64, READ_WRITE));
             assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT,
                     () -> window.bind(bindable.region(), 0, 64, EnumSet.noneOf(AccessFlag.class)));
             assertBindRefused(VerbsErrorCode.INVALID_ARGUMENT,
