@@ -95,11 +95,13 @@ final class ProgressEngine implements Runnable {
                                 qp.detachFromCompletionQueues();
                             } else {
                                 if (qp.lingering()) {
-                                    // a Terminate waits for room: wake on OP_WRITE only (nobody reads any more)
+                                    // a Terminate waits for room: wake on OP_WRITE only (nobody reads any more),
+                                    // from select() rather than a park loop
                                     SelectionKey key = qp.selectionKey;
                                     if (key != null && key.isValid() && key.interestOps() != SelectionKey.OP_WRITE) {
                                         key.interestOps(SelectionKey.OP_WRITE);
                                     }
+                                    allInline = false;
                                 }
                                 qp.kickTx();
                             }
