@@ -139,11 +139,19 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
      * whether this call answered it.
      */
     boolean abandon() {
+        return abandon(null, null);
+    }
+
+    /** {@link #abandon()}, counting {@code reason} before the reject leaves when this call answers it. */
+    boolean abandon(RejectedPeers counter, RejectedPeers.Reason reason) {
         synchronized (this) {
             if (answered) {
                 return false;
             }
             answered = true;
+        }
+        if (counter != null) {
+            counter.add(reason);
         }
         ChannelIo.writeOnce(channel, ByteBuffer.wrap(MpaNegotiation.reject(request, new byte[0]).encode()));
         ChannelIo.closeQuietly(channel);

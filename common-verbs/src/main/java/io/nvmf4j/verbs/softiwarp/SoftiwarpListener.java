@@ -270,8 +270,7 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     }
 
     private void acceptTimedOut(SoftiwarpConnectRequest r) {
-        if (r.abandon()) {
-            rejected.add(RejectedPeers.Reason.ACCEPT_TIMEOUT);
+        if (r.abandon(rejected, RejectedPeers.Reason.ACCEPT_TIMEOUT)) {
             peerLog.info("softiwarp: the application did not answer the connection request of {0} in time,"
                     + " rejected", r.remoteAddress());
         }
