@@ -31,8 +31,12 @@ public interface MemoryWindow extends AutoCloseable {
     int bind(MemoryRegion region, long offset, long length, Set<AccessFlag> remoteAccess) throws VerbsException;
 
     /**
-     * Ends the current binding (a local invalidate, {@code IBV_WR_LOCAL_INV}): its key is invalid when this returns.
-     * Idempotent; a no-op when not bound.
+     * Ends the current binding (a local invalidate, {@code IBV_WR_LOCAL_INV}): its key is invalid when this returns,
+     * no access with it starts afterwards. An access already under way may finish, into the range it was checked
+     * against: on softiwarp at most the one inbound RDMA Write segment or outbound Read Response segment being
+     * moved (each segment is checked on its own). After the response of the command the window served, nothing is
+     * under way: iWARP and InfiniBand deliver a peer's data for a command before its response on the same queue
+     * pair. Idempotent; a no-op when not bound.
      */
     void invalidate();
 
