@@ -27,6 +27,8 @@ final class IbverbsMemoryRegion implements MemoryRegion {
     private volatile int rkey;
     private volatile boolean invalidated;
     private volatile boolean closed;
+    /** Windows bound to a slice of this region: their registrations end with it (as IBA ends bound windows). */
+    private final java.util.Set<IbverbsMemoryWindow> windows = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private IbverbsMemoryRegion(IbverbsProtectionDomain pd, MemorySegment segment, Set<AccessFlag> access) {
         this.pd = pd;
@@ -114,8 +116,24 @@ final class IbverbsMemoryRegion implements MemoryRegion {
         }
     }
 
+    void windowBound(IbverbsMemoryWindow window) {
+        windows.add(window);
+    }
+
+    void windowUnbound(IbverbsMemoryWindow window) {
+        windows.remove(window);
+    }
+
     @Override
-    public synchronized void close() {
+    public void close() {
+        // outside this region's monitor: a window's bind holds the window's lock and then registers here
+        for (IbverbsMemoryWindow window : java.util.List.copyOf(windows)) {
+            window.invalidate();
+        }
+        closeRegion();
+    }
+
+    private synchronized void closeRegion() {
         if (closed) {
             return;
         }

@@ -36,6 +36,15 @@ final class ChannelIo {
         }
     }
 
+    /** One non-blocking write attempt (best effort: a frame the socket does not take at once is dropped). */
+    static void writeOnce(SocketChannel ch, ByteBuffer data) {
+        try {
+            ch.write(data);
+        } catch (IOException ignored) {
+            // the peer is gone
+        }
+    }
+
     static void closeQuietly(SocketChannel ch) {
         try {
             ch.close();

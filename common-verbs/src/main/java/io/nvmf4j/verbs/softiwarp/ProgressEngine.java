@@ -36,7 +36,9 @@ final class ProgressEngine implements Runnable {
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private volatile boolean parked;
     private volatile boolean running = true;
-    private final java.util.function.Consumer<SelectionKey> onReady = ProgressEngine::ready;
+    private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
+    private final PeerLog failureLog = new PeerLog(LOG);
+    private long failures;
 
     ProgressEngine(String name, long spinNanos) throws IOException {
         this.selector = Selector.open();
@@ -80,53 +82,70 @@ final class ProgressEngine implements Runnable {
                 long start = System.nanoTime();
                 for (int i = queuePairs.size() - 1; i >= 0; i--) {
                     SoftiwarpQueuePair qp = queuePairs.get(i);
-                    if (qp.state() == QueuePairState.ERROR) {
-                        if (qp.finished()) {
-                            SelectionKey key = qp.channel == null ? null : qp.channel.keyFor(selector);
-                            if (key != null) {
-                                key.cancel();
+                    // one connection's exception (e.g. CancelledKeyException: its socket was closed between
+                    // isValid() and interestOps()) ends that connection, never this thread and the others
+                    try {
+                        if (qp.state() == QueuePairState.ERROR) {
+                            if (qp.finished() && !qp.lingering()) {
+                                SelectionKey key = qp.channel == null ? null : qp.channel.keyFor(selector);
+                                if (key != null) {
+                                    key.cancel();
+                                }
+                                queuePairs.remove(i);
+                                qp.detachFromCompletionQueues();
+                            } else {
+                                if (qp.lingering()) {
+                                    // a Terminate waits for room: wake on OP_WRITE only (nobody reads any more),
+                                    // from select() rather than a park loop
+                                    SelectionKey key = qp.selectionKey;
+                                    if (key != null && key.isValid() && key.interestOps() != SelectionKey.OP_WRITE) {
+                                        key.interestOps(SelectionKey.OP_WRITE);
+                                    }
+                                    allInline = false;
+                                }
+                                qp.kickTx();
                             }
-                            queuePairs.remove(i);
-                            qp.detachFromCompletionQueues();
-                        } else {
+                            continue;
+                        }
+                        SelectionKey key = qp.selectionKey;
+                        if (qp.inlineDriven(start)) {
+                            // its consumer reads the socket: stop watching it, or every arriving FPDU would wake
+                            // this thread out of select() for nothing (level-triggered readiness until the
+                            // consumer reads)
+                            if (!qp.engineMuted && key != null && key.isValid()) {
+                                key.interestOps(0);
+                                qp.engineMuted = true;
+                            }
+                            anyMuted = true;
+                            continue;
+                        }
+                        allInline = false;
+                        qp.flushDeferredTx(); // posted by a consumer that stopped polling
+                        if (qp.engineMuted) {
+                            if (key != null && key.isValid()) {
+                                key.interestOps(SelectionKey.OP_READ);
+                            }
+                            qp.engineMuted = false;
+                        }
+                        if (qp.overrun) {
+                            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                                    "completion queue overrun: completions were lost", null);
+                            continue;
+                        }
+                        if (qp.progressReceive()) {
+                            progress = true;
+                        }
+                        if (qp.txBlocked) {
+                            if (key != null && key.isValid() && (key.interestOps() & SelectionKey.OP_WRITE) == 0) {
+                                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+                            }
+                            // poll the socket for room while spinning, too
+                            qp.txBlocked = false;
                             qp.kickTx();
                         }
-                        continue;
-                    }
-                    SelectionKey key = qp.selectionKey;
-                    if (qp.inlineDriven(start)) {
-                        // its consumer reads the socket: stop watching it, or every arriving FPDU would wake this
-                        // thread out of select() for nothing (level-triggered readiness until the consumer reads)
-                        if (!qp.engineMuted && key != null && key.isValid()) {
-                            key.interestOps(0);
-                            qp.engineMuted = true;
-                        }
-                        anyMuted = true;
-                        continue;
-                    }
-                    allInline = false;
-                    qp.flushDeferredTx(); // posted by a consumer that stopped polling
-                    if (qp.engineMuted) {
-                        if (key != null && key.isValid()) {
-                            key.interestOps(SelectionKey.OP_READ);
-                        }
-                        qp.engineMuted = false;
-                    }
-                    if (qp.overrun) {
-                        qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
-                                "completion queue overrun: completions were lost", null);
-                        continue;
-                    }
-                    if (qp.progressReceive()) {
+                    } catch (RuntimeException e) {
+                        failed(qp, e);
                         progress = true;
-                    }
-                    if (qp.txBlocked) {
-                        if (key != null && key.isValid() && (key.interestOps() & SelectionKey.OP_WRITE) == 0) {
-                            key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                        }
-                        // poll the socket for room while spinning, too
-                        qp.txBlocked = false;
-                        qp.kickTx();
                     }
                 }
                 long now = System.nanoTime();
@@ -165,19 +184,66 @@ final class ProgressEngine implements Runnable {
                 lastProgress = System.nanoTime();
             }
         } catch (IOException | RuntimeException e) {
+            // only the Selector itself failing gets here: without it no socket can be served
             LOG.log(Level.SEVERE, "softiwarp progress engine " + thread.getName() + " failed", e);
             for (SoftiwarpQueuePair qp : queuePairs) {
                 qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
                         "progress engine failed: " + e, null);
             }
+        } finally {
+            for (SoftiwarpQueuePair qp : queuePairs) {
+                qp.abortLinger(); // no engine will finish their Terminates
+            }
         }
     }
 
-    private static void ready(SelectionKey key) {
-        if (key.isValid() && key.isWritable()) {
-            SoftiwarpQueuePair qp = (SoftiwarpQueuePair) key.attachment();
-            key.interestOps(qp.engineMuted ? 0 : SelectionKey.OP_READ);
-            qp.kickTx();
+    /**
+     * A queue pair whose service threw: it alone ends (counted as ENGINE_FAILURE, logged once without a stack
+     * trace at INFO; the trace goes to FINE for whoever debugs it), and the engine goes on with the others.
+     */
+    private void failed(SoftiwarpQueuePair qp, RuntimeException e) {
+        failures++;
+        qp.device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
+        failureLog.info("softiwarp progress engine {0}: {1} failed: {2}, ending that connection", thread.getName(),
+                qp, e.toString());
+        LOG.log(Level.FINE, "engine failure of " + qp, e);
+        try {
+            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "progress engine: " + e, null);
+        } catch (RuntimeException ignored) {
+            // ending it failed too: the socket is closed below
+        }
+        qp.abortLinger();
+        java.nio.channels.SocketChannel ch = qp.channel;
+        if (ch != null) {
+            SelectionKey key = ch.keyFor(selector);
+            if (key != null) {
+                key.cancel();
+            }
+            ChannelIo.closeQuietly(ch);
+        }
+        queuePairs.remove(qp);
+        try {
+            qp.detachFromCompletionQueues();
+        } catch (RuntimeException ignored) {
+            // nothing more to undo
+        }
+    }
+
+    /** Connections this engine ended because serving them threw (engine thread; for tests and diagnostics). */
+    long failures() {
+        return failures;
+    }
+
+    private void ready(SelectionKey key) {
+        SoftiwarpQueuePair qp = (SoftiwarpQueuePair) key.attachment();
+        try {
+            if (key.isValid() && key.isWritable()) {
+                key.interestOps(qp.state() == QueuePairState.ERROR ? SelectionKey.OP_WRITE
+                        : qp.engineMuted ? 0 : SelectionKey.OP_READ);
+                qp.kickTx();
+            }
+        } catch (RuntimeException e) {
+            failed(qp, e);
         }
     }
 
@@ -193,6 +259,8 @@ final class ProgressEngine implements Runnable {
                 qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {
                 qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
+            } catch (RuntimeException e) {
+                failed(qp, e);
             }
         }
         return any;

@@ -29,20 +29,58 @@ import java.time.Duration;
  *                           queue pairs' sockets itself while the engine parks (default true; false keeps every
  *                           socket on the engine thread, the model before, for comparison)
  * @param mpaTimeout         {@code nvmf4j.softiwarp.mpaTimeoutMillis}: how long a listener waits for the MPA
- *                           request of an accepted TCP connection (default 10 s)
+ *                           request of an accepted TCP connection (siw's MPA timer, default 10 s), and how long a
+ *                           valid request waits for the application to accept or reject it
+ * @param maxPendingPerListener {@code nvmf4j.softiwarp.maxPendingPerListener}: TCP connections a listener holds
+ *                           before their MPA request is in (default 128, like a listen backlog); beyond it the
+ *                           oldest is closed
+ * @param maxPendingPerPeer  {@code nvmf4j.softiwarp.maxPendingPerPeer}: the same per peer IP address (default 16);
+ *                           beyond it that address's oldest is closed, so a flood delays but does not lock out a
+ *                           client that sends its MPA request at once
+ * @param terminateLinger    {@code nvmf4j.softiwarp.terminateLingerMillis}: how long the progress engine keeps
+ *                           trying to deliver a Terminate to a peer that does not read before it closes the
+ *                           socket (default 500 ms; no thread waits for it)
  */
 public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
                               boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold,
-                              boolean inlineProgress) {
+                              boolean inlineProgress, int maxPendingPerListener, int maxPendingPerPeer,
+                              Duration terminateLinger) {
+
+    static final int DEFAULT_MAX_PENDING_PER_LISTENER = 128;
+    static final int DEFAULT_MAX_PENDING_PER_PEER = 16;
+    static final Duration DEFAULT_TERMINATE_LINGER = Duration.ofMillis(500);
 
     /** Largest DDP payload of one FPDU: the 16-bit MPA length minus the largest DDP/RDMAP header. */
     public static final int MAX_FPDU_PAYLOAD_LIMIT = 65535 - 46;
 
     public SoftiwarpConfig {
         if (engines < 1 || maxFpduPayload < 1 || maxFpduPayload > MAX_FPDU_PAYLOAD_LIMIT || engineSpinNanos < 0
-                || cqSpinNanos < 0 || copyThreshold < 0 || copyThreshold > MAX_FPDU_PAYLOAD_LIMIT) {
+                || cqSpinNanos < 0 || copyThreshold < 0 || copyThreshold > MAX_FPDU_PAYLOAD_LIMIT
+                || maxPendingPerListener < 1 || maxPendingPerPeer < 1 || mpaTimeout.isNegative()
+                || mpaTimeout.isZero() || terminateLinger.isNegative()) {
             throw new IllegalArgumentException("invalid softiwarp configuration");
         }
+    }
+
+    /** The configuration with the default pending-connection limits and Terminate linger. */
+    public SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
+                           boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold,
+                           boolean inlineProgress) {
+        this(engineSpinNanos, cqSpinNanos, engines, maxFpduPayload, crcRequired, peerToPeer, mpaTimeout,
+                copyThreshold, inlineProgress, DEFAULT_MAX_PENDING_PER_LISTENER, DEFAULT_MAX_PENDING_PER_PEER,
+                DEFAULT_TERMINATE_LINGER);
+    }
+
+    /** This configuration with other connection-setup limits (listener cap, per-address cap, MPA timeout). */
+    public SoftiwarpConfig withSetupLimits(int perListener, int perPeer, Duration timeout) {
+        return new SoftiwarpConfig(engineSpinNanos, cqSpinNanos, engines, maxFpduPayload, crcRequired, peerToPeer,
+                timeout, copyThreshold, inlineProgress, perListener, perPeer, terminateLinger);
+    }
+
+    /** This configuration with another Terminate linger time. */
+    public SoftiwarpConfig withTerminateLinger(Duration linger) {
+        return new SoftiwarpConfig(engineSpinNanos, cqSpinNanos, engines, maxFpduPayload, crcRequired, peerToPeer,
+                mpaTimeout, copyThreshold, inlineProgress, maxPendingPerListener, maxPendingPerPeer, linger);
     }
 
     /** The configuration with inline progress on. */
@@ -72,6 +110,10 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
                 Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.mpaTimeoutMillis", 10_000L)),
                 Math.min(MAX_FPDU_PAYLOAD_LIMIT,
                         Integer.getInteger("nvmf4j.softiwarp.copyThreshold", DEFAULT_COPY_THRESHOLD)),
-                Boolean.parseBoolean(System.getProperty("nvmf4j.softiwarp.inlineProgress", "true")));
+                Boolean.parseBoolean(System.getProperty("nvmf4j.softiwarp.inlineProgress", "true")),
+                Integer.getInteger("nvmf4j.softiwarp.maxPendingPerListener", DEFAULT_MAX_PENDING_PER_LISTENER),
+                Integer.getInteger("nvmf4j.softiwarp.maxPendingPerPeer", DEFAULT_MAX_PENDING_PER_PEER),
+                Duration.ofMillis(Long.getLong("nvmf4j.softiwarp.terminateLingerMillis",
+                        DEFAULT_TERMINATE_LINGER.toMillis())));
     }
 }

@@ -21,6 +21,7 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
     private final MpaNegotiation.Request request;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
+    private final long createdNanos = System.nanoTime();
     private boolean answered;
 
     SoftiwarpConnectRequest(SoftiwarpDevice device, SocketChannel channel, MpaNegotiation.Request request)
@@ -127,17 +128,33 @@ final class SoftiwarpConnectRequest implements ConnectRequest {
         return answered;
     }
 
-    /** Rejects without private data if still unanswered (listener closing). */
-    void abandon() {
+    /** When the valid request came in (System.nanoTime): the application has the MPA timeout to answer. */
+    long createdNanos() {
+        return createdNanos;
+    }
+
+    /**
+     * Rejects without private data if still unanswered (listener closing, backlog full, or the application did not
+     * answer in time): one non-blocking write of the reject, then close - it never waits for the peer. Returns
+     * whether this call answered it.
+     */
+    boolean abandon() {
+        return abandon(null, null);
+    }
+
+    /** {@link #abandon()}, counting {@code reason} before the reject leaves when this call answers it. */
+    boolean abandon(RejectedPeers counter, RejectedPeers.Reason reason) {
         synchronized (this) {
             if (answered) {
-                return;
+                return false;
             }
+            answered = true;
         }
-        try {
-            reject(new byte[0]);
-        } catch (VerbsException ignored) {
-            // best effort
+        if (counter != null) {
+            counter.add(reason);
         }
+        ChannelIo.writeOnce(channel, ByteBuffer.wrap(MpaNegotiation.reject(request, new byte[0]).encode()));
+        ChannelIo.closeQuietly(channel);
+        return true;
     }
 }

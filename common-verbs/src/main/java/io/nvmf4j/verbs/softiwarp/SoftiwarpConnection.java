@@ -15,6 +15,7 @@ import java.util.logging.Logger;
 /** An established softiwarp connection: its queue pair and the end-of-connection listeners. */
 final class SoftiwarpConnection implements RdmaConnection {
     private static final Logger LOG = Logger.getLogger(SoftiwarpConnection.class.getName());
+    private static final PeerLog END_LOG = new PeerLog(LOG);
 
     private final SoftiwarpQueuePair qp;
     private final byte[] peerPrivateData;
@@ -42,8 +43,8 @@ final class SoftiwarpConnection implements RdmaConnection {
             toRun = new ArrayList<>(listeners);
         }
         if (event.cause() != DisconnectEvent.Cause.LOCAL_DISCONNECT) {
-            LOG.log(Level.INFO, "softiwarp QP {0} to {1} ended: {2}", new Object[] {qp.number(), remote,
-                    event.detail()});
+            // once per connection, rate-limited: a flood of hostile connections must not flood the log
+            END_LOG.info("softiwarp QP {0} to {1} ended: {2}", qp.number(), remote, event.detail());
         }
         for (Consumer<DisconnectEvent> l : toRun) {
             try {

@@ -33,6 +33,7 @@ public final class SoftiwarpDevice implements RdmaDevice {
     private final SoftiwarpConfig config;
     private final int sequence = DEVICE_SEQUENCE.incrementAndGet();
     private final StagTable stagTable = new StagTable(MAX_MR);
+    private final RejectedPeers rejectedPeers = new RejectedPeers();
     private final AtomicInteger nextQpNumber = new AtomicInteger(1);
     private final AtomicInteger nextEngine = new AtomicInteger();
     private final Set<SoftiwarpQueuePair> queuePairs = ConcurrentHashMap.newKeySet();
@@ -53,6 +54,14 @@ public final class SoftiwarpDevice implements RdmaDevice {
 
     StagTable stagTable() {
         return stagTable;
+    }
+
+    /**
+     * Peers this device refused or cut off, by reason (pending-connection caps, MPA and accept timeouts, invalid
+     * requests, Terminates sent, failures): counters a target can export as metrics.
+     */
+    public RejectedPeers rejectedPeers() {
+        return rejectedPeers;
     }
 
     @Override

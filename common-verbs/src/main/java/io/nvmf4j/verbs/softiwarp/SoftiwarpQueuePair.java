@@ -25,6 +25,8 @@ import java.util.function.Consumer;
  * a time; reception runs on the progress engine only.
  */
 public final class SoftiwarpQueuePair implements QueuePair {
+    private static final PeerLog FAILURE_LOG =
+            new PeerLog(java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
     final SoftiwarpProtectionDomain pd;
     final SoftiwarpCompletionQueue sendCq;
@@ -370,8 +372,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
         try {
             return receiver.poll();
         } catch (RuntimeException e) {
-            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()).log(java.util.logging.Level.WARNING,
-                    "softiwarp QP " + number + " receive failed", e);
+            // counted and logged once for this connection, without a stack trace (a peer must not be able to
+            // flood the log); the trace goes to FINE for whoever debugs it
+            device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
+            FAILURE_LOG.info("softiwarp QP {0} receive failed: {1}", number, e.toString());
+            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName())
+                    .log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
             return true;
         } finally {
@@ -421,7 +427,12 @@ public final class SoftiwarpQueuePair implements QueuePair {
         int missed = 1;
         do {
             if (state == QueuePairState.ERROR) {
-                finishAfterError();
+                try {
+                    finishAfterError();
+                } catch (RuntimeException e) {
+                    // whatever failed, this queue pair is done: no thread may be left owning txWip or the socket
+                    abandonAfterFailure(e);
+                }
             } else {
                 try {
                     transmitter.pump();
@@ -434,15 +445,26 @@ public final class SoftiwarpQueuePair implements QueuePair {
         } while (missed != 0);
     }
 
+    private void abandonAfterFailure(RuntimeException e) {
+        device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
+        FAILURE_LOG.info("softiwarp QP {0}: ending the connection failed: {1}", number, e.toString());
+        lingering = false;
+        finished = true;
+        SocketChannel ch = channel;
+        if (ch != null) {
+            ChannelIo.closeQuietly(ch);
+        }
+    }
+
     /**
      * Moves the queue pair to ERROR (siw_qp_cm_drop + siw_qp_llp_close): the Terminate, if any, is sent best
      * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
      * the connection's listeners hear about it. Idempotent; the first cause wins.
      */
-    void enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
+    boolean enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
         synchronized (stateLock) {
             if (state == QueuePairState.ERROR) {
-                return;
+                return false;
             }
             endEvent = new DisconnectEvent(cause, detail);
             pendingTerminate = terminate;
@@ -453,23 +475,59 @@ public final class SoftiwarpQueuePair implements QueuePair {
         if (e != null) {
             e.wakeup();
         }
+        return true;
+    }
+
+    /**
+     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
+     * {@link RejectedPeers.Reason#TERMINATE_SENT}.
+     */
+    void peerFault(String detail, TerminateMessage terminate) {
+        // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+        synchronized (stateLock) {
+            if (state == QueuePairState.ERROR) {
+                return;
+            }
+            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
+        }
+        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, terminate);
+    }
+
+    /**
+     * Set while a Terminate waits for room in the socket of an ended queue pair: the engine keeps the socket open
+     * and retries on OP_WRITE until {@link #lingerDeadline}, then closes it. No thread waits for the peer.
+     */
+    private volatile boolean lingering;
+    private long lingerDeadline;
+
+    boolean lingering() {
+        return lingering;
     }
 
     /** Runs inside the transmit drain once the state is ERROR. */
     private void finishAfterError() {
         if (finished) {
+            if (lingering) {
+                continueLinger();
+            }
             return;
         }
         SocketChannel ch = channel;
         if (ch != null) {
             TerminateMessage terminate = pendingTerminate;
+            int outcome = Transmitter.TERMINATE_DONE;
             if (terminate != null) {
-                transmitter.sendTerminateBestEffort(ch, terminate);
+                outcome = transmitter.startTerminate(ch, terminate);
             }
-            try {
-                ch.close();
-            } catch (IOException ignored) {
-                // closing a broken socket
+            if (outcome == Transmitter.TERMINATE_MORE && engine != null) {
+                lingerDeadline = System.nanoTime() + config.terminateLinger().toNanos();
+                lingering = true;
+                engine.wakeup(); // to watch the socket for room
+            } else {
+                if (outcome != Transmitter.TERMINATE_DONE) {
+                    device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
+                }
+                ChannelIo.closeQuietly(ch);
             }
         }
         flushAll();
@@ -477,6 +535,31 @@ public final class SoftiwarpQueuePair implements QueuePair {
         Consumer<DisconnectEvent> listener = endListener;
         if (listener != null) {
             listener.accept(endEvent);
+        }
+    }
+
+    /** One more try at the Terminate of an ended queue pair; closes the socket when done or out of time. */
+    private void continueLinger() {
+        SocketChannel ch = channel;
+        int outcome = transmitter.continueTerminate(ch);
+        if (outcome == Transmitter.TERMINATE_MORE && System.nanoTime() - lingerDeadline < 0) {
+            return;
+        }
+        if (outcome != Transmitter.TERMINATE_DONE) {
+            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
+        }
+        lingering = false;
+        ChannelIo.closeQuietly(ch);
+    }
+
+    /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */
+    void abortLinger() {
+        if (lingering) {
+            lingering = false;
+            SocketChannel ch = channel;
+            if (ch != null) {
+                ChannelIo.closeQuietly(ch);
+            }
         }
     }
 

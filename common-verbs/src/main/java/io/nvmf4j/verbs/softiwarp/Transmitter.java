@@ -257,7 +257,7 @@ final class Transmitter {
             if (wqe.length[i] == 0) {
                 continue;
             }
-            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(wqe.lkey[i]);
+            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookupRegion(wqe.lkey[i]);
             MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
                     : mr.check(wqe.lkey[i], qp.pd, sink, false, false, wqe.address[i],
                     Integer.toUnsignedLong(wqe.length[i]));
@@ -408,19 +408,26 @@ final class Transmitter {
             response = r;
             r.processed = 0;
             r.source = null;
+            r.sourceEntry = null;
             if (size > 0) {
-                SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(r.sourceStag);
-                MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
-                        : mr.check(r.sourceStag, qp.pd, false, true, false, r.sourceTo, size);
+                StagEntry entry = qp.device.stagTable().lookup(r.sourceStag);
+                SoftiwarpMemoryRegion mr = entry == null ? null : entry.target();
+                MemoryCheck check = entry == null ? MemoryCheck.STAG_INVALID
+                        : entry.checkRemote(r.sourceStag, qp.pd, true, false, r.sourceTo, size, mr);
                 if (check != MemoryCheck.OK) {
-                    job = JOB_NONE;
-                    response = null;
-                    qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
-                            "peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
-                            readRequestTerminate(r, check));
-                    return false;
+                    return refuseRead(r, check);
                 }
                 r.source = mr;
+                r.sourceEntry = entry;
+            }
+        } else if (r.sourceEntry != r.source) {
+            // a memory window: its owner may invalidate it while the response is going out; check it again for
+            // each segment so that no byte leaves from memory the window no longer covers
+            long rest = size - r.processed;
+            MemoryCheck check = r.sourceEntry.checkRemote(r.sourceStag, qp.pd, true, false,
+                    r.sourceTo + r.processed, rest, r.source);
+            if (check != MemoryCheck.OK) {
+                return refuseRead(r, check);
             }
         }
         int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
@@ -443,6 +450,14 @@ final class Transmitter {
         return true;
     }
 
+    private boolean refuseRead(ReadResponseWqe r, MemoryCheck check) {
+        job = JOB_NONE;
+        response = null;
+        qp.peerFault("peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
+                readRequestTerminate(r, check));
+        return false;
+    }
+
     /**
      * siw_send_terminate() with in_tx: an RDMAP remote protection error found while answering a Read Request;
      * the Read Request header is reconstructed and attached (M, D, R set).
@@ -455,38 +470,62 @@ final class Transmitter {
                 check.rdmapCode(), rreq, ReadRequestHeader.LENGTH);
     }
 
+    /** {@link #startTerminate}/{@link #continueTerminate}: the Terminate is out. */
+    static final int TERMINATE_DONE = 0;
+    /** The socket is full: try again when it has room (the engine does, until the linger time is over). */
+    static final int TERMINATE_MORE = 1;
+    /** It cannot be delivered (the socket failed, or an FPDU from registered memory is half on the wire). */
+    static final int TERMINATE_GIVE_UP = 2;
+
+    /** The encoded Terminate FPDU being delivered (allocated once, when the connection ends). */
+    private ByteBuffer terminateOut;
+
     /**
-     * Best effort, as siw_send_terminate(): completes the FPDU already on the wire (a Terminate must not split
-     * one), then writes the Terminate; gives up after ~200 ms of a full socket.
+     * Best effort, as siw_send_terminate() (which sends with MSG_DONTWAIT): never waits for the peer. A Terminate
+     * must not split an FPDU, so the one on the wire is completed first - when its bytes are our own copy (the
+     * outbox), later too; a large FPDU whose payload is written straight from registered memory must complete
+     * now, because once its work requests are flushed that memory is the application's again. A large FPDU not
+     * started yet is dropped. Returns {@link #TERMINATE_DONE}, {@link #TERMINATE_MORE} or
+     * {@link #TERMINATE_GIVE_UP}.
      */
-    void sendTerminateBestEffort(SocketChannel ch, TerminateMessage terminate) {
-        long deadline = System.nanoTime() + 200_000_000L;
+    int startTerminate(SocketChannel ch, TerminateMessage terminate) {
+        ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);
+        terminate.encode(out);
+        int crcValue = 0;
+        if (qp.crcEnabled) {
+            crc.reset();
+            crc.update(out, 0, terminate.lengthWithoutCrc());
+            crcValue = crc.wireValue();
+        }
+        out.putInt(terminate.lengthWithoutCrc(), crcValue);
+        out.clear();
+        terminateOut = out;
         try {
-            boolean complete = flushOutbox(ch) && writePieces(ch);
-            while (!complete && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-                complete = flushOutbox(ch) && writePieces(ch);
-            }
-            if (!complete) {
-                return;
-            }
-            ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);
-            terminate.encode(out);
-            int crcValue = 0;
-            if (qp.crcEnabled) {
-                crc.reset();
-                crc.update(out, 0, terminate.lengthWithoutCrc());
-                crcValue = crc.wireValue();
-            }
-            out.putInt(terminate.lengthWithoutCrc(), crcValue);
-            out.clear();
-            while (out.hasRemaining() && System.nanoTime() < deadline) {
-                if (ch.write(out) == 0) {
-                    Thread.onSpinWait();
+            boolean piecesStarted = pieceCount > 0 && (pieceIndex > 0 || pieces[0].position() > 0);
+            if (piecesStarted) {
+                // the outbox went out before these pieces started (pump writes it first), so it is empty
+                if (!writePieces(ch)) {
+                    return TERMINATE_GIVE_UP;
                 }
             }
-        } catch (IOException ignored) {
-            // the connection is going down anyway
+            pieceCount = 0;
+            pieceIndex = 0;
+            return continueTerminate(ch);
+        } catch (IOException | RuntimeException e) {
+            return TERMINATE_GIVE_UP;
+        }
+    }
+
+    /** Writes more of the outbox and then the Terminate, without waiting; see {@link #startTerminate}. */
+    int continueTerminate(SocketChannel ch) {
+        try {
+            if (!flushOutbox(ch)) {
+                return TERMINATE_MORE;
+            }
+            ch.write(terminateOut);
+            return terminateOut.hasRemaining() ? TERMINATE_MORE : TERMINATE_DONE;
+        } catch (IOException | RuntimeException e) {
+            return TERMINATE_GIVE_UP;
         }
     }
 }

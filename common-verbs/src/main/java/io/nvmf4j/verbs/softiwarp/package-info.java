@@ -32,6 +32,20 @@
  *     receive side reads what the socket has into a per-QP staging buffer (one read per small FPDU, or per several
  *     coalesced ones) and copies payload into the region; with an empty staging buffer and 8 KiB or more of
  *     payload due it reads straight into the registered memory.</li>
+ * <li>STags: random 8-bit keys (an index reused gets a key it did not have before). Memory windows
+ *     ({@code SoftiwarpMemoryWindow}) are STag-table entries of their own over a slice of a region registered
+ *     with MW_BIND; bind and invalidate are synchronous and allocate nothing. A peer's Send with Invalidate ends
+ *     only a window of the queue pair's domain: a region made by {@code register} is never remotely
+ *     invalidatable (as IBA and rxe; siw would invalidate any region of the PD) - such an attempt is a Terminate
+ *     that ends the sender's connection only.</li>
+ * <li>Hostile peers: a listener holds at most {@code maxPendingPerListener} (128) connections without an MPA
+ *     request, {@code maxPendingPerPeer} (16) per address - beyond either, the oldest is closed - and drops each
+ *     after {@code mpaTimeout} (10 s); a valid request the application does not answer in that time is
+ *     rejected. A Terminate never makes a thread wait for the peer: the engine tries on OP_WRITE for
+ *     {@code terminateLinger} (500 ms), then closes. An exception while serving one connection ends that
+ *     connection only. Every such event is counted in {@link io.nvmf4j.verbs.softiwarp.RejectedPeers}
+ *     ({@code SoftiwarpDevice.rejectedPeers()}) and logged once per connection, rate-limited, without a stack
+ *     trace.</li>
  * </ul>
  */
 package io.nvmf4j.verbs.softiwarp;

@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.QueuePairSetup;
 import io.nvmf4j.verbs.WcStatus;
@@ -290,21 +291,45 @@ class MalformedFpduWireTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void taggedWriteWithAnInvalidatedStagIsTerminated() throws Exception {
         Setup s = Setup.open(true);
-        try {
-            // first invalidate the target's STag with a Send with Invalidate into the posted receive
-            s.h().raw().sendFpdu(DdpSegment.sendWithInvalidate(s.h().raw().takeSendMsn(), s.target().rkey(),
+        try (MemoryWindow window = s.wire().provider().pd().allocateWindow()) {
+            // a window over a bindable region: the STag a peer may invalidate
+            GuardedRegion bindable = s.wire().provider().register(SIZE, AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND)
+                    .fill(78);
+            byte[] before = bindable.snapshot();
+            int stag = window.bind(bindable.region(), 0, SIZE, EnumSet.of(AccessFlag.REMOTE_WRITE));
+            // first invalidate the window's STag with a Send with Invalidate into the posted receive
+            s.h().raw().sendFpdu(DdpSegment.sendWithInvalidate(s.h().raw().takeSendMsn(), stag,
                     Patterns.bytes(79, 8)));
             var wc = s.wire().provider().awaitCompletion(TIMEOUT);
             assertEquals(WcStatus.SUCCESS, wc.status(), wc::toString);
-            assertTrue(wc.withInvalidate() && wc.invalidatedRkey() == s.target().rkey(), wc::toString);
-            assertTrue(!s.target().region().isValid(), "region after the peer invalidated its STag");
-            s.h().raw().sendFpdu(DdpSegment.rdmaWrite(s.target().rkey(), s.target().address(0),
-                    Patterns.bytes(80, 64)));
+            assertTrue(wc.withInvalidate() && wc.invalidatedRkey() == stag, wc::toString);
+            assertTrue(!window.isBound(), "window after the peer invalidated its STag");
+            s.h().raw().sendFpdu(DdpSegment.rdmaWrite(stag, bindable.address(0), Patterns.bytes(80, 64)));
             WireBench.assertTerminatedWith(s.h(),
                     term(LAYER_DDP, DDP_ETYPE_TAGGED, TerminateMessage.DDP_T_ECODE_INVALID_STAG),
                     term(LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION, TerminateMessage.RDMAP_ECODE_INVALID_STAG));
-            Patterns.assertSameBytes(s.targetBefore(), s.target().segment(), "region with the invalidated STag");
-            s.target().assertGuardsIntact();
+            Patterns.assertSameBytes(before, bindable.segment(), "region under the invalidated window");
+            bindable.assertGuardsIntact();
+        } finally {
+            s.close();
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void sendWithInvalidateOfARegisteredRegionIsTerminatedAndTheRegionStaysValid() throws Exception {
+        // issue F1: a peer named the STag of a registered region in a Send with Invalidate and switched it off
+        // for every connection; a registered region is never remotely invalidatable (IBA; rxe_invalidate_mr())
+        Setup s = Setup.open(true);
+        try {
+            s.h().raw().sendFpdu(DdpSegment.sendWithInvalidate(s.h().raw().takeSendMsn(), s.target().rkey(),
+                    Patterns.bytes(79, 8)));
+            TerminateMessage terminate = WireBench.assertTerminatedWith(s.h(),
+                    term(LAYER_RDMAP, RDMAP_ETYPE_REMOTE_PROTECTION, TerminateMessage.RDMAP_ECODE_CANNOT_INVALIDATE));
+            assertTrue(terminate.ddpHeaderIncluded(), () -> "the refused Send is named: " + terminate);
+            s.wire().assertReceiveFailed(RECV_ID, WcStatus.REM_INV_REQ_ERR);
+            assertTrue(s.target().region().isValid(), "region a peer tried to invalidate");
+            Patterns.assertSameBytes(s.targetBefore(), s.target().segment(), "target region");
         } finally {
             s.close();
         }

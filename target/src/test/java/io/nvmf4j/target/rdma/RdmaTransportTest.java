@@ -167,12 +167,12 @@ class RdmaTransportTest {
     @Test
     void identifyWithInvalidateKeyIsAnsweredBySendWithInvalidate() throws Exception {
         try (ScriptedRdmaHost admin = adminEnabled()) {
-            int rkey = admin.dataRegion.rkey();
             ScriptedRdmaHost.Response id = admin.identify(1, 0, 0, true);
             assertEquals(0, id.status());
             assertTrue(id.withInvalidate(), "response came as Send with Invalidate");
-            assertEquals(rkey, id.invalidatedRkey());
-            // the host re-keyed its buffer; the next command with the new key works
+            assertEquals(admin.window.rkey(), id.invalidatedRkey());
+            assertFalse(admin.window.isBound(), "the window the target invalidated");
+            // the next command, with the buffer's own key, works
             ScriptedRdmaHost.Response again = admin.identify(1, 0, 0, false);
             assertEquals(0, again.status());
             assertFalse(again.withInvalidate());

@@ -13,6 +13,7 @@ import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.RdmaConnection;
@@ -55,6 +56,8 @@ final class ScriptedRdmaHost implements AutoCloseable {
     /** Host memory the target reads from and writes to (keyed SGLs). */
     final MemorySegment data;
     final MemoryRegion dataRegion;
+    /** The window keyed SGLs with the Invalidate Key subtype name: a peer may invalidate only a window. */
+    final MemoryWindow window;
     final int hrqsize;
     final WorkCompletion[] wcs = new WorkCompletion[16];
     RdmaConnection connection;
@@ -85,8 +88,9 @@ final class ScriptedRdmaHost implements AutoCloseable {
         this.responses = all.asSlice(CAPSULE_MAX, 16L * hrqsize);
         this.local = pd.register(all, EnumSet.of(AccessFlag.LOCAL_WRITE));
         this.data = arena.allocate(DATA_SIZE, 4096);
-        this.dataRegion = pd.register(data,
-                EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+        this.dataRegion = pd.register(data, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ,
+                AccessFlag.REMOTE_WRITE, AccessFlag.MW_BIND));
+        this.window = pd.allocateWindow();
     }
 
     /** Connects one queue pair with the NVMe-oF CM request {@code privateData}; receives are posted first. */
@@ -129,8 +133,16 @@ final class ScriptedRdmaHost implements AutoCloseable {
 
     /** Points SGL1 at {@code length} bytes of {@link #data} at {@code offset}. */
     void keyed(SubmissionQueueEntry sqe, long offset, int length, boolean invalidate) {
-        new KeyedSglDescriptor(dataRegion.address() + offset, length, dataRegion.rkey(), invalidate)
-                .encode(sqe.dptr());
+        int rkey = dataRegion.rkey();
+        if (invalidate) {
+            try {
+                rkey = window.bind(dataRegion, offset, length,
+                        EnumSet.of(AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+            } catch (VerbsException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        new KeyedSglDescriptor(dataRegion.address() + offset, length, rkey, invalidate).encode(sqe.dptr());
     }
 
     /** Puts {@code bytes} behind the SQE as in-capsule data, SGL1 a data block with offset 0. */
@@ -171,9 +183,6 @@ final class ScriptedRdmaHost implements AutoCloseable {
                     MemorySegment.copy(responses, 16L * slot, cqe.segment(), 0, 16);
                     Response r = new Response(cqe, wc.withInvalidate(), wc.invalidatedRkey());
                     connection.queuePair().postReceive(responseReceive(slot));
-                    if (wc.withInvalidate()) {
-                        dataRegion.refreshKey();
-                    }
                     return r;
                 }
             }
