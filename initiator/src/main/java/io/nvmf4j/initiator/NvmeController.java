@@ -340,24 +340,20 @@ public final class NvmeController implements AutoCloseable {
 
     // ---- admin commands -------------------------------------------------------------------------------------
 
-    /** Identify CNS 02h from NSID 0 on, following the 1024-entry pages, like nvme_scan_ns_list(). */
+    /**
+     * Identify CNS 02h from NSID 0 on, following the 1024-entry pages like nvme_scan_ns_list(), bounded by NN and
+     * {@link NamespaceListReader#MAX_PAGES}: a controller that lies about its list fails this with an
+     * {@link NvmfException} instead of keeping the host reading.
+     */
     public List<Long> activeNamespaceIds() throws NvmfException {
-        List<Long> all = new ArrayList<>();
-        long from = 0;
-        while (true) {
-            long start = from;
+        return NamespaceListReader.read(name, identify.nn(), start -> {
             MemorySegment data = MemorySegment.ofArray(new byte[ActiveNamespaceList.SIZE]);
             FutureCommand list = new FutureCommand("Identify Active Namespace List from nsid " + start, false, true,
                     sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST, start));
             list.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
             runAdmin(list);
-            List<Long> page = ActiveNamespaceList.decode(data);
-            all.addAll(page);
-            if (page.size() < ActiveNamespaceList.MAX_ENTRIES) {
-                return all;
-            }
-            from = page.getLast();
-        }
+            return data;
+        });
     }
 
     /** Identify Namespace (CNS 00h). */

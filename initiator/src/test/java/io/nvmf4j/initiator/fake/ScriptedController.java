@@ -90,6 +90,12 @@ public final class ScriptedController implements AutoCloseable {
         public int discoveryRecords = 0;     // discovery log: records (the last one a referral when > 1)
         public int bumpGenctrOnFirstRead = 0; // discovery: GENCTR changes while the first N header re-reads
         public boolean closeAfterFirstIo = false; // drop every connection after the first I/O command
+        // ---- hostile behaviour (tests of the host against a malicious controller) ----
+        public long nn = 1;                  // Identify Controller NN
+        /** Active namespace list page for a CNS 02h command with this NSID (null: [1] after NSID 0, then empty). */
+        public java.util.function.LongFunction<List<Long>> activeNamespaces = null;
+        /** Discovery log header NUMREC as claimed (null: the true count); the records sent stay discoveryRecords. */
+        public Long discoveryNumrecClaim = null;
     }
 
     /** One received command, as the host sent it. */
@@ -382,7 +388,7 @@ public final class ScriptedController implements AutoCloseable {
                         IdentifyController c = IdentifyController.wrap(out);
                         c.serialNumber("SCRIPTED0001").modelNumber("nvmf4j scripted test double").firmwareRevision("0.1");
                         c.mdts(script.mdts).cntlid(1).ver(0x00010300).sqes(0x66).cqes(0x44).maxcmd(script.mqes + 1)
-                                .nn(1).sgls(IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_KEYED
+                                .nn(script.nn).sgls(IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_KEYED
                                         | IdentifyController.SGLS_OFFSET)
                                 .ioccsz((64 + script.inCapsuleBytes) / 16).iorcsz(1).icdoff(0).kas(1);
                         c.subsystemNqn(script.subsystem);
@@ -395,8 +401,16 @@ public final class ScriptedController implements AutoCloseable {
                         ns.nsze(script.blocks).ncap(script.blocks).nuse(script.blocks).nlbaf(0).flbas(0);
                         ns.lbaFormat(0, LbaFormat.ofBlockSize(script.blockSize));
                     }
-                    case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> ActiveNamespaceList.encode(out,
-                            id.nsid() < 1 ? List.of(1L) : List.of());
+                    case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> {
+                        if (script.activeNamespaces != null) {
+                            List<Long> page = script.activeNamespaces.apply(id.nsid());
+                            for (int i = 0; i < page.size(); i++) { // raw: a hostile list need not be increasing
+                                Wire.u32(out, 4L * i, page.get(i));
+                            }
+                        } else {
+                            ActiveNamespaceList.encode(out, id.nsid() < 1 ? List.of(1L) : List.of());
+                        }
+                    }
                     default -> {
                         return Response.error(StatusCode.INVALID_FIELD);
                     }
@@ -423,7 +437,8 @@ public final class ScriptedController implements AutoCloseable {
                 if (get.offset() == 0 && !get.rae() && genctrReads < script.bumpGenctrOnFirstRead) {
                     genctrReads++;
                 }
-                page.genctr(7 + genctrReads).numrec(n).recfmt(0);
+                page.genctr(7 + genctrReads).numrec(script.discoveryNumrecClaim != null ? script.discoveryNumrecClaim : n)
+                        .recfmt(0);
                 for (int i = 0; i < n; i++) {
                     DiscoveryLogEntry e = page.entry(i);
                     boolean referral = n > 1 && i == n - 1;
