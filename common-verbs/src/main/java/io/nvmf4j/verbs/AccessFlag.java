@@ -7,5 +7,10 @@ public enum AccessFlag {
     /** A peer may read the region with RDMA Read (the region's rkey is sent to it). */
     REMOTE_READ,
     /** A peer may write the region with RDMA Write. Needs {@link #LOCAL_WRITE}, as in verbs. */
-    REMOTE_WRITE
+    REMOTE_WRITE,
+    /**
+     * Memory windows may be bound to the region ({@code IBV_ACCESS_MW_BIND}, IBA 10.6.7): see
+     * {@link ProtectionDomain#allocateWindow()}. It gives no access by itself; a window's rights are its own.
+     */
+    MW_BIND
 }

@@ -29,12 +29,18 @@ public interface MemoryRegion extends AutoCloseable {
     /** The access rights given at registration. */
     Set<AccessFlag> accessFlags();
 
-    /** False once the region was deregistered, or its rkey invalidated by a SEND_WITH_INVALIDATE. */
+    /**
+     * False once the region was deregistered. A peer's Send with Invalidate never ends a region made by
+     * {@link ProtectionDomain#register register}: IBA (and RFC 5040's STag rules) let a peer invalidate only memory
+     * windows and fast-registered regions; use a {@link MemoryWindow} to give a peer a key it may invalidate.
+     */
     boolean isValid();
 
     /**
-     * Makes the region valid again under a new rkey after an invalidation, changing only the 8-bit key part
-     * (like a fast registration with {@code ib_inc_rkey()}); old keys stay invalid. Returns the new rkey.
+     * Local re-keying: gives the region a new rkey, changing only the 8-bit key part (like a fast registration
+     * with {@code ib_inc_rkey()}); every earlier key is invalid from then on. Returns the new rkey. Peers cannot
+     * invalidate a region; this exists to revoke a key handed out earlier. For a per-command remote key, bind a
+     * {@link MemoryWindow} instead.
      */
     int refreshKey() throws VerbsException;
 

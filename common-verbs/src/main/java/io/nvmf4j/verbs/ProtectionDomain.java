@@ -16,6 +16,13 @@ public interface ProtectionDomain extends AutoCloseable {
      */
     MemoryRegion register(MemorySegment nativeSegment, Set<AccessFlag> access) throws VerbsException;
 
+    /**
+     * Allocates an unbound memory window ({@code ibv_alloc_mw} with {@code IBV_MW_TYPE_2}): a remote key that a
+     * {@link MemoryWindow#bind bind} points at a slice of a region registered with {@link AccessFlag#MW_BIND}.
+     * The window lives until closed; binding it again does not allocate.
+     */
+    MemoryWindow allocateWindow() throws VerbsException;
+
     /** Deallocates the domain; regions still registered in it are deregistered. Idempotent. */
     @Override
     void close();

@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.ibverbs;
 
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsErrorCode;
@@ -66,13 +67,25 @@ final class IbverbsProtectionDomain implements ProtectionDomain {
                 case LOCAL_WRITE -> ibverbs_h.IBV_ACCESS_LOCAL_WRITE();
                 case REMOTE_READ -> ibverbs_h.IBV_ACCESS_REMOTE_READ();
                 case REMOTE_WRITE -> ibverbs_h.IBV_ACCESS_REMOTE_WRITE();
+                // windows are emulated by registering the slice (IbverbsMemoryWindow): the region needs no bit
+                case MW_BIND -> 0;
             };
         }
         return bits;
     }
 
-    void forget(IbverbsMemoryRegion region) {
-        regions.remove(region);
+    @Override
+    public MemoryWindow allocateWindow() throws VerbsException {
+        synchronized (this) {
+            if (closed) {
+                throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
+            }
+        }
+        return regions.add(new IbverbsMemoryWindow(this));
+    }
+
+    void forget(AutoCloseable regionOrWindow) {
+        regions.remove(regionOrWindow);
     }
 
     @Override

@@ -12,5 +12,7 @@ final class ReadResponseWqe {
     long sourceTo;
     int msn;
     long processed;
+    /** The region the bytes come from, and the STag entry that granted it (a window, or the region itself). */
     SoftiwarpMemoryRegion source;
+    StagEntry sourceEntry;
 }

@@ -272,11 +272,14 @@ final class Receiver {
         if (payloadLength == 0) {
             return true; // zero-length Write (e.g. the RFC 6581 RTR): no STag check, as siw
         }
-        SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(stag);
-        if (mr == null) {
+        // every segment is checked, a continuation too: a window invalidated or rebound by its owner while a
+        // multi-segment Write arrives takes no more bytes from the next segment on
+        StagEntry entry = qp.device.stagTable().lookup(stag);
+        if (entry == null) {
             return failTagged(TerminateCodes.DDP_ECODE_T_INVALID_STAG);
         }
-        MemoryCheck check = mr.check(stag, qp.pd, false, false, true, to, payloadLength);
+        SoftiwarpMemoryRegion mr = entry.target();
+        MemoryCheck check = entry.checkRemote(stag, qp.pd, false, true, to, payloadLength, mr);
         if (check != MemoryCheck.OK) {
             return failTagged(check.ddpTaggedCode());
         }
@@ -447,7 +450,7 @@ final class Receiver {
                 long address = r.address[sendSgeIndex] + sendSgeOffset;
                 SoftiwarpMemoryRegion mr = sendRegions[sendSgeIndex];
                 if (mr == null) {
-                    mr = qp.device.stagTable().lookup(r.lkey[sendSgeIndex]);
+                    mr = qp.device.stagTable().lookupRegion(r.lkey[sendSgeIndex]);
                 }
                 MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
                         : mr.check(r.lkey[sendSgeIndex], qp.pd, true, false, false, address, piece);
@@ -533,12 +536,16 @@ final class Receiver {
         rqe = null;
         if (opcode == RdmapOpcode.SEND_WITH_INVALIDATE || opcode == RdmapOpcode.SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE) {
             int stag = DdpUntaggedHeader.ulpReserved(header);
-            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(stag);
-            // siw_invalidate_stag(): unknown STag -> remote operation error, other PD -> remote protection error
-            if (mr == null || mr.pd() != qp.pd || !mr.invalidate(stag)) {
+            StagEntry entry = qp.device.stagTable().lookup(stag);
+            // siw_invalidate_stag() + siw_rdmap_complete(): an STag that names nothing is a remote operation error,
+            // one the peer may not invalidate (a registered region - never remotely invalidatable - or a window
+            // of another PD) a remote protection error, both "STag cannot be invalidated" (RFC 5040 4.8). The
+            // Terminate ends this connection only; the memory stays valid for its owner and every other peer.
+            int outcome = entry == null ? StagEntry.INVALIDATE_UNKNOWN : entry.remoteInvalidate(stag, qp.pd);
+            if (outcome != StagEntry.INVALIDATED) {
                 qp.completeReceive(r, WcStatus.REM_INV_REQ_ERR, (int) sendProcessed, false, 0);
                 fail(TerminateCodes.LAYER_RDMAP,
-                        mr != null && mr.pd() != qp.pd ? TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION
+                        outcome == StagEntry.INVALIDATE_REFUSED ? TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION
                                 : TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION,
                         TerminateCodes.RDMAP_ECODE_CANNOT_INVALIDATE);
                 return;

@@ -14,9 +14,10 @@ import java.util.Set;
 
 /**
  * A registered region: lkey = rkey = its STag (as siw). The progress engine checks every access with
- * {@link #check} (siw_check_mem) before touching a byte, and reads/writes through {@link #view}.
+ * {@link #check} (siw_check_mem) before touching a byte, and reads/writes through {@link #view}. A peer can never
+ * invalidate it (see {@link #remoteInvalidate}); memory windows bound to it are {@link SoftiwarpMemoryWindow}s.
  */
-public final class SoftiwarpMemoryRegion implements MemoryRegion {
+public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegion {
     private final SoftiwarpProtectionDomain pd;
     private final StagTable table;
     private final MemorySegment segment;
@@ -26,6 +27,7 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
     private final boolean localWrite;
     private final boolean remoteRead;
     private final boolean remoteWrite;
+    private final boolean windowBind;
     /**
      * A whole-region ByteBuffer view to duplicate from, or null above 2 GiB. It keeps the arena's scope, so an
      * arena cannot be closed under a transfer in progress (NIO holds the scope during each read/write). The JDK
@@ -35,7 +37,6 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
     private final ByteBuffer wholeView;
     private final int index;
     private volatile int stag;
-    private volatile boolean valid;
     private volatile boolean closed;
 
     SoftiwarpMemoryRegion(SoftiwarpProtectionDomain pd, StagTable table, MemorySegment segment,
@@ -50,11 +51,11 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
         this.localWrite = access.contains(AccessFlag.LOCAL_WRITE);
         this.remoteRead = access.contains(AccessFlag.REMOTE_READ);
         this.remoteWrite = access.contains(AccessFlag.REMOTE_WRITE);
+        this.windowBind = access.contains(AccessFlag.MW_BIND);
         this.wholeView = length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
         int initial = table.add(this);
         this.index = initial >>> 8;
         this.stag = initial;
-        this.valid = true;
     }
 
     @Override
@@ -98,30 +99,53 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
 
     @Override
     public boolean isValid() {
-        return valid && !closed;
+        return !closed;
     }
 
+    /** Local re-keying: a new random key part, never the current one; every earlier key is dead from here on. */
     @Override
     public synchronized int refreshKey() throws VerbsException {
         if (closed) {
             throw new VerbsException(VerbsErrorCode.CLOSED, "memory region was deregistered");
         }
-        int key = (stag + 1) & 0xff;
+        int key = table.nextKey(stag & 0xff);
         stag = index << 8 | key;
-        valid = true;
+        table.keyChanged(index, key);
         return stag;
     }
 
+    /** Whether memory windows may be bound to it ({@link AccessFlag#MW_BIND}). */
+    boolean allowsWindows() {
+        return windowBind;
+    }
+
     /**
-     * Invalidates the region if {@code rkey} is its current STag (siw_invalidate_stag: done by a Send with
-     * Invalidate). Returns false if the key does not match.
+     * A peer may not invalidate a registered region: IBA allows remote invalidation only of memory windows and
+     * fast-registered regions (Linux rxe_invalidate_mr() refuses {@code IB_MR_TYPE_MEM_REG}), and the target's
+     * buffer pool must not be switchable off by one Send with Invalidate (issue F1). A wrong key is an unknown STag.
      */
-    boolean invalidate(int rkey) {
+    @Override
+    int remoteInvalidate(int rkey, SoftiwarpProtectionDomain domain) {
         if (rkey != stag || closed) {
-            return false;
+            return INVALIDATE_UNKNOWN;
         }
-        valid = false;
-        return true;
+        return INVALIDATE_REFUSED;
+    }
+
+    @Override
+    SoftiwarpMemoryRegion target() {
+        return this;
+    }
+
+    @Override
+    MemoryCheck checkRemote(int expectedStag, SoftiwarpProtectionDomain domain, boolean needRemoteRead,
+                            boolean needRemoteWrite, long accessAddress, long len, SoftiwarpMemoryRegion target) {
+        return check(expectedStag, domain, false, needRemoteRead, needRemoteWrite, accessAddress, len);
+    }
+
+    /** Whether [offset, offset + len) is a non-empty slice of the region (a window's bind range). */
+    boolean covers(long offset, long len) {
+        return offset >= 0 && len > 0 && offset <= length && len <= length - offset;
     }
 
     /**
@@ -130,7 +154,7 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
      */
     MemoryCheck check(int expectedStag, SoftiwarpProtectionDomain domain, boolean needLocalWrite,
                       boolean needRemoteRead, boolean needRemoteWrite, long accessAddress, long len) {
-        if (closed || !valid || expectedStag != stag || !segment.scope().isAlive()) {
+        if (closed || expectedStag != stag || !segment.scope().isAlive()) {
             return MemoryCheck.STAG_INVALID;
         }
         if (domain != pd) {
@@ -169,7 +193,6 @@ public final class SoftiwarpMemoryRegion implements MemoryRegion {
     public void close() {
         if (!closed) {
             closed = true;
-            valid = false;
             table.remove(index, this);
             pd.forget(this);
         }

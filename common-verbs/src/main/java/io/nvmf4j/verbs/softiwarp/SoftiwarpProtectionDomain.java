@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.softiwarp;
 
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsErrorCode;
@@ -15,7 +16,8 @@ import java.util.Set;
 /** A protection domain: regions are checked against the queue pair's domain on every access (siw_check_mem). */
 public final class SoftiwarpProtectionDomain implements ProtectionDomain {
     private final SoftiwarpDevice device;
-    private final List<SoftiwarpMemoryRegion> regions = new ArrayList<>();
+    /** Regions and windows registered here; windows are closed first when the domain closes. */
+    private final List<StagEntry> entries = new ArrayList<>();
     private boolean closed;
 
     SoftiwarpProtectionDomain(SoftiwarpDevice device) {
@@ -48,25 +50,46 @@ public final class SoftiwarpProtectionDomain implements ProtectionDomain {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
             }
             SoftiwarpMemoryRegion region = new SoftiwarpMemoryRegion(this, device.stagTable(), nativeSegment, access);
-            regions.add(region);
+            entries.add(region);
             return region;
         }
     }
 
-    synchronized void forget(SoftiwarpMemoryRegion region) {
-        regions.remove(region);
+    @Override
+    public MemoryWindow allocateWindow() throws VerbsException {
+        synchronized (this) {
+            if (closed) {
+                throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
+            }
+            SoftiwarpMemoryWindow window = new SoftiwarpMemoryWindow(this, device.stagTable());
+            entries.add(window);
+            return window;
+        }
+    }
+
+    synchronized void forget(StagEntry entry) {
+        entries.remove(entry);
     }
 
     @Override
     public void close() {
-        List<SoftiwarpMemoryRegion> toClose;
+        List<StagEntry> toClose;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            toClose = new ArrayList<>(regions);
+            toClose = new ArrayList<>(entries);
         }
-        toClose.forEach(SoftiwarpMemoryRegion::close);
+        for (StagEntry e : toClose) {
+            if (e instanceof SoftiwarpMemoryWindow w) {
+                w.close();
+            }
+        }
+        for (StagEntry e : toClose) {
+            if (e instanceof SoftiwarpMemoryRegion r) {
+                r.close();
+            }
+        }
     }
 }

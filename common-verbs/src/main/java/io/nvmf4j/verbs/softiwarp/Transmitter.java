@@ -257,7 +257,7 @@ final class Transmitter {
             if (wqe.length[i] == 0) {
                 continue;
             }
-            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(wqe.lkey[i]);
+            SoftiwarpMemoryRegion mr = qp.device.stagTable().lookupRegion(wqe.lkey[i]);
             MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
                     : mr.check(wqe.lkey[i], qp.pd, sink, false, false, wqe.address[i],
                     Integer.toUnsignedLong(wqe.length[i]));
@@ -408,19 +408,26 @@ final class Transmitter {
             response = r;
             r.processed = 0;
             r.source = null;
+            r.sourceEntry = null;
             if (size > 0) {
-                SoftiwarpMemoryRegion mr = qp.device.stagTable().lookup(r.sourceStag);
-                MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
-                        : mr.check(r.sourceStag, qp.pd, false, true, false, r.sourceTo, size);
+                StagEntry entry = qp.device.stagTable().lookup(r.sourceStag);
+                SoftiwarpMemoryRegion mr = entry == null ? null : entry.target();
+                MemoryCheck check = entry == null ? MemoryCheck.STAG_INVALID
+                        : entry.checkRemote(r.sourceStag, qp.pd, true, false, r.sourceTo, size, mr);
                 if (check != MemoryCheck.OK) {
-                    job = JOB_NONE;
-                    response = null;
-                    qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
-                            "peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
-                            readRequestTerminate(r, check));
-                    return false;
+                    return refuseRead(r, check);
                 }
                 r.source = mr;
+                r.sourceEntry = entry;
+            }
+        } else if (r.sourceEntry != r.source) {
+            // a memory window: its owner may invalidate it while the response is going out; check it again for
+            // each segment so that no byte leaves from memory the window no longer covers
+            long rest = size - r.processed;
+            MemoryCheck check = r.sourceEntry.checkRemote(r.sourceStag, qp.pd, true, false,
+                    r.sourceTo + r.processed, rest, r.source);
+            if (check != MemoryCheck.OK) {
+                return refuseRead(r, check);
             }
         }
         int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
@@ -441,6 +448,15 @@ final class Transmitter {
         jobPayload = payload;
         finishFpdu(DdpTaggedHeader.LENGTH, payload, copy);
         return true;
+    }
+
+    private boolean refuseRead(ReadResponseWqe r, MemoryCheck check) {
+        job = JOB_NONE;
+        response = null;
+        qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
+                "peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
+                readRequestTerminate(r, check));
+        return false;
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.nvmf4j.verbs.softiwarp;
 
+import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
 import io.nvmf4j.verbs.SendOpcode;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
 import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -134,10 +137,11 @@ class SoftiwarpLoopbackTest {
     }
 
     @Test
-    void sendWithInvalidateInvalidatesTheNamedKeyAtTheReceiver() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+    void sendWithInvalidateEndsTheNamedWindowAtTheReceiver() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0]);
+             MemoryWindow window = p.clientPd.allocateWindow()) {
             p.client.queuePair().postReceive(new ReceiveWorkRequest().wrId(5).local(p.clientMr, 0, 64));
-            int rkey = p.clientMr.rkey();
+            int rkey = window.bind(p.clientMr, 4096, 4096, EnumSet.of(AccessFlag.REMOTE_READ));
             p.server.queuePair().postSend(new SendWorkRequest().wrId(6).opcode(SendOpcode.SEND_WITH_INVALIDATE)
                     .invalidateRkey(rkey).local(p.serverMr, 0, 16));
             assertEquals(WcStatus.SUCCESS, LoopbackPair.awaitOne(p.serverCq).status());
@@ -145,16 +149,17 @@ class SoftiwarpLoopbackTest {
             assertEquals(WcStatus.SUCCESS, recv.status());
             assertTrue(recv.withInvalidate());
             assertEquals(rkey, recv.invalidatedRkey());
-            assertFalse(p.clientMr.isValid());
+            assertFalse(window.isBound());
+            assertTrue(p.clientMr.isValid(), "the region under the window");
             // a Read by the server with the invalidated key is refused by the client with a Terminate
             p.server.queuePair().postSend(new SendWorkRequest().wrId(8).opcode(SendOpcode.RDMA_READ)
-                    .local(p.serverMr, 0, 16).remote(p.clientMr.address(), rkey));
+                    .local(p.serverMr, 0, 16).remote(p.clientMr.address() + 4096, rkey));
             WorkCompletion read = LoopbackPair.awaitOne(p.serverCq);
             assertEquals(WcStatus.REM_ACCESS_ERR, read.status());
             assertEquals(DisconnectEvent.Cause.TERMINATE_RECEIVED, waitForEnd(p.server).cause());
             assertEquals(DisconnectEvent.Cause.TERMINATE_SENT, waitForEnd(p.client).cause());
-            int newKey = p.clientMr.refreshKey();
-            assertTrue(p.clientMr.isValid());
+            int newKey = window.bind(p.clientMr, 4096, 4096, EnumSet.of(AccessFlag.REMOTE_READ));
+            assertTrue(window.isBound());
             assertTrue(newKey != rkey);
         }
     }
