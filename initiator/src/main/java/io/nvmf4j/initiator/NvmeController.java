@@ -527,8 +527,9 @@ public final class NvmeController implements AutoCloseable {
     }
 
     /**
-     * Allocates native memory of {@code size} bytes registered for remote read and write: pass it to the
-     * {@link Namespace} I/O calls for zero-copy transfers (the target reads and writes it directly).
+     * Allocates native memory of {@code size} bytes registered for zero-copy I/O: pass it to the {@link Namespace}
+     * I/O calls and the target moves the data straight in or out. The registration gives no remote access by
+     * itself: each command exposes exactly its own bytes, for its own life, through a memory window.
      */
     public IoBuffer allocateBuffer(long size) throws NvmfException {
         return registerBuffer(bufferArena.allocate(size, 4096));
@@ -537,8 +538,8 @@ public final class NvmeController implements AutoCloseable {
     /** Registers caller-owned native memory for zero-copy I/O; the segment must outlive the buffer. */
     public IoBuffer registerBuffer(MemorySegment nativeSegment) throws NvmfException {
         try {
-            MemoryRegion mr = pd.register(nativeSegment,
-                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+            // Local access and window binding only (issue 13, F6): RdmaHostQueue binds a window per command.
+            MemoryRegion mr = pd.register(nativeSegment, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));
             return new IoBuffer(mr);
         } catch (VerbsException e) {
             throw new NvmfException(name + ": cannot register " + nativeSegment.byteSize() + " bytes: " + e.getMessage(), e);
