@@ -184,6 +184,30 @@ class HostBufferExposureTest {
     }
 
     @Test
+    void aCommandOnAClosedBufferFailsAtOnceAndExposesNothing() throws Exception {
+        NvmeController c = connect(Hostility.NONE);
+        Namespace ns = c.firstNamespace();
+        IoBuffer closed = c.allocateBuffer(8192);
+        closed.close();
+        NvmfException e = failure(ns.readAsync(0, 16, closed, 0));
+        assertTrue(e.getMessage().contains("cannot expose its data buffer"), e.getMessage());
+        assertEquals(0, target.receivedIo(0x02).size(), "no Read reached the controller");
+        ns.read(0, 8, MemorySegment.ofArray(new byte[4096])); // the queue lives on
+    }
+
+    @Test
+    void aCommandTheTargetBreaksTheConnectionOnFailsAfterBoundedRetries() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.closeOnEveryIo = true;
+        target = new ScriptedController(script);
+        controller = NvmeController.connect(options(script).ctrlLossTimeout(Duration.ofSeconds(30)).build());
+        NvmfException e = failure(controller.firstNamespace().readAsync(0, 8, MemorySegment.ofArray(new byte[4096])));
+        assertTrue(e instanceof ControllerLostException, String.valueOf(e));
+        // the first try and nvme_max_retries (5) more, then the command fails although reconnects still succeed
+        assertEquals(6, target.receivedIo(0x02).size());
+    }
+
+    @Test
     void anHonestTargetStillServesEveryPathAfterTheHostileOnesAreRefused() throws Exception {
         NvmeController c = connect(Hostility.NONE);
         Namespace ns = c.firstNamespace();

@@ -90,6 +90,7 @@ public final class ScriptedController implements AutoCloseable {
         public int discoveryRecords = 0;     // discovery log: records (the last one a referral when > 1)
         public int bumpGenctrOnFirstRead = 0; // discovery: GENCTR changes while the first N header re-reads
         public boolean closeAfterFirstIo = false; // drop every connection after the first I/O command
+        public boolean closeOnEveryIo = false;    // drop every connection on every I/O command
         // ---- hostile behaviour (tests of the host against a malicious controller) ----
         public long nn = 1;                  // Identify Controller NN
         /** Active namespace list page for a CNS 02h command with this NSID (null: [1] after NSID 0, then empty). */
@@ -311,6 +312,10 @@ public final class ScriptedController implements AutoCloseable {
                 }
                 if (script.closeAfterFirstIo) {
                     script.closeAfterFirstIo = false;
+                    dropConnections();
+                    return;
+                }
+                if (script.closeOnEveryIo) {
                     dropConnections();
                     return;
                 }
