@@ -177,7 +177,8 @@ class HostBufferExposureTest {
                 failure(a);
                 failure(b);
             }
-            assertTrue(warnings.stream().anyMatch(w -> w.contains("invalidated rkey")), String.valueOf(warnings));
+            assertTrue(warnings.stream().anyMatch(w -> w.contains("invalidated rkey")),
+                warnings.size() + " warnings, the first: " + warnings.stream().findFirst().orElse("none"));
         } finally {
             log.removeHandler(capture);
         }
