@@ -8,14 +8,27 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the Discovery Log Page (log 70h, NVMe-oF 1.1, 5.3) the way libnvme's {@code nvme_discovery_log()} does:
- * the 1024-byte header (RAE set) for GENCTR and NUMREC, then all NUMREC records from offset 1024 in 4 KiB pieces,
- * then the header again (RAE clear); if GENCTR moved meanwhile, start over, at most {@code maxRetries} times.
+ * Reads the Discovery Log Page (log 70h) by the procedure of NVMe-oF 1.1, 5.3, as libnvme's
+ * {@code nvme_discovery_log()} does: the 1024-byte header (RAE set) for GENCTR and NUMREC, then the NUMREC records
+ * from offset 1024, then the header again (RAE clear); if GENCTR moved meanwhile, start over, at most
+ * {@code maxRetries} times; if NUMREC moved under the same GENCTR, fail.
+ *
+ * <p>NUMREC comes from the peer, so it is bounded before anything is allocated for it (issue 13, F8): at most
+ * {@link #MAX_RECORDS} records (libnvme trusts it and callocs 1 KiB per claimed record). The records are fetched
+ * four to a 4 KiB Get Log Page (libnvme's NVME_LOG_PAGE_PDU_SIZE) and decoded chunk by chunk, so the host holds
+ * only what the controller actually sent.
  */
 public final class Discovery {
 
     /** nvme-cli's default number of tries (MAX_DISC_RETRIES). */
     public static final int DEFAULT_MAX_RETRIES = 10;
+    /**
+     * Most records a discovery log may claim: 1 MiB of log, one record per port x subsystem pair the host may
+     * reach, far above a real fabric's, small enough that a lying controller cannot exhaust the heap.
+     */
+    public static final int MAX_RECORDS = 1024;
+
+    private static final int RECORDS_PER_CHUNK = NvmeController.ADMIN_BUFFER_SIZE / DiscoveryLogEntry.SIZE;
 
     private Discovery() {
     }
@@ -40,31 +53,37 @@ public final class Discovery {
                     controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, true));
             long genctr = header.genctr();
             long numrec = header.numrec();
+            if (Long.compareUnsigned(numrec, MAX_RECORDS) > 0) {
+                throw new NvmfException(controller.name() + ": the discovery log claims "
+                        + Long.toUnsignedString(numrec) + " records, more than the " + MAX_RECORDS
+                        + " this host reads");
+            }
             if (numrec == 0) {
                 return new DiscoveryLog(genctr, List.of());
             }
-            long bytes = numrec * DiscoveryLogEntry.SIZE;
-            if (bytes > Integer.MAX_VALUE - DiscoveryLogPage.HEADER_SIZE) {
-                throw new NvmfException("discovery log claims " + numrec + " records, more than can be read");
+            List<DiscoveryRecord> records = new ArrayList<>((int) numrec);
+            for (int first = 0; first < numrec; first += RECORDS_PER_CHUNK) {
+                int count = (int) Math.min(RECORDS_PER_CHUNK, numrec - first);
+                MemorySegment chunk = controller.getLogPage(lid, 0,
+                        DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
+                        count * DiscoveryLogEntry.SIZE, true);
+                for (int i = 0; i < count; i++) {
+                    records.add(DiscoveryRecord.from(DiscoveryLogEntry.wrap(
+                            chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE))));
+                }
             }
-            MemorySegment entries = controller.getLogPage(lid, 0, DiscoveryLogPage.HEADER_SIZE, (int) bytes, true);
             DiscoveryLogPage again = DiscoveryLogPage.wrap(
                     controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, false));
             if (again.genctr() == genctr) {
                 if (again.numrec() != numrec) {
-                    throw new NvmfException("discovery log NUMREC changed from " + numrec + " to " + again.numrec()
-                            + " under the same GENCTR " + genctr);
-                }
-                List<DiscoveryRecord> records = new ArrayList<>();
-                for (long i = 0; i < numrec; i++) {
-                    records.add(DiscoveryRecord.from(DiscoveryLogEntry.wrap(
-                            entries.asSlice(i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE))));
+                    throw new NvmfException(controller.name() + ": discovery log NUMREC changed from " + numrec
+                            + " to " + Long.toUnsignedString(again.numrec()) + " under the same GENCTR " + genctr);
                 }
                 return new DiscoveryLog(genctr, records);
             }
             if (++tries >= maxRetries) {
-                throw new NvmfException("discovery log kept changing (GENCTR " + genctr + " -> " + again.genctr()
-                        + ") over " + maxRetries + " tries");
+                throw new NvmfException(controller.name() + ": discovery log kept changing (GENCTR " + genctr
+                        + " -> " + again.genctr() + ") over " + maxRetries + " tries");
             }
         }
     }

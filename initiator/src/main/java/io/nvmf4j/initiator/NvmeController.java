@@ -340,24 +340,20 @@ public final class NvmeController implements AutoCloseable {
 
     // ---- admin commands -------------------------------------------------------------------------------------
 
-    /** Identify CNS 02h from NSID 0 on, following the 1024-entry pages, like nvme_scan_ns_list(). */
+    /**
+     * Identify CNS 02h from NSID 0 on, following the 1024-entry pages like nvme_scan_ns_list(), bounded by NN and
+     * {@link NamespaceListReader#MAX_PAGES}: a controller that lies about its list fails this with an
+     * {@link NvmfException} instead of keeping the host reading.
+     */
     public List<Long> activeNamespaceIds() throws NvmfException {
-        List<Long> all = new ArrayList<>();
-        long from = 0;
-        while (true) {
-            long start = from;
+        return NamespaceListReader.read(name, identify.nn(), start -> {
             MemorySegment data = MemorySegment.ofArray(new byte[ActiveNamespaceList.SIZE]);
             FutureCommand list = new FutureCommand("Identify Active Namespace List from nsid " + start, false, true,
                     sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST, start));
             list.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
             runAdmin(list);
-            List<Long> page = ActiveNamespaceList.decode(data);
-            all.addAll(page);
-            if (page.size() < ActiveNamespaceList.MAX_ENTRIES) {
-                return all;
-            }
-            from = page.getLast();
-        }
+            return data;
+        });
     }
 
     /** Identify Namespace (CNS 00h). */
@@ -531,8 +527,9 @@ public final class NvmeController implements AutoCloseable {
     }
 
     /**
-     * Allocates native memory of {@code size} bytes registered for remote read and write: pass it to the
-     * {@link Namespace} I/O calls for zero-copy transfers (the target reads and writes it directly).
+     * Allocates native memory of {@code size} bytes registered for zero-copy I/O: pass it to the {@link Namespace}
+     * I/O calls and the target moves the data straight in or out. The registration gives no remote access by
+     * itself: each command exposes exactly its own bytes, for its own life, through a memory window.
      */
     public IoBuffer allocateBuffer(long size) throws NvmfException {
         return registerBuffer(bufferArena.allocate(size, 4096));
@@ -541,8 +538,8 @@ public final class NvmeController implements AutoCloseable {
     /** Registers caller-owned native memory for zero-copy I/O; the segment must outlive the buffer. */
     public IoBuffer registerBuffer(MemorySegment nativeSegment) throws NvmfException {
         try {
-            MemoryRegion mr = pd.register(nativeSegment,
-                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+            // Local access and window binding only (issue 13, F6): RdmaHostQueue binds a window per command.
+            MemoryRegion mr = pd.register(nativeSegment, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));
             return new IoBuffer(mr);
         } catch (VerbsException e) {
             throw new NvmfException(name + ": cannot register " + nativeSegment.byteSize() + " bytes: " + e.getMessage(), e);

@@ -46,9 +46,10 @@ class CapsuleLayoutTest {
             assertEquals(0x02, read[0]);
             assertEquals(0x40, read[1]);
             assertArrayEquals(hex("01000000"), slice(read, 4, 4));
-            // keyed data block: length 4096 as LE24 at 32, type 4h subtype 0h (address) at 39
+            // keyed data block: length 4096 as LE24 at 32, type 4h subtype Fh (invalidate key) at 39, as
+            // nvme_rdma_map_sg_fr() writes it (register_always, Linux's default)
             assertArrayEquals(hex("001000"), slice(read, 32, 3));
-            assertEquals(0x40, read[39] & 0xFF);
+            assertEquals(0x4F, read[39] & 0xFF);
             // SLBA LE64 at 40, NLB (0's based) at 48
             assertArrayEquals(hex("0504030201000000" + "0700"), slice(read, 40, 10));
 
@@ -69,13 +70,13 @@ class CapsuleLayoutTest {
                         .keepAliveTimeout(java.time.Duration.ofSeconds(5)).commandTimeout(Duration.ofSeconds(5))
                         .build())) {
             byte[] connect = target.received.get(0).sqe();
-            // struct nvmf_connect_command: opcode 7Fh, flags 40h, fctype 01h at 4, SGL1 keyed (id 40h at 39),
+            // struct nvmf_connect_command: opcode 7Fh, flags 40h, fctype 01h at 4, SGL1 keyed (id 4Fh at 39),
             // recfmt 0 at 40, qid 0 at 42, sqsize 31 at 44 (NVME_AQ_DEPTH - 1), cattr 0 at 46, kato 5000 ms at 48
             assertEquals(0x7F, connect[0] & 0xFF);
             assertEquals(0x40, connect[1] & 0xFF);
             assertEquals(0x01, connect[4]);
             assertArrayEquals(hex("000400"), slice(connect, 32, 3), "1024 bytes of connect data");
-            assertEquals(0x40, connect[39] & 0xFF);
+            assertEquals(0x4F, connect[39] & 0xFF);
             assertArrayEquals(hex("0000 0000 1f00 0000 88130000"), slice(connect, 40, 12));
             // Property Set CC: attrib 0 (4 bytes) at 40, offset 14h at 44, value at 48:
             // EN | IOSQES 6 << 16 | IOCQES 4 << 20 (nvme_enable_ctrl with NVME_CTRL_PAGE_SHIFT 12, CSS NVM)

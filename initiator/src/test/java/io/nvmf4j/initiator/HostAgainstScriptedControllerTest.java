@@ -108,7 +108,7 @@ class HostAgainstScriptedControllerTest {
         List<ScriptedController.Received> writes = target.receivedIo(IoOpcode.WRITE.code());
         assertEquals(0, writes.get(0).sglType(), "2 KiB write goes in-capsule");
         assertEquals(4, writes.get(1).sglType(), "12 KiB write goes by keyed SGL");
-        assertEquals(0, writes.get(1).sglSubtype(), "keyed SGL subtype address: no remote invalidation asked");
+        assertEquals(0xF, writes.get(1).sglSubtype(), "keyed SGL subtype invalidate: the key is the command's own");
         // 400 blocks = 200 KiB: at most 16 KiB (bounce buffer) per command -> 13 commands
         assertEquals(2 + 13, writes.size());
         assertTrue(writes.stream().allMatch(w -> w.dataLength() <= 16384));
@@ -118,7 +118,9 @@ class HostAgainstScriptedControllerTest {
     void zeroCopyBuffersSplitAtMdtsAndKeepKeys() throws Exception {
         NvmeController c = connect(new ScriptedController.Script(), 1, 32);
         Namespace ns = c.firstNamespace();
+        long base;
         try (IoBuffer buffer = c.allocateBuffer(256 * 1024)) {
+            base = buffer.segment().address();
             byte[] data = new byte[256 * 1024];
             new Random(9).nextBytes(data);
             MemorySegment.copy(MemorySegment.ofArray(data), 0, buffer.segment(), 0, data.length);
@@ -130,6 +132,18 @@ class HostAgainstScriptedControllerTest {
         List<ScriptedController.Received> reads = target.receivedIo(IoOpcode.READ.code());
         assertEquals(8, reads.size(), "256 KiB at MDTS 32 KiB");
         assertTrue(reads.stream().allMatch(r -> r.dataLength() == 32768 && r.sglType() == 4));
+        // each command gets a key of its own over exactly its bytes, which the target invalidates with its response
+        for (int i = 0; i < reads.size(); i++) {
+            byte[] sqe = reads.get(i).sqe();
+            assertEquals(0xF, reads.get(i).sglSubtype());
+            long address = MemorySegment.ofArray(sqe).get(ValueLayout.JAVA_LONG_UNALIGNED, 24);
+            assertEquals(i * 32768L, address - base, "command " + i + " names its own slice");
+            if (i > 0) {
+                int key = MemorySegment.ofArray(sqe).get(ValueLayout.JAVA_INT_UNALIGNED, 35);
+                int before = MemorySegment.ofArray(reads.get(i - 1).sqe()).get(ValueLayout.JAVA_INT_UNALIGNED, 35);
+                assertTrue(key != before, "command " + i + " reuses the key of the one before");
+            }
+        }
     }
 
     @Test

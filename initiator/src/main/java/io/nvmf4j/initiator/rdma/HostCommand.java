@@ -11,7 +11,9 @@ import java.lang.foreign.MemorySegment;
  * Library-internal (public only because the package split needs it).
  *
  * <p>Data lives either in a registered region the caller owns ({@link #zeroCopy}: the keyed SGL names it directly)
- * or in any segment ({@link #copy}: the queue stages it through one of its pre-registered bounce buffers).
+ * or in any segment ({@link #copy}: the queue stages it through one of its pre-registered bounce buffers). Either
+ * way the queue exposes to the controller only the command's own bytes, through a memory window bound for the
+ * command's life; the region needs {@code MW_BIND} and no remote access of its own.
  *
  * <p>{@link #completed} and {@link #failed} run on the queue's completion thread: keep them short.
  */
@@ -29,6 +31,8 @@ public abstract class HostCommand {
     int tag = -1;
     /** When it was posted ({@code System.nanoTime()} scale; the completion thread's loop time when posted there). */
     long startNanos;
+    /** Times the queue re-queued it after its connection failed under it, since it was submitted. */
+    int retries;
 
     /** Writes opcode, NSID and command dwords into a cleared entry. May clear the entry itself first. */
     protected abstract void encode(SubmissionQueueEntry sqe);

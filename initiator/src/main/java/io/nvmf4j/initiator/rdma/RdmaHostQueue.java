@@ -16,6 +16,7 @@ import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
@@ -35,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -53,10 +55,19 @@ import java.util.logging.Logger;
  *       {@code queueSize - 1} outstanding, the SQSIZE the Connect announced).</li>
  *   <li>Data mapping ({@code nvme_rdma_map_data()}): no data gives a null keyed SGL ({@code nvme_rdma_set_sg_null});
  *       a write that fits the in-capsule size of an I/O queue goes inline after the SQE with a data block
- *       descriptor of offset 0 ({@code nvme_rdma_map_sg_inline}); everything else is a keyed SGL with subtype
- *       "address" naming a region registered once, up front ({@code nvme_rdma_map_sg_single} with a
- *       pre-registered key: no remote invalidation is asked for, because the key stays valid for the life of the
- *       pool; a per-command key would need invalidation, Linux's fast-registration path).</li>
+ *       descriptor of offset 0 ({@code nvme_rdma_map_sg_inline}); everything else is a keyed SGL naming exactly
+ *       the command's bytes, for the command's life only ({@code nvme_rdma_map_sg_fr}: see "Exposure" below).</li>
+ *   <li>Exposure (issue 13, F6): the bounce buffers and callers' buffers are registered for local access and
+ *       window binding only, never for remote access. Each slot owns a {@link MemoryWindow}; a keyed command binds
+ *       it to exactly its bytes (bounce-buffer slice or the caller's range) with only the right it needs (remote
+ *       write for data to the host, remote read for data to the controller) under a fresh key, like Linux's fast
+ *       registration per request. The keyed SGL asks for remote invalidation (subtype Fh, NVMe-oF 1.1, 7.3.2)
+ *       when the provider lets a peer end the window, so the target answers with Send with Invalidate; a response
+ *       that invalidated another key is a protocol error ("Bogus remote invalidation" in
+ *       {@code nvme_rdma_process_nvme_rsp()}); a response that invalidated nothing makes the host invalidate
+ *       locally ({@code nvme_rdma_inv_rkey()}) before the command completes or its bounce buffer is copied out.
+ *       A target touching bytes outside the window, with another command's key, or after the response gets a
+ *       remote access error, and the queue fails.</li>
  *   <li>Completion ({@code nvme_rdma_recv_done()}, {@code nvme_rdma_send_done()}): a command finishes when both its
  *       send completion and its response capsule have arrived, since the SQE buffer may be reused only then.</li>
  *   <li>One completion thread per queue busy-polls the CQ ({@code Thread.onSpinWait}) for the configured spin
@@ -88,8 +99,25 @@ public final class RdmaHostQueue implements AutoCloseable {
      */
     private static final long NUDGE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     private static final long NUDGE_WR_ID = 0xFFFF_FFFFL; // low 32 bits -1: never a command tag, no RECV_FLAG
+    /**
+     * Times a command is sent again after the connection failed under it, then it fails: Linux's nvme_max_retries
+     * (5) in {@code nvme_decide_disposition()}. Without a bound, a target that breaks the connection on one
+     * command (e.g. by touching memory outside it) would have it retried after every reconnect, for ever.
+     */
+    static final int MAX_RETRIES = 5;
 
     private enum State { DOWN, CONNECTING, LIVE, CLOSED }
+
+    /** A window's right for a command whose data goes to the host (Read, Identify): the target RDMA-Writes it. */
+    private static final Set<AccessFlag> CONTROLLER_WRITES = EnumSet.of(AccessFlag.REMOTE_WRITE);
+    /** A window's right for a command whose data goes to the controller (Write): the target RDMA-Reads it. */
+    private static final Set<AccessFlag> CONTROLLER_READS = EnumSet.of(AccessFlag.REMOTE_READ);
+    /** Memory the host owns: local access and window binding, never remote access of its own. */
+    static final Set<AccessFlag> HOST_BUFFER_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND);
+    /** {@link #tryStart} outcomes. */
+    private static final int STARTED = 1;
+    private static final int NO_ROOM = 0;
+    private static final int START_FAILED = -1;
 
     private final String name;
     private final QueueId qid;
@@ -108,6 +136,10 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final int[] freeBuffers;
     private int freeBufferCount;
     private final int[] slotBuffer;
+    /** One memory window per slot, bound to the slot's command's bytes while it is keyed and outstanding. */
+    private final MemoryWindow[] windows;
+    /** Whether the slot's window is bound for its current command (a keyed SGL went out with its key). */
+    private final boolean[] slotKeyed;
 
     private final CommandIdAllocator ids;
     private final HostCommand[] slotCommand;
@@ -181,15 +213,26 @@ public final class RdmaHostQueue implements AutoCloseable {
         MemoryRegion sq = null;
         MemoryRegion rq = null;
         MemoryRegion pool = null;
+        MemoryWindow[] mws = new MemoryWindow[queueSize];
         try {
             sq = pd.register(arena.allocate((long) queueSize * SubmissionQueueEntry.SIZE, 64),
                     EnumSet.of(AccessFlag.LOCAL_WRITE));
             rq = pd.register(arena.allocate((long) queueSize * RESPONSE_SIZE, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
-            pool = pd.register(arena.allocate((long) bufferSize * buffers, 4096),
-                    EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
+            pool = pd.register(arena.allocate((long) bufferSize * buffers, 4096), HOST_BUFFER_ACCESS);
+            for (int i = 0; i < queueSize; i++) {
+                mws[i] = pd.allocateWindow();
+            }
             ok = true;
         } finally {
             if (!ok) {
+                for (MemoryWindow mw : mws) {
+                    if (mw != null) {
+                        mw.close();
+                    }
+                }
+                if (pool != null) {
+                    pool.close();
+                }
                 if (sq != null) {
                     sq.close();
                 }
@@ -202,6 +245,8 @@ public final class RdmaHostQueue implements AutoCloseable {
         this.sqeRegion = sq;
         this.recvRegion = rq;
         this.poolRegion = pool;
+        this.windows = mws;
+        this.slotKeyed = new boolean[queueSize];
         this.freeBuffers = new int[buffers];
         for (int i = 0; i < buffers; i++) {
             freeBuffers[i] = buffers - 1 - i;
@@ -403,19 +448,24 @@ public final class RdmaHostQueue implements AutoCloseable {
         QueuePair qp = null;
         int generation = 0;
         int tag = -1;
+        boolean startFailed = false;
         // The completion thread (e.g. a handler resubmitting) uses its loop time instead of reading the clock.
         boolean onPoller = Thread.currentThread() == poller;
+        command.retries = 0;
         lock.lock();
         try {
             if (state == State.CLOSED) {
                 failure = new ControllerLostException(name + ": queue is closed; " + command.describe() + " not sent");
             } else if (state == State.LIVE && pending.isEmpty()) {
-                if (tryStart(command, onPoller)) {
+                int started = tryStart(command, onPoller);
+                if (started == STARTED) {
                     qp = connection.queuePair();
                     generation = connectionGeneration;
                     tag = command.tag; // read under the lock: a failure may reset command.tag before the post
-                } else {
+                } else if (started == NO_ROOM) {
                     pending.addLast(command);
+                } else {
+                    startFailed = true;
                 }
             } else {
                 pending.addLast(command);
@@ -429,6 +479,9 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (failure != null) {
             command.failed(failure);
         }
+        if (startFailed) {
+            runCallbacks();
+        }
     }
 
     /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
@@ -437,16 +490,21 @@ public final class RdmaHostQueue implements AutoCloseable {
         QueuePair qp = null;
         int generation = 0;
         int tag = -1;
+        boolean startFailed = false;
         boolean onPoller = Thread.currentThread() == poller;
+        command.retries = 0;
         lock.lock();
         try {
             if (state == State.CONNECTING || state == State.LIVE) {
-                if (tryStart(command, onPoller)) {
+                int started = tryStart(command, onPoller);
+                if (started == STARTED) {
                     qp = connection.queuePair();
                     generation = connectionGeneration;
                     tag = command.tag; // read under the lock: a failure may reset command.tag before the post
-                } else {
+                } else if (started == NO_ROOM) {
                     pending.addFirst(command);
+                } else {
+                    startFailed = true;
                 }
             } else {
                 failure = new ControllerLostException(name + ": not connected; " + command.describe() + " not sent");
@@ -459,6 +517,9 @@ public final class RdmaHostQueue implements AutoCloseable {
         }
         if (failure != null) {
             command.failed(failure);
+        }
+        if (startFailed) {
+            runCallbacks();
         }
     }
 
@@ -545,12 +606,14 @@ public final class RdmaHostQueue implements AutoCloseable {
     // ---- under the lock -------------------------------------------------------------------------------------
 
     /**
-     * Takes a slot (and bounce buffer) and writes the SQE, SGL1 and send work request; the caller posts it after
-     * releasing the lock ({@link #post}). False when no slot or buffer is free.
+     * Takes a slot (and bounce buffer), binds the slot's window for a keyed command, and writes the SQE, SGL1 and
+     * send work request; the caller posts it after releasing the lock ({@link #post}). {@link #NO_ROOM} when no
+     * slot or buffer is free; {@link #START_FAILED} when the window cannot be bound (e.g. the caller closed its
+     * buffer): the command's failure is then queued for {@link #runCallbacks}.
      */
-    private boolean tryStart(HostCommand command, boolean onPoller) {
+    private int tryStart(HostCommand command, boolean onPoller) {
         if (ids.outstanding() >= maxOutstanding) {
-            return false;
+            return NO_ROOM;
         }
         boolean needsBuffer = command.direction != HostCommand.Direction.NONE && command.length > 0
                 && command.region == null;
@@ -559,7 +622,7 @@ public final class RdmaHostQueue implements AutoCloseable {
                     + " bytes exceed the bounce buffer size " + bufferSize + " (split the transfer)");
         }
         if (needsBuffer && freeBufferCount == 0) {
-            return false;
+            return NO_ROOM;
         }
         int tag = ids.acquire();
         int buffer = needsBuffer ? freeBuffers[--freeBufferCount] : -1;
@@ -601,11 +664,26 @@ public final class RdmaHostQueue implements AutoCloseable {
                 send.sgList().count(2);
             }
             case KEYED -> {
-                Sgl1Encoder.keyed(sqeBytes, dataRegion.address() + dataOffset, command.length, dataRegion.rkey());
+                MemoryWindow window = windows[tag];
+                int rkey;
+                try {
+                    rkey = window.bind(dataRegion, dataOffset, command.length,
+                            command.direction == HostCommand.Direction.CONTROLLER_TO_HOST
+                                    ? CONTROLLER_WRITES : CONTROLLER_READS);
+                } catch (VerbsException e) {
+                    releaseSlot(tag);
+                    command.tag = -1;
+                    failLater(command, new NvmfException(name + ": " + command.describe()
+                            + ": cannot expose its data buffer to the controller: " + e.getMessage(), e));
+                    return START_FAILED;
+                }
+                slotKeyed[tag] = true;
+                Sgl1Encoder.keyed(sqeBytes, dataRegion.address() + dataOffset, command.length, rkey,
+                        window.remotelyInvalidatable());
                 send.sgList().count(1);
             }
         }
-        return true;
+        return STARTED;
     }
 
     /** Starts waiting commands while slots last; their tags go to {@code tags} for posting after the lock. */
@@ -613,9 +691,13 @@ public final class RdmaHostQueue implements AutoCloseable {
         int count = 0;
         while (state == State.LIVE && !pending.isEmpty()) {
             HostCommand next = pending.pollFirst();
-            if (!tryStart(next, onPoller)) {
+            int started = tryStart(next, onPoller);
+            if (started == NO_ROOM) {
                 pending.addFirst(next);
                 break;
+            }
+            if (started == START_FAILED) {
+                continue;
             }
             tags[count] = next.tag;
             commands[count++] = next;
@@ -624,6 +706,11 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     private void releaseSlot(int tag) {
+        if (slotKeyed[tag]) {
+            // a command ending any way (failure, timeout, reconnect) takes its bytes out of the target's reach
+            windows[tag].invalidate();
+            slotKeyed[tag] = false;
+        }
         int buffer = slotBuffer[tag];
         if (buffer >= 0) {
             freeBuffers[freeBufferCount++] = buffer;
@@ -664,11 +751,13 @@ public final class RdmaHostQueue implements AutoCloseable {
                 HostCommand command = slotCommand[tag];
                 releaseSlot(tag);
                 command.tag = -1;
-                if (command.retryAfterReconnect()) {
+                if (command.retryAfterReconnect() && command.retries < MAX_RETRIES) {
+                    command.retries++;
                     retry.addLast(command);
                 } else {
                     failLater(command, new ControllerLostException(name + ": " + reason + "; "
-                            + command.describe() + " failed"));
+                            + command.describe() + " failed" + (command.retryAfterReconnect()
+                            ? " (the connection failed under it " + (MAX_RETRIES + 1) + " times)" : "")));
                 }
             }
         }
@@ -825,16 +914,9 @@ public final class RdmaHostQueue implements AutoCloseable {
                     break;
                 }
                 long wrId = wc.wrId();
-                if ((wrId & RECV_FLAG) != 0 && wc.withInvalidate()) {
-                    // We never ask for remote invalidation (keys are registered once); like Linux's "Bogus remote
-                    // invalidation" this is an error: recover, and make our own key valid again if it was ours.
-                    failure = String.format("the target invalidated rkey 0x%08x, which the host never asked for",
-                            wc.invalidatedRkey());
-                    revalidate(wc.invalidatedRkey());
-                    break;
-                }
                 if ((wrId & RECV_FLAG) != 0) {
-                    failure = onResponse((int) (wrId & 0xFFFF), wc.byteLength());
+                    failure = onResponse((int) (wrId & 0xFFFF), wc.byteLength(), wc.withInvalidate(),
+                            wc.invalidatedRkey());
                 } else {
                     int tag = (int) wrId;
                     if (tag < 0 || tag >= queueSize || !ids.isOutstanding(tag)) {
@@ -864,18 +946,11 @@ public final class RdmaHostQueue implements AutoCloseable {
         }
     }
 
-    private void revalidate(int rkey) {
-        if (poolRegion.rkey() == rkey && !poolRegion.isValid()) {
-            try {
-                poolRegion.refreshKey();
-            } catch (VerbsException e) {
-                LOG.warning(name + ": cannot re-validate the bounce buffer key: " + e.getMessage());
-            }
-        }
-    }
-
-    /** Parses one response capsule; returns a failure reason or null. */
-    private String onResponse(int index, int byteLength) {
+    /**
+     * Parses one response capsule; returns a failure reason or null. {@code withInvalidate}: it came by Send with
+     * Invalidate, which ended the window {@code invalidatedRkey} at the host.
+     */
+    private String onResponse(int index, int byteLength, boolean withInvalidate, int invalidatedRkey) {
         if (index >= queueSize) {
             return "receive completion for unknown buffer " + index;
         }
@@ -897,6 +972,19 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (tag < 0) {
             // nvme_rdma_process_nvme_rsp(): "tag not found" -> error recovery
             return String.format("completion for unknown command id %d (0x%04x)", cid, cid);
+        }
+        if (withInvalidate && (!slotKeyed[tag] || invalidatedRkey != windows[tag].rkey())) {
+            // nvme_rdma_process_nvme_rsp(): "Bogus remote invalidation" -> error recovery. The window it ended
+            // (another command's) is rebound when that command is sent again after the reconnect.
+            return String.format("response to command id %d invalidated rkey 0x%08x, not the command's key%s",
+                    cid, invalidatedRkey, slotKeyed[tag] ? String.format(" 0x%08x", windows[tag].rkey()) : "");
+        }
+        if (slotKeyed[tag]) {
+            // The response ends the target's access to the command's bytes: if Send with Invalidate did not end
+            // the window, end it here (nvme_rdma_inv_rkey()), before the command completes or its bounce buffer
+            // is copied out. Synchronous: once this returns, the key is dead.
+            windows[tag].invalidate();
+            slotKeyed[tag] = false;
         }
         responseDone[tag] = true;
         responseStatus[tag] = statusField;
@@ -1081,6 +1169,9 @@ public final class RdmaHostQueue implements AutoCloseable {
         }
         for (HostCommand c : waiting) {
             c.failed(new ControllerLostException(name + ": controller closed; " + c.describe() + " not completed"));
+        }
+        for (MemoryWindow window : windows) {
+            window.close();
         }
         sqeRegion.close();
         recvRegion.close();

@@ -90,6 +90,34 @@ public final class ScriptedController implements AutoCloseable {
         public int discoveryRecords = 0;     // discovery log: records (the last one a referral when > 1)
         public int bumpGenctrOnFirstRead = 0; // discovery: GENCTR changes while the first N header re-reads
         public boolean closeAfterFirstIo = false; // drop every connection after the first I/O command
+        public boolean closeOnEveryIo = false;    // drop every connection on every I/O command
+        // ---- hostile behaviour (tests of the host against a malicious controller) ----
+        public long nn = 1;                  // Identify Controller NN
+        /** Active namespace list page for a CNS 02h command with this NSID (null: [1] after NSID 0, then empty). */
+        public java.util.function.LongFunction<List<Long>> activeNamespaces = null;
+        /** Discovery log header NUMREC as claimed (null: the true count); the records sent stay discoveryRecords. */
+        public Long discoveryNumrecClaim = null;
+        /** What the controller does with the host's keyed buffers, on queue {@link #hostileQueue} only. */
+        public Hostility hostility = Hostility.NONE;
+        public int hostileQueue = 1;
+    }
+
+    /** Misuse of the host's keyed SGLs (issue 13, F6). */
+    public enum Hostility {
+        NONE,
+        /** Data to the host: RDMA Write 4 KiB more than the command's length (bytes EEh past the end). */
+        WRITE_PAST_END,
+        /** Data to the host: RDMA Write with this command's key at the previous command's address. */
+        WRITE_AT_PREVIOUS_ADDRESS,
+        /** Data to the host: first RDMA Write the previous (completed) command's buffer with its old key. */
+        WRITE_WITH_PREVIOUS_KEY,
+        /** Data from the host: RDMA Read 4 KiB more than the command's length ({@link #stolen} gets them). */
+        READ_PAST_END,
+        /**
+         * Data to the host: wait for the host's next command, then answer this one by Send with Invalidate naming
+         * the next command's key.
+         */
+        INVALIDATE_ANOTHER_COMMANDS_KEY
     }
 
     /** One received command, as the host sent it. */
@@ -103,6 +131,10 @@ public final class ScriptedController implements AutoCloseable {
     public final List<Received> received = new CopyOnWriteArrayList<>();
     public final List<ConnectData> connectData = new CopyOnWriteArrayList<>();
     public final AtomicInteger keepAlives = new AtomicInteger();
+    /** Failed work completions and disconnects the controller saw (a remote access error, a Terminate...). */
+    public final List<String> remoteErrors = new CopyOnWriteArrayList<>();
+    /** Host bytes a READ_PAST_END read got from beyond the command's buffer. */
+    public final List<byte[]> stolen = new CopyOnWriteArrayList<>();
     public volatile int maxOutstandingSeen;
 
     private final RdmaDevice device;
@@ -114,6 +146,11 @@ public final class ScriptedController implements AutoCloseable {
     private final List<Thread> handlers = new CopyOnWriteArrayList<>();
     private final List<RdmaConnection> connections = new CopyOnWriteArrayList<>();
     private volatile boolean running = true;
+    /**
+     * The keyed SGL of the first command with one on the hostile queue, kept over reconnects: the host re-sends a
+     * failed command on a new connection, and the hostility goes on there.
+     */
+    private volatile KeyedSglDescriptor previous;
     private volatile int cc;
     private volatile int genctrReads;
     private final AtomicInteger nextCntlid = new AtomicInteger(1);
@@ -182,6 +219,8 @@ public final class ScriptedController implements AutoCloseable {
                         RdmaCmAccept.of(cm.hrqsize()).toBytes(), h::postReceives));
                 h.connection = conn;
                 connections.add(conn);
+                conn.onDisconnect(e -> remoteErrors.add("q" + cm.qid().value() + " disconnected: " + e.cause() + " "
+                        + e.detail()));
                 Thread t = Thread.ofPlatform().daemon().name("scripted-q" + cm.qid().value()).start(h::run);
                 handlers.add(t);
             } catch (Exception e) {
@@ -243,10 +282,14 @@ public final class ScriptedController implements AutoCloseable {
                     }
                 }
             } catch (Exception e) {
-                if (running && connection.isConnected()) {
+                if (running && connection.isConnected() && script.hostility == Hostility.NONE) {
                     e.printStackTrace();
                 }
             }
+        }
+
+        private boolean hostile(Hostility h) {
+            return script.hostility == h && script.hostileQueue == qid;
         }
 
         private void handle(int slot, int length) throws Exception {
@@ -272,23 +315,71 @@ public final class ScriptedController implements AutoCloseable {
                     dropConnections();
                     return;
                 }
+                if (script.closeOnEveryIo) {
+                    dropConnections();
+                    return;
+                }
             }
             Response r = execute(sqe, raw, inCapsule);
+            KeyedSglDescriptor k = (Byte.toUnsignedInt(raw[39]) >>> 4) == SglDescriptor.TYPE_KEYED_DATA_BLOCK
+                    ? keyed(raw) : null;
+            // nvmet_rdma_queue_response(): a keyed SGL with the invalidate subtype is answered by Send with Invalidate
+            int invalidate = k != null && k.invalidate() && k.length() > 0 ? k.key() : 0;
+            boolean answerWithInvalidate = invalidate != 0;
             if (r.toHost > 0) {
-                KeyedSglDescriptor k = keyed(raw);
+                int written = r.toHost;
+                if (hostile(Hostility.WRITE_PAST_END)) {
+                    data.segment().asSlice(written, 4096).fill((byte) 0xEE);
+                    written += 4096;
+                }
+                if (hostile(Hostility.WRITE_WITH_PREVIOUS_KEY) && previous != null) {
+                    connection.queuePair().postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE)
+                            .signaled(false).local(data, 0, r.toHost).remote(previous.address(), previous.key()));
+                }
+                long address = hostile(Hostility.WRITE_AT_PREVIOUS_ADDRESS) && previous != null
+                        ? previous.address() : k.address();
+                if (hostile(Hostility.INVALIDATE_ANOTHER_COMMANDS_KEY)) {
+                    invalidate = nextCommandsKey();
+                    answerWithInvalidate = true;
+                }
                 SendWorkRequest write = new SendWorkRequest(1).opcode(SendOpcode.RDMA_WRITE).signaled(false)
-                        .local(data, 0, r.toHost).remote(k.address(), k.key());
-                connection.queuePair().postSend(write.next(response(cid, r)));
+                        .local(data, 0, written).remote(address, k.key());
+                connection.queuePair().postSend(write.next(response(cid, r, answerWithInvalidate, invalidate)));
             } else {
-                connection.queuePair().postSend(response(cid, r));
+                connection.queuePair().postSend(response(cid, r, answerWithInvalidate, invalidate));
+            }
+            if (k != null && k.length() > 0 && qid == script.hostileQueue && previous == null) {
+                previous = k; // the first command served honestly: the one the hostile ones aim at
             }
             waitFor(WcOpcode.SEND);
         }
 
-        private SendWorkRequest response(int cid, Response r) {
+        /** Waits for the host's next capsule (handled after this one) and returns the key of its keyed SGL. */
+        private int nextCommandsKey() throws Exception {
+            WorkCompletion[] wcs = {new WorkCompletion()};
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (readyRecvs.isEmpty() && System.nanoTime() < deadline) {
+                if (cq.await(wcs, 50, TimeUnit.MILLISECONDS) == 1 && wcs[0].opcode() == WcOpcode.RECV
+                        && wcs[0].status() == WcStatus.SUCCESS) {
+                    readyRecvs.addLast(wcs[0].wrId());
+                    readyLengths.addLast(new int[] {wcs[0].byteLength()});
+                }
+            }
+            if (readyRecvs.isEmpty()) {
+                throw new IllegalStateException("scripted controller: the host sent no second command");
+            }
+            long slot = readyRecvs.peekFirst();
+            byte[] next = recv.segment().asSlice(slot * capsule, SubmissionQueueEntry.SIZE)
+                    .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+            return keyed(next).key();
+        }
+
+        private SendWorkRequest response(int cid, Response r, boolean withInvalidate, int rkey) {
             CompletionQueueEntry cqe = CompletionQueueEntry.wrap(send.segment()).clear();
             cqe.cid(cid).sqId(qid).sqHead(0).result(r.result).statusField(r.status.toField());
-            return new SendWorkRequest(1).opcode(SendOpcode.SEND).local(send, 0, 16);
+            SendWorkRequest wr = new SendWorkRequest(1).local(send, 0, 16);
+            return withInvalidate ? wr.opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(rkey)
+                    : wr.opcode(SendOpcode.SEND);
         }
 
         private void waitFor(WcOpcode opcode) throws Exception {
@@ -300,6 +391,7 @@ public final class ScriptedController implements AutoCloseable {
                 }
                 WorkCompletion wc = wcs[0];
                 if (wc.status() != WcStatus.SUCCESS) {
+                    remoteErrors.add("q" + qid + " " + wc.opcode() + " " + wc.status());
                     throw new IllegalStateException("scripted controller: " + wc);
                 }
                 if (wc.opcode() == opcode) {
@@ -322,9 +414,14 @@ public final class ScriptedController implements AutoCloseable {
                 return;
             }
             KeyedSglDescriptor k = keyed(raw);
+            int asked = hostile(Hostility.READ_PAST_END) ? length + 4096 : length;
             connection.queuePair().postSend(new SendWorkRequest(1).opcode(SendOpcode.RDMA_READ)
-                    .local(data, 0, length).remote(k.address(), k.key()));
+                    .local(data, 0, asked).remote(k.address(), k.key()));
             waitFor(WcOpcode.RDMA_READ);
+            if (asked > length) {
+                stolen.add(data.segment().asSlice(length, asked - length)
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
         }
 
         private KeyedSglDescriptor keyed(byte[] raw) {
@@ -382,7 +479,7 @@ public final class ScriptedController implements AutoCloseable {
                         IdentifyController c = IdentifyController.wrap(out);
                         c.serialNumber("SCRIPTED0001").modelNumber("nvmf4j scripted test double").firmwareRevision("0.1");
                         c.mdts(script.mdts).cntlid(1).ver(0x00010300).sqes(0x66).cqes(0x44).maxcmd(script.mqes + 1)
-                                .nn(1).sgls(IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_KEYED
+                                .nn(script.nn).sgls(IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_KEYED
                                         | IdentifyController.SGLS_OFFSET)
                                 .ioccsz((64 + script.inCapsuleBytes) / 16).iorcsz(1).icdoff(0).kas(1);
                         c.subsystemNqn(script.subsystem);
@@ -395,8 +492,16 @@ public final class ScriptedController implements AutoCloseable {
                         ns.nsze(script.blocks).ncap(script.blocks).nuse(script.blocks).nlbaf(0).flbas(0);
                         ns.lbaFormat(0, LbaFormat.ofBlockSize(script.blockSize));
                     }
-                    case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> ActiveNamespaceList.encode(out,
-                            id.nsid() < 1 ? List.of(1L) : List.of());
+                    case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> {
+                        if (script.activeNamespaces != null) {
+                            List<Long> page = script.activeNamespaces.apply(id.nsid());
+                            for (int i = 0; i < page.size(); i++) { // raw: a hostile list need not be increasing
+                                Wire.u32(out, 4L * i, page.get(i));
+                            }
+                        } else {
+                            ActiveNamespaceList.encode(out, id.nsid() < 1 ? List.of(1L) : List.of());
+                        }
+                    }
                     default -> {
                         return Response.error(StatusCode.INVALID_FIELD);
                     }
@@ -423,7 +528,8 @@ public final class ScriptedController implements AutoCloseable {
                 if (get.offset() == 0 && !get.rae() && genctrReads < script.bumpGenctrOnFirstRead) {
                     genctrReads++;
                 }
-                page.genctr(7 + genctrReads).numrec(n).recfmt(0);
+                page.genctr(7 + genctrReads).numrec(script.discoveryNumrecClaim != null ? script.discoveryNumrecClaim : n)
+                        .recfmt(0);
                 for (int i = 0; i < n; i++) {
                     DiscoveryLogEntry e = page.entry(i);
                     boolean referral = n > 1 && i == n - 1;

@@ -37,6 +37,16 @@ class Sgl1EncoderTest {
     }
 
     @Test
+    void keyedDescriptorAskingForInvalidationHasIdentifier4FhLikeNvmeRdmaMapSgFr() {
+        MemorySegment sqe = MemorySegment.ofArray(new byte[SubmissionQueueEntry.SIZE]);
+        Sgl1Encoder.keyed(sqe, 0x1000L, 4096, 0x0000_2A5C, true);
+        assertArrayEquals(HexFormat.of().parseHex("0010000000000000" + "001000" + "5c2a0000" + "4f"), dptr(sqe));
+        MemorySegment expected = MemorySegment.ofArray(new byte[16]);
+        new KeyedSglDescriptor(0x1000L, 4096, 0x0000_2A5C, true).encode(expected);
+        assertArrayEquals(expected.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), dptr(sqe));
+    }
+
+    @Test
     void nullKeyedDescriptorIsZeroWithIdentifier40h() {
         MemorySegment sqe = MemorySegment.ofArray(new byte[SubmissionQueueEntry.SIZE]);
         Sgl1Encoder.nullKeyed(sqe);

@@ -1,0 +1,136 @@
+package io.nvmf4j.initiator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.initiator.fake.ScriptedController;
+import io.nvmf4j.protocol.admin.ActiveNamespaceList;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The host against a controller that lies in its identify data and log pages (issue 13, F7 and F8): every count
+ * the controller reports is bounded before the host allocates for it, every loop over controller data ends, and
+ * a violation is one clear {@link NvmfException} naming the controller: connect or discovery fails, nothing hangs.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HostAgainstHostileControllerTest {
+
+    private ScriptedController target;
+
+    @AfterEach
+    void tearDown() {
+        if (target != null) {
+            target.close();
+        }
+    }
+
+    private NvmfException connectFails(ScriptedController.Script script) throws Exception {
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.builder(target.address(), script.subsystem)
+                .host(HostIdentity.generate()).ioQueues(1).queueSize(16).provider("softiwarp")
+                .connectTimeout(Duration.ofSeconds(5)).commandTimeout(Duration.ofSeconds(5)).build();
+        return assertThrows(NvmfException.class, () -> NvmeController.connect(options).close());
+    }
+
+    private static List<Long> range(long first, int count) {
+        return LongStream.range(first, first + count).boxed().toList();
+    }
+
+    // ---- F7: the active namespace list ----------------------------------------------------------------------
+
+    @Test
+    void aControllerRepeatingTheSameFullNamespacePageFailsTheConnectInsteadOfLoopingToOutOfMemory() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.nn = 0xFFFF_FFFEL;
+        script.activeNamespaces = start -> range(1, ActiveNamespaceList.MAX_ENTRIES); // whatever NSID is asked for
+        long begin = System.nanoTime();
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("nvme-") && e.getMessage().contains("active namespace list"),
+                e.getMessage());
+        assertTrue(e.getMessage().contains("not greater than"), e.getMessage());
+        assertTrue(System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(20));
+    }
+
+    @Test
+    void aNamespaceListThatNeverEndsStopsAtThePageLimit() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.nn = 0xFFFF_FFFEL;
+        AtomicInteger asked = new AtomicInteger();
+        script.activeNamespaces = start -> {
+            asked.incrementAndGet();
+            return range(start + 1, ActiveNamespaceList.MAX_ENTRIES); // well-formed pages, forever
+        };
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("more than " + NamespaceListReader.MAX_PAGES + " pages"), e.getMessage());
+        assertEquals(NamespaceListReader.MAX_PAGES, asked.get(), "pages asked for before giving up");
+    }
+
+    @Test
+    void aNamespaceIdAboveTheControllersNnIsRefused() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.nn = 4;
+        script.activeNamespaces = start -> start == 0 ? List.of(1L, 5L) : List.of();
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("NSID 5") && e.getMessage().contains("NN 4"), e.getMessage());
+    }
+
+    @Test
+    void aMalformedNamespaceListIsAnNvmfExceptionNotARuntimeException() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.nn = 100;
+        script.activeNamespaces = start -> start == 0 ? List.of(3L, 2L) : List.of();
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("active namespace list"), e.getMessage());
+    }
+
+    // ---- F8: the discovery log ------------------------------------------------------------------------------
+
+    private NvmfException discoveryFails(ScriptedController.Script script) throws Exception {
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.discovery(target.address()).host(HostIdentity.generate())
+                .provider("softiwarp").commandTimeout(Duration.ofSeconds(5)).build();
+        return assertThrows(NvmfException.class, () -> Discovery.discover(options));
+    }
+
+    @Test
+    void aDiscoveryLogClaimingOnePointFiveMillionRecordsIsRefusedBeforeTheHostAllocatesForThem() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 2;
+        script.discoveryNumrecClaim = 1_500_000L;
+        long begin = System.nanoTime();
+        NvmfException e = discoveryFails(script);
+        assertTrue(e.getMessage().contains("1500000") && e.getMessage().contains("" + Discovery.MAX_RECORDS),
+                e.getMessage());
+        // the header only: no Get Log Page for the entries
+        assertEquals(1, target.receivedWithOpcode(0x02).size());
+        assertTrue(System.nanoTime() - begin < TimeUnit.SECONDS.toNanos(10));
+    }
+
+    @Test
+    void aDiscoveryLogClaimingTwoToTheSixtyFourMinusOneRecordsIsRefused() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 1;
+        script.discoveryNumrecClaim = -1L; // FFFFFFFF_FFFFFFFFh
+        NvmfException e = discoveryFails(script);
+        assertTrue(e.getMessage().contains("18446744073709551615"), e.getMessage());
+    }
+
+    @Test
+    void aDiscoveryLogWhoseGenerationNeverSettlesFailsAfterTheBoundedRetries() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 2;
+        script.bumpGenctrOnFirstRead = 1000;
+        NvmfException e = discoveryFails(script);
+        assertTrue(e.getMessage().contains("kept changing"), e.getMessage());
+        // header, entries, header per try
+        assertEquals(3 * Discovery.DEFAULT_MAX_RETRIES, target.receivedWithOpcode(0x02).size());
+    }
+}
