@@ -1,5 +1,7 @@
 package io.nvmf4j.verbs;
 
+import java.util.Map;
+
 /**
  * An opened RDMA device (an {@code ibv_context}). Closing it closes every resource created from it.
  */
@@ -26,6 +28,16 @@ public interface RdmaDevice extends AutoCloseable {
 
     /** The connection manager of this device (listen / connect / accept / reject). */
     ConnectionManager connectionManager();
+
+    /**
+     * Peers the provider itself refused or cut off before the application saw them (connection floods, MPA
+     * timeouts, protocol violations answered with a Terminate), by reason: a fixed, provider-defined set of
+     * lower-case labels, every one present from the start (zeros included), never a value a peer chose. Empty
+     * where the kernel does this work (ibverbs).
+     */
+    default Map<String, Long> rejectedPeerCounts() {
+        return Map.of();
+    }
 
     /** Closes the device and everything created from it; idempotent. */
     @Override

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -63,6 +64,9 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
 
+    @Mixin
+    PeerLimitOptions limits = new PeerLimitOptions();
+
     @Option(names = "--verbose", description = "debug logging")
     boolean verbose;
 
@@ -84,6 +88,7 @@ public final class ServeCommand implements Callable<Integer> {
     public Integer call() {
         LoadedConfig loaded;
         try {
+            limits.validate();
             loaded = load();
         } catch (ConfigException e) {
             err.println(e.getMessage());
@@ -98,7 +103,8 @@ public final class ServeCommand implements Callable<Integer> {
         OneLineLogFormat.install(verbose, trace);
         TargetDaemon daemon;
         try {
-            daemon = TargetDaemon.start(loaded, trace);
+            limits.applySoftiwarpProperties();
+            daemon = TargetDaemon.start(loaded, trace, limits::apply);
         } catch (IOException | RuntimeException e) {
             err.println("nvmf4j serve: " + e.getMessage());
             return 1;

@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A running target: the configuration turned into an {@link NvmeTarget}, the RDMA transport listening on every
@@ -54,6 +55,15 @@ public final class TargetDaemon implements AutoCloseable {
     }
 
     public static TargetDaemon start(LoadedConfig loaded, boolean trace) throws IOException, VerbsException {
+        return start(loaded, trace, UnaryOperator.identity());
+    }
+
+    /**
+     * Starts the daemon with the transport options of the settings section passed through {@code tune} (the
+     * command line's hostile-peer limits).
+     */
+    public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune)
+            throws IOException, VerbsException {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
@@ -61,9 +71,10 @@ public final class TargetDaemon implements AutoCloseable {
         RdmaTransport transport = null;
         try {
             TransportObserver observer = TransportObserver.NONE;
+            TargetMetrics targetMetrics = null;
             if (settings.metricsPort() != null) {
                 PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-                TargetMetrics targetMetrics = new TargetMetrics(registry);
+                targetMetrics = new TargetMetrics(registry);
                 for (Subsystem s : target.subsystems()) {
                     if (!s.isDiscovery()) {
                         targetMetrics.registerSubsystem(s.nqn().value());
@@ -74,7 +85,10 @@ public final class TargetDaemon implements AutoCloseable {
                 LOG.log(Level.INFO, "metrics at http://{0}:{1,number,#}/metrics",
                         endpoint.address().getAddress().getHostAddress(), endpoint.address().getPort());
             }
-            transport = RdmaTransport.open(target, transportOptions(settings, trace), observer);
+            transport = RdmaTransport.open(target, tune.apply(transportOptions(settings, trace)), observer);
+            if (targetMetrics != null) {
+                targetMetrics.registerDeviceRejections(transport.device()::rejectedPeerCounts);
+            }
             List<InetSocketAddress> bound = new ArrayList<>();
             for (Port port : target.ports()) {
                 bound.add(transport.listen(port));

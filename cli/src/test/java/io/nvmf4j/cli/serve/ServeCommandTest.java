@@ -159,4 +159,60 @@ class ServeCommandTest {
         assertEquals(2, settings.pollGroups());
         assertEquals("testnqn", overridden.load().config().subsystems().get(0).nqn());
     }
+
+    @Test
+    void aPeerLimitOfZeroIsAUsageErrorNamingTheFlag() {
+        String err = run(1, "--ram", "1M", "--nqn", NQN, "--max-unconnected-per-address", "0");
+        assertTrue(err.contains("--max-unconnected-per-address must be at least 1"), err);
+        assertFalse(err.contains("\tat "), err);
+    }
+
+    @Test
+    void peerLimitFlagsReachTheTransportOptions() {
+        ServeCommand serve = new ServeCommand(System.err);
+        new CommandLine(serve).parseArgs("--ram", "1M", "--nqn", NQN, "--connect-timeout", "3",
+                "--rdma-read-timeout", "4", "--max-unconnected-per-address", "5", "--queue-buffer-limit", "2m");
+        var options = serve.limits.apply(io.nvmf4j.target.rdma.RdmaTransportOptions.defaults());
+        assertEquals(Duration.ofSeconds(3), options.connectTimeout());
+        assertEquals(Duration.ofSeconds(4), options.readTimeout());
+        assertEquals(5, options.maxUnconnectedPerAddress());
+        assertEquals(io.nvmf4j.target.rdma.RdmaTransportOptions.DEFAULT_MAX_UNCONNECTED_PER_GROUP,
+                options.maxUnconnectedPerGroup());
+        assertEquals(2L << 20, options.queueBufferBytes());
+    }
+
+    @Test
+    void aTcpConnectionThatNeverSendsMpaIsCountedInTheRejectedMetric() throws Exception {
+        int port = freePort();
+        int metricsPort = freePort();
+        String previous = System.setProperty("nvmf4j.softiwarp.mpaTimeoutMillis", "300");
+        TargetDaemon daemon;
+        try {
+            daemon = TargetDaemon.start(QuickConfig.builder().nqn(NQN).ram("1M").listen("127.0.0.1:" + port)
+                    .metricsPort(metricsPort).provider(io.nvmf4j.config.Provider.SOFTIWARP).pollGroups(1).build(),
+                    false);
+        } finally {
+            if (previous == null) {
+                System.clearProperty("nvmf4j.softiwarp.mpaTimeoutMillis");
+            } else {
+                System.setProperty("nvmf4j.softiwarp.mpaTimeoutMillis", previous);
+            }
+        }
+        try (java.net.Socket silent = new java.net.Socket("127.0.0.1", port)) {
+            String series = "nvmf4j_rejected_total{reason=\"mpa_timeout\"} 1.0";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            String body = "";
+            while (System.nanoTime() < deadline && !body.contains(series)) {
+                Thread.sleep(100);
+                body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).timeout(Duration.ofSeconds(10))
+                        .build(), HttpResponse.BodyHandlers.ofString()).body();
+            }
+            assertTrue(body.contains(series), body);
+            assertTrue(body.contains("nvmf4j_rejected_total{reason=\"connect_timeout\"} 0.0"), body);
+            assertEquals(-1, silent.getInputStream().read(), "the target closed the silent connection");
+        } finally {
+            daemon.close();
+        }
+    }
 }

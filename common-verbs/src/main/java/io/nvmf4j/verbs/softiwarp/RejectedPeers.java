@@ -2,6 +2,8 @@ package io.nvmf4j.verbs.softiwarp;
 
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -49,6 +51,18 @@ public final class RejectedPeers {
         EnumMap<Reason, Long> map = new EnumMap<>(Reason.class);
         for (Reason r : REASONS) {
             map.put(r, counts.get(r.ordinal()));
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    /**
+     * Every reason's count under its metric label, the reason's name in lower case ({@code mpa_timeout}), in
+     * declaration order: {@link io.nvmf4j.verbs.RdmaDevice#rejectedPeerCounts()}.
+     */
+    public Map<String, Long> byLabel() {
+        Map<String, Long> map = new LinkedHashMap<>();
+        for (Reason r : REASONS) {
+            map.put(r.name().toLowerCase(Locale.ROOT), counts.get(r.ordinal()));
         }
         return Collections.unmodifiableMap(map);
     }

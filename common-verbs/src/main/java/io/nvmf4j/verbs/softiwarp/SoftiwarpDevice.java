@@ -12,6 +12,7 @@ import io.nvmf4j.verbs.VerbsException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,6 +63,11 @@ public final class SoftiwarpDevice implements RdmaDevice {
      */
     public RejectedPeers rejectedPeers() {
         return rejectedPeers;
+    }
+
+    @Override
+    public Map<String, Long> rejectedPeerCounts() {
+        return rejectedPeers.byLabel();
     }
 
     @Override

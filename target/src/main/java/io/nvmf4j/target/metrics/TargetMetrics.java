@@ -52,6 +52,21 @@ public final class TargetMetrics implements TransportObserver {
         }
     }
 
+    /**
+     * Adds the RDMA provider's own refusals ({@link io.nvmf4j.verbs.RdmaDevice#rejectedPeerCounts()}: connection
+     * floods, MPA timeouts, Terminates) to {@code nvmf4j_rejected_total}, one series per provider label, read when
+     * scraped. The label set is the provider's fixed one, taken once here.
+     */
+    public void registerDeviceRejections(java.util.function.Supplier<Map<String, Long>> counts) {
+        for (String label : counts.get().keySet()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("nvmf4j.rejected", counts,
+                            c -> c.get().getOrDefault(label, 0L))
+                    .tag("reason", label)
+                    .description("connections refused or ended because of their peer")
+                    .register(registry);
+        }
+    }
+
     @Override
     public void peerRejected(RejectReason reason) {
         rejected.get(reason).increment();
