@@ -91,9 +91,15 @@ class ProgressEngineFailureTest {
             }
             // the engine re-arms a muted key with interestOps(OP_READ) once nobody polls the CQ inline
             victim.selectionKey = new CancelledUnderfootKey(victim.selectionKey);
-            victim.engineMuted = true;
             ProgressEngine engine = victim.engine;
-            engine.wakeup();
+            // these fields belong to the engine thread: it may have read the old value of engineMuted and cleared
+            // it after our write, and then sleep in select(), so repeat the setup and the wake-up until it trips
+            long tripDeadline = System.nanoTime() + 20_000_000_000L;
+            while (p.client.disconnectEvent() == null && System.nanoTime() < tripDeadline) {
+                victim.engineMuted = true;
+                engine.wakeup();
+                Thread.sleep(20);
+            }
 
             DisconnectEvent end = SoftiwarpLoopbackTest.waitForEnd(p.client);
             assertEquals(DisconnectEvent.Cause.TRANSPORT_ERROR, end.cause(), end.detail());
