@@ -33,12 +33,33 @@ class StagAttackTest extends HostileTestBase {
      * One Send with Invalidate of {@code stag} carrying a Property Get capsule on a fresh connection (no Connect). The
      * invalidation was accepted if the capsule is answered with a completion instead of a Terminate.
      */
-    Answer sendWithInvalidate(int stag) throws IOException {
-        try (RawHost raw = RawHost.admin(target.address)) {
+    Answer sendWithInvalidate(int stag) throws IOException, InterruptedException {
+        try (RawHost raw = admin()) {
             raw.sendWithInvalidate(NvmeCapsules.propertyGet(raw.nextCid(), NvmeCapsules.PROP_CAP, true), stag);
             return answer(raw);
         }
     }
+
+    /**
+     * A fresh admin-sized connection (no Connect). The sweeps open connections faster than the target tears the
+     * terminated ones down: past its cap of unconnected queues per address it answers NO_RSC (the defence
+     * working), so back off and retry.
+     */
+    RawHost admin() throws IOException, InterruptedException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return RawHost.admin(target.address);
+            } catch (RawHost.CmRejected busy) {
+                if (busy.status != NO_RSC || attempt == 200) {
+                    throw busy;
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
+    /** NVMe-oF RDMA CM reject status NVME_RDMA_CM_NO_RSC (NVMe-oF 1.1, 7.3.3). */
+    private static final int NO_RSC = 6;
 
     private static Answer answer(RawHost raw) throws IOException {
         raw.mpa.readTimeout(Duration.ofSeconds(3));
@@ -92,7 +113,7 @@ class StagAttackTest extends HostileTestBase {
     void rdmaReadRequestsOfGuessedStagsReturnNoTargetMemory() throws Exception {
         for (int index = 1; index <= 4; index++) {
             for (int n = 0; n < 64; n++) {
-                try (RawHost raw = RawHost.admin(target.address)) {
+                try (RawHost raw = admin()) {
                     raw.readRequest(RawHost.DATA_STAG, 0, 4096, stag(index, n), 0);
                     Answer a = answer(raw);
                     assertTrue(raw.readResponses.isEmpty() && a != Answer.ACCEPTED,
@@ -111,7 +132,7 @@ class StagAttackTest extends HostileTestBase {
         java.util.Arrays.fill(junk, (byte) 0xEE);
         for (int index = 1; index <= 4; index++) {
             for (int n = 0; n < 64; n++) {
-                try (RawHost raw = RawHost.admin(target.address)) {
+                try (RawHost raw = admin()) {
                     raw.rdmaWrite(stag(index, n), 0, junk);
                     raw.send(NvmeCapsules.propertyGet(raw.nextCid(), NvmeCapsules.PROP_CAP, true));
                     Answer a = answer(raw);

@@ -37,9 +37,12 @@ class CpuWindowTest {
         CpuWindow w = new CpuWindow(self);
         assertFalse(w.measured());
         w.begin();
+        // spin until this thread has had 300 ms of CPU (on a loaded machine 300 ms of wall time may give far less)
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuUntil = threads.getCurrentThreadCpuTime() + 300_000_000L;
         long until = System.nanoTime() + 300_000_000L;
         long x = 0;
-        while (System.nanoTime() < until) {
+        while (System.nanoTime() < until || threads.getCurrentThreadCpuTime() < cpuUntil) {
             x += Long.numberOfTrailingZeros(x + System.nanoTime());
         }
         w.end();
