@@ -90,6 +90,12 @@ public final class ScriptedController implements AutoCloseable {
         public int discoveryRecords = 0;     // discovery log: records (the last one a referral when > 1)
         public int bumpGenctrOnFirstRead = 0; // discovery: GENCTR changes while the first N header re-reads
         public boolean closeAfterFirstIo = false; // drop every connection after the first I/O command
+        /**
+         * A hostile controller (fuzzing): when set, Identify and Get Log Page are answered with success and the
+         * bytes this returns for the command (zero-padded or cut to the command's data length), or, when it returns
+         * null, with Invalid Field.
+         */
+        public volatile java.util.function.Function<SubmissionQueueEntry, byte[]> hostileAdminData;
     }
 
     /** One received command, as the host sent it. */
@@ -373,6 +379,19 @@ public final class ScriptedController implements AutoCloseable {
 
         private Response admin(SubmissionQueueEntry sqe, byte[] raw) {
             int opcode = sqe.opcode();
+            var hostile = script.hostileAdminData;
+            if (hostile != null && (opcode == AdminOpcode.IDENTIFY.code() || opcode == AdminOpcode.GET_LOG_PAGE.code())) {
+                byte[] bytes = hostile.apply(sqe);
+                if (bytes == null) {
+                    return Response.error(StatusCode.INVALID_FIELD);
+                }
+                long asked = opcode == AdminOpcode.IDENTIFY.code() ? 4096 : GetLogPageCommand.wrap(sqe).lengthBytes();
+                int len = (int) Math.min(Math.min(data.segment().byteSize(), asked), keyed(raw).length());
+                MemorySegment out = data.segment().asSlice(0, len);
+                out.fill((byte) 0);
+                MemorySegment.copy(MemorySegment.ofArray(bytes), 0, out, 0, Math.min(len, bytes.length));
+                return Response.toHost(len);
+            }
             if (opcode == AdminOpcode.IDENTIFY.code()) {
                 IdentifyCommand id = IdentifyCommand.wrap(sqe);
                 MemorySegment out = data.segment().asSlice(0, 4096);
