@@ -29,6 +29,7 @@ targets=(
   "config.configText     config       io.nvmf4j.config.fuzz.ConfigFuzzTest configText 16384 io.nvmf4j.config.**"
   "target.fabrics        target       io.nvmf4j.target.fuzz.TargetFuzzTest fabrics 4096 io.nvmf4j.target.**:io.nvmf4j.protocol.**"
   "verbs.mpaFrames       common-verbs io.nvmf4j.verbs.softiwarp.fuzz.SoftiwarpFuzzTest mpaFrames 1024 io.nvmf4j.verbs.softiwarp.mpa.**"
+  "verbs.mpaListener     common-verbs io.nvmf4j.verbs.softiwarp.fuzz.SoftiwarpFuzzTest mpaListener 1024 io.nvmf4j.verbs.softiwarp.*:io.nvmf4j.verbs.softiwarp.mpa.**"
   "verbs.receiver        common-verbs io.nvmf4j.verbs.softiwarp.fuzz.SoftiwarpFuzzTest receiver 4096 io.nvmf4j.verbs.softiwarp.*:io.nvmf4j.verbs.softiwarp.ddp.**:io.nvmf4j.verbs.softiwarp.rdmap.**"
   "initiator.hostParsing initiator    io.nvmf4j.initiator.fuzz.InitiatorFuzzTest hostParsing 16384 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
 )

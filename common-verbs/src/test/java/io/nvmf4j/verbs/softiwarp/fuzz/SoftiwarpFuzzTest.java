@@ -112,6 +112,47 @@ class SoftiwarpFuzzTest {
         }, MpaException.class, EOFException.class, MpaNegotiation.Rejected.class, MpaNegotiation.ReplyRefused.class);
     }
 
+    /**
+     * The listener's side of the MPA exchange over a real socket: a raw peer connects to the responder's listener,
+     * sends the input as its MPA request (and whatever follows), and ends its stream. A request the listener
+     * accepts as valid is rejected by the application. Property: the listener ends the connection (reply, reject
+     * or close) within 10 s, and keeps listening (the next input connects to it again).
+     */
+    @FuzzTest(maxDuration = "10m")
+    void mpaListener(byte[] input) throws Exception {
+        Responder r = responder();
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT + 64L * input.length, () -> {
+            try (SocketChannel peer = SocketChannel.open()) {
+                peer.connect(r.listener.localAddress());
+                peer.write(ByteBuffer.wrap(input));
+                peer.shutdownOutput();
+                peer.configureBlocking(false);
+                ByteBuffer sink = ByteBuffer.allocate(1024);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (true) {
+                    sink.clear();
+                    int n;
+                    try {
+                        n = peer.read(sink);
+                    } catch (IOException e) {
+                        n = -1; // reset by the listener
+                    }
+                    if (n < 0) {
+                        break;
+                    }
+                    ConnectRequest request = r.listener.accept(Duration.ofMillis(n == 0 ? 1 : 0));
+                    if (request != null) {
+                        request.reject(new byte[0]);
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new AssertionError("the listener kept a connection open 10 s after the peer's "
+                                + input.length + " bytes and end of stream");
+                    }
+                }
+            }
+        });
+    }
+
     // ---- the receive state machine over a real socket -----------------------------------------------------
 
     /** One softiwarp device listening on 127.0.0.1 for the whole run; a fresh connection per input. */
@@ -299,6 +340,13 @@ class SoftiwarpFuzzTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void fewThousandMutationsOfTheCorpus() {
         FuzzSupport.shortRun(getClass(), "mpaFrames", 1024, FuzzSupport.shortRunInputs(3000), 3, this::mpaFrames);
+        FuzzSupport.shortRun(getClass(), "mpaListener", 1024, FuzzSupport.shortRunInputs(3000) / 10, 4, input -> {
+            try {
+                mpaListener(input);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
         FuzzSupport.shortRun(getClass(), "receiver", 4096, FuzzSupport.shortRunInputs(3000) / 3, 8, input -> {
             try {
                 receiver(input);
