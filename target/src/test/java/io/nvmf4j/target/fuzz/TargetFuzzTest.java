@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Timeout;
  * RDMA transport uses: {@link SubmissionQueue#prepare}, then the data the SGL asked for, then
  * {@link SubmissionQueue#execute}): fabrics Connect/Property/Disconnect before and after a Connect, then admin and I/O
  * commands on the queues they created. No exception may reach the transport (NVMe-oF 1.1 section 7.3: an error is
- * a status in the response), every command gets exactly one response (or is an Asynchronous Event Request left
- * waiting), and the target never asks the transport for more data than its MDTS.
+ * a status in the response), and every command gets exactly one response (or is an Asynchronous Event Request left
+ * waiting).
  *
  * <p>Input: byte 0 selects the scenario (bit 0: the peer first connects an admin queue to the NVM subsystem and
  * enables it, as a Linux host does; bit 1: ... to the discovery subsystem instead; bit 2: also an I/O queue 1),
@@ -37,7 +37,7 @@ class TargetFuzzTest {
 
     static final String SUBNQN = "nqn.2026-12.io.nvmf4j:fuzz:ram";
     static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
-    /** The port's MDTS (8: 1 MiB with 4 KiB pages) bounds what the transport fetches; a peer asking more is refused there. */
+    /** The port's MDTS (8: 1 MiB with 4 KiB pages) bounds what the transport maps; a larger SGL is refused there. */
     static final long MAX_DATA = 1L << 20;
 
     /** Collects responses, as the RDMA transport would send them. */
