@@ -101,7 +101,8 @@ fuzz_one() { # name module class method max_len instrumented
   rm -rf "$dir/findings"; mkdir -p "$dir/corpus" "$dir/findings"
   set +e
   # shellcheck disable=SC2086
-  "$JAVA_HOME/bin/java" ${FUZZ_JAVA_OPTS:--Xmx1g} --enable-native-access=ALL-UNNAMED -XX:+EnableDynamicAgentLoading \
+  # (fewer malloc arenas: targets that open and close connections per input otherwise grow RSS by fragmentation)
+  MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} "$JAVA_HOME/bin/java" ${FUZZ_JAVA_OPTS:--Xmx1g} --enable-native-access=ALL-UNNAMED -XX:+EnableDynamicAgentLoading \
       -cp "$(classpath "$m")" com.code_intelligence.jazzer.Jazzer \
       --target_class="$c" --target_method="$f" --instrumentation_includes="$includes" \
       --disabled_hooks=com.code_intelligence.jazzer.sanitizers.ServerSideRequestForgery --keep_going="$keep_going" \

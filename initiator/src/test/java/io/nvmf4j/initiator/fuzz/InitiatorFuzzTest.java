@@ -56,8 +56,20 @@ class InitiatorFuzzTest {
                 .commandTimeout(Duration.ofSeconds(5)).bufferSize(16384).buffersPerQueue(4).build();
     }
 
+    /** Connections made on the current double (it keeps 1 MiB of buffers per queue until it is closed). */
+    private static int connects;
+
     private static synchronized NvmeController controller() throws Exception {
+        if (target != null && connects >= 32) {
+            if (controller != null) {
+                controller.close();
+                controller = null;
+            }
+            target.close();
+            target = null;
+        }
         if (target == null) {
+            connects = 0;
             ScriptedController.Script script = new ScriptedController.Script();
             script.discoveryRecords = 2;
             target = new ScriptedController(script);
@@ -67,6 +79,7 @@ class InitiatorFuzzTest {
                 controller.close();
             }
             target.script.hostileAdminData = null;
+            connects++;
             controller = NvmeController.connect(options());
             target.script.hostileAdminData = InitiatorFuzzTest::answer;
         }
@@ -114,6 +127,7 @@ class InitiatorFuzzTest {
                     }
                     case 3 -> {
                         target.script.hostileAdminData = InitiatorFuzzTest::answer;
+                        connects++;
                         try (NvmeController other = NvmeController.connect(options())) {
                             other.namespaces().forEach(Object::toString);
                             other.identify().toString();
