@@ -49,6 +49,6 @@ class ConfigFuzzTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void fewThousandMutationsOfTheCorpus() {
-        FuzzSupport.shortRun(getClass(), "configText", 16384, FuzzSupport.shortRunInputs(3000), 6, this::configText);
+        FuzzSupport.shortRun(getClass(), "configText", 16384, FuzzSupport.shortRunInputs(3000), 4, this::configText);
     }
 }

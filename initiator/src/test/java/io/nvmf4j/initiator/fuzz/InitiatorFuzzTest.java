@@ -153,7 +153,7 @@ class InitiatorFuzzTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void fewHundredMutationsOfTheCorpus() {
-        FuzzSupport.shortRun(getClass(), "hostParsing", 16384, FuzzSupport.shortRunInputs(3000) / 10, 8, input -> {
+        FuzzSupport.shortRun(getClass(), "hostParsing", 16384, FuzzSupport.shortRunInputs(3000) / 10, 5, input -> {
             try {
                 hostParsing(input);
             } catch (Exception e) {

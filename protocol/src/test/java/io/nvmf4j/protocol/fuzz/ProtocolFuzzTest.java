@@ -271,9 +271,9 @@ class ProtocolFuzzTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void fewThousandMutationsOfTheCorpusPerDecoder() {
         int n = FuzzSupport.shortRunInputs(SHORT_RUN);
-        FuzzSupport.shortRun(getClass(), "capsule", 64 + 1024, n, 3, this::capsule);
-        FuzzSupport.shortRun(getClass(), "connectData", 1100, n, 2, this::connectData);
-        FuzzSupport.shortRun(getClass(), "rdmaCm", 300, n, 2, this::rdmaCm);
-        FuzzSupport.shortRun(getClass(), "hostData", 4200, n, 3, this::hostData);
+        FuzzSupport.shortRun(getClass(), "capsule", 64 + 1024, n, 2, this::capsule);
+        FuzzSupport.shortRun(getClass(), "connectData", 1100, n, 1.5, this::connectData);
+        FuzzSupport.shortRun(getClass(), "rdmaCm", 300, n, 1, this::rdmaCm);
+        FuzzSupport.shortRun(getClass(), "hostData", 4200, n, 2, this::hostData);
     }
 }

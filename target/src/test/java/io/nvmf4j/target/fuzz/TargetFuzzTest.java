@@ -200,6 +200,6 @@ class TargetFuzzTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void fewThousandMutationsOfTheCorpus() {
-        FuzzSupport.shortRun(getClass(), "fabrics", 4096, FuzzSupport.shortRunInputs(2000), 6, this::fabrics);
+        FuzzSupport.shortRun(getClass(), "fabrics", 4096, FuzzSupport.shortRunInputs(2000), 4, this::fabrics);
     }
 }

@@ -339,15 +339,15 @@ class SoftiwarpFuzzTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void fewThousandMutationsOfTheCorpus() {
-        FuzzSupport.shortRun(getClass(), "mpaFrames", 1024, FuzzSupport.shortRunInputs(3000), 3, this::mpaFrames);
-        FuzzSupport.shortRun(getClass(), "mpaListener", 1024, FuzzSupport.shortRunInputs(3000) / 10, 4, input -> {
+        FuzzSupport.shortRun(getClass(), "mpaFrames", 1024, FuzzSupport.shortRunInputs(3000), 2, this::mpaFrames);
+        FuzzSupport.shortRun(getClass(), "mpaListener", 1024, FuzzSupport.shortRunInputs(3000) / 10, 2, input -> {
             try {
                 mpaListener(input);
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         });
-        FuzzSupport.shortRun(getClass(), "receiver", 4096, FuzzSupport.shortRunInputs(3000) / 3, 8, input -> {
+        FuzzSupport.shortRun(getClass(), "receiver", 4096, FuzzSupport.shortRunInputs(3000) / 3, 4, input -> {
             try {
                 receiver(input);
             } catch (Exception e) {
