@@ -203,6 +203,13 @@ public final class NvmeController implements AutoCloseable {
         if (identify.maxcmd() > 0 && sqsize + 1 > identify.maxcmd()) {
             sqsize = identify.maxcmd() - 1;
         }
+        if (sqsize < 1) {
+            // CAP.MQES and MAXCMD are the controller's word: a queue needs two entries at least (a full queue
+            // leaves one empty, NVMe Base 2.0 section 3.3.1.5), so 0 or 1 cannot carry a command
+            throw new NvmfConnectException(name + ": the controller allows I/O queues of " + (sqsize + 1)
+                    + " entries (CAP.MQES " + capabilities.mqes() + ", MAXCMD " + identify.maxcmd()
+                    + "); at least 2 are needed");
+        }
         long pageSize = 1L << (12 + capabilities.mpsmin());
         long mdts = identify.mdts() == 0 ? Long.MAX_VALUE : (1L << identify.mdts()) * pageSize;
         maxTransferBytes = Math.min(mdts, KeyedSglDescriptor.MAX_LENGTH + 1L - pageSize);

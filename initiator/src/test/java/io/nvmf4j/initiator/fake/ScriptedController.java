@@ -100,6 +100,12 @@ public final class ScriptedController implements AutoCloseable {
         /** What the controller does with the host's keyed buffers, on queue {@link #hostileQueue} only. */
         public Hostility hostility = Hostility.NONE;
         public int hostileQueue = 1;
+        /**
+         * A hostile controller (fuzzing): when set, Identify and Get Log Page are answered with success and the
+         * bytes this returns for the command (zero-padded or cut to the command's data length), or, when it returns
+         * null, with Invalid Field.
+         */
+        public volatile java.util.function.Function<SubmissionQueueEntry, byte[]> hostileAdminData;
     }
 
     /** Misuse of the host's keyed SGLs (issue 13, F6). */
@@ -470,6 +476,19 @@ public final class ScriptedController implements AutoCloseable {
 
         private Response admin(SubmissionQueueEntry sqe, byte[] raw) {
             int opcode = sqe.opcode();
+            var hostile = script.hostileAdminData;
+            if (hostile != null && (opcode == AdminOpcode.IDENTIFY.code() || opcode == AdminOpcode.GET_LOG_PAGE.code())) {
+                byte[] bytes = hostile.apply(sqe);
+                if (bytes == null) {
+                    return Response.error(StatusCode.INVALID_FIELD);
+                }
+                long asked = opcode == AdminOpcode.IDENTIFY.code() ? 4096 : GetLogPageCommand.wrap(sqe).lengthBytes();
+                int len = (int) Math.min(Math.min(data.segment().byteSize(), asked), keyed(raw).length());
+                MemorySegment out = data.segment().asSlice(0, len);
+                out.fill((byte) 0);
+                MemorySegment.copy(MemorySegment.ofArray(bytes), 0, out, 0, Math.min(len, bytes.length));
+                return Response.toHost(len);
+            }
             if (opcode == AdminOpcode.IDENTIFY.code()) {
                 IdentifyCommand id = IdentifyCommand.wrap(sqe);
                 MemorySegment out = data.segment().asSlice(0, 4096);

@@ -1,0 +1,279 @@
+package io.nvmf4j.protocol.fuzz;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.nvmf4j.protocol.MalformedStructureException;
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.admin.ActiveNamespaceList;
+import io.nvmf4j.protocol.admin.IdentifyController;
+import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.admin.NamespaceDescriptorList;
+import io.nvmf4j.protocol.fabrics.ConnectData;
+import io.nvmf4j.protocol.fabrics.FabricsCommand;
+import io.nvmf4j.protocol.log.ChangedNamespaceList;
+import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import io.nvmf4j.protocol.log.DiscoveryLogPage;
+import io.nvmf4j.protocol.rdma.RdmaCmAccept;
+import io.nvmf4j.protocol.rdma.RdmaCmReject;
+import io.nvmf4j.protocol.rdma.RdmaCmRequest;
+import io.nvmf4j.protocol.rdma.RdmaTsas;
+import io.nvmf4j.protocol.sgl.LastSegmentDescriptor;
+import io.nvmf4j.protocol.sgl.SegmentDescriptor;
+import io.nvmf4j.protocol.sgl.SglDescriptor;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Generative fuzzing of the protocol decoders that read peer bytes: the capsule (SQE, SGL descriptors, an
+ * in-capsule SGL segment, fabrics commands, Connect data), the RDMA CM private data, and the structures a host reads
+ * from a target (Identify Controller/Namespace, active namespace list, namespace descriptors, discovery and
+ * changed-namespace log pages). Every decoder may refuse with {@link MalformedStructureException} (its documented
+ * error, NVMe-oF 1.1 section 7.3 turns it into a status) and nothing else; what decodes re-encodes to the same value.
+ *
+ * <p>{@code @FuzzTest} methods: in {@code mvn verify} Jazzer replays the corpus in
+ * {@code ProtocolFuzzTestInputs/<method>/}; {@code bench/fuzz.sh} fuzzes them for as long as asked. The
+ * {@code @Test} runs a few thousand seeded mutations of the corpus per target.
+ */
+class ProtocolFuzzTest {
+
+    private static final int SHORT_RUN = 3000;
+
+    // ---- capsule: SQE + SGL + in-capsule data ---------------------------------------------------------------
+
+    /**
+     * A command capsule as the target's receive buffer holds it: a 64-byte SQE, then in-capsule data. Decodes
+     * SGL1, the fabrics command when the opcode is 7Fh, an in-capsule (offset) SGL segment when SGL1 points to one
+     * (SPDK nvmf_rdma_request_parse_sgl()), and re-encodes what decoded.
+     */
+    @FuzzTest(maxDuration = "10m")
+    void capsule(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT, () -> decodeCapsule(input),
+                MalformedStructureException.class);
+    }
+
+    private static void decodeCapsule(byte[] input) {
+        byte[] sqeBytes = Arrays.copyOf(input, SubmissionQueueEntry.SIZE);
+        SubmissionQueueEntry sqe = SubmissionQueueEntry.wrap(MemorySegment.ofArray(sqeBytes));
+        MemorySegment inCapsule = MemorySegment.ofArray(input).asSlice(Math.min(input.length, SubmissionQueueEntry.SIZE));
+        sqe.toString();
+        SglDescriptor sgl1 = null;
+        try {
+            sgl1 = SglDescriptor.decode(sqe.dptr());
+            SglDescriptor again = reencode(sgl1);
+            FuzzSupport.assertStable(sgl1, again, input);
+        } catch (MalformedStructureException e) {
+            requireMessage(e);
+        }
+        if (sgl1 instanceof LastSegmentDescriptor(long address, long length, boolean offset) && offset) {
+            decodeSegment(inCapsule, address, length);
+        } else if (sgl1 instanceof SegmentDescriptor(long address, long length, boolean offset) && offset) {
+            decodeSegment(inCapsule, address, length);
+        }
+        if (sqe.opcode() == 0x7F) {
+            FabricsCommand command = FabricsCommand.decode(sqe);
+            SubmissionQueueEntry copy = SubmissionQueueEntry.allocate();
+            command.encode(copy);
+            FuzzSupport.assertStable(command, FabricsCommand.decode(copy), input);
+            if (command instanceof io.nvmf4j.protocol.fabrics.ConnectCommand && inCapsule.byteSize() >= ConnectData.SIZE) {
+                connectDataOf(inCapsule, input);
+            }
+        }
+    }
+
+    private static void decodeSegment(MemorySegment inCapsule, long address, long length) {
+        if (address < 0 || address > inCapsule.byteSize()) {
+            return; // the transport checks the offset against the capsule before decoding (SglMapping)
+        }
+        List<SglDescriptor> list = SglDescriptor.decodeSegment(inCapsule.asSlice(address), length);
+        for (SglDescriptor d : list) {
+            FuzzSupport.assertStable(d, reencode(d), new byte[0]);
+        }
+    }
+
+    private static SglDescriptor reencode(SglDescriptor d) {
+        MemorySegment out = MemorySegment.ofArray(new byte[SglDescriptor.SIZE]);
+        d.encode(out);
+        return SglDescriptor.decode(out);
+    }
+
+    private static void requireMessage(MalformedStructureException e) {
+        if (e.getMessage() == null || e.getMessage().isBlank()) {
+            throw new AssertionError("a MalformedStructureException without a message", e);
+        }
+    }
+
+    /** The 1024-byte Connect data (NVMe-oF 1.1 Figure 20): decode, encode, decode again. */
+    @FuzzTest(maxDuration = "10m")
+    void connectData(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT,
+                () -> connectDataOf(MemorySegment.ofArray(input), input), MalformedStructureException.class);
+    }
+
+    private static void connectDataOf(MemorySegment data, byte[] input) {
+        ConnectData decoded = ConnectData.decode(data);
+        MemorySegment out = MemorySegment.ofArray(new byte[ConnectData.SIZE]);
+        decoded.encode(out);
+        FuzzSupport.assertStable(decoded, ConnectData.decode(out), input);
+    }
+
+    // ---- RDMA CM private data (NVMe-oF 1.1 section 7.4.6.2) -------------------------------------------------
+
+    /** First byte picks the structure: CM request, accept, reject, the RDMA TSAS of a discovery entry. */
+    @FuzzTest(maxDuration = "10m")
+    void rdmaCm(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT, () -> {
+            if (input.length == 0) {
+                return;
+            }
+            MemorySegment pd = MemorySegment.ofArray(input).asSlice(1);
+            switch (input[0] & 3) {
+                case 0 -> {
+                    RdmaCmRequest r = RdmaCmRequest.decode(pd);
+                    MemorySegment out = MemorySegment.ofArray(new byte[32]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, RdmaCmRequest.decode(out), input);
+                }
+                case 1 -> {
+                    RdmaCmAccept r = RdmaCmAccept.decode(pd);
+                    MemorySegment out = MemorySegment.ofArray(new byte[32]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, RdmaCmAccept.decode(out), input);
+                }
+                case 2 -> {
+                    RdmaCmReject r = RdmaCmReject.decode(pd);
+                    MemorySegment out = MemorySegment.ofArray(new byte[32]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, RdmaCmReject.decode(out), input);
+                }
+                default -> {
+                    RdmaTsas r = RdmaTsas.decode(pd);
+                    MemorySegment out = MemorySegment.ofArray(new byte[256]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, RdmaTsas.decode(out), input);
+                }
+            }
+        }, MalformedStructureException.class);
+    }
+
+    // ---- what a host reads from a target ------------------------------------------------------------------
+
+    /**
+     * Data a target returns to the host: byte 0 picks Identify Controller, Identify Namespace, the active
+     * namespace list, the namespace identification descriptors, the discovery log page or the changed namespace
+     * list; the rest (zero-padded to the structure's size, as the host's buffer is) is decoded and every accessor
+     * read, as the initiator and the CLI's text output do.
+     */
+    @FuzzTest(maxDuration = "10m")
+    void hostData(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT, () -> {
+            if (input.length == 0) {
+                return;
+            }
+            byte[] body = Arrays.copyOfRange(input, 1, input.length);
+            switch ((input[0] & 0xff) % 7) {
+                case 0 -> readAll(IdentifyController.wrap(padded(body, IdentifyController.SIZE)));
+                case 1 -> {
+                    IdentifyNamespace ns = IdentifyNamespace.wrap(padded(body, IdentifyNamespace.SIZE));
+                    readAll(ns);
+                    for (int i = 0; i <= ns.nlbaf() && i < 64; i++) {
+                        ns.lbaFormat(i).toString();
+                    }
+                }
+                case 2 -> {
+                    List<Long> ids = ActiveNamespaceList.decode(padded(body, ActiveNamespaceList.SIZE));
+                    MemorySegment out = MemorySegment.ofArray(new byte[ActiveNamespaceList.SIZE]);
+                    ActiveNamespaceList.encode(out, ids);
+                    FuzzSupport.assertStable(ids, ActiveNamespaceList.decode(out), input);
+                }
+                case 3 -> {
+                    var list = NamespaceDescriptorList.decode(padded(body, 4096));
+                    MemorySegment out = MemorySegment.ofArray(new byte[4096]);
+                    NamespaceDescriptorList.encode(out, list);
+                    FuzzSupport.assertStable(list, NamespaceDescriptorList.decode(out), input);
+                }
+                case 4 -> discoveryLog(body);
+                case 5 -> {
+                    ChangedNamespaceList c = ChangedNamespaceList.decode(padded(body, 4096));
+                    MemorySegment out = MemorySegment.ofArray(new byte[4096]);
+                    c.encode(out);
+                    FuzzSupport.assertStable(c, ChangedNamespaceList.decode(out), input);
+                }
+                default -> Status.fromField(CompletionQueueEntry.wrap(padded(body, 16)).statusField()).toString();
+            }
+        }, MalformedStructureException.class);
+    }
+
+    /** The header, then the records the buffer holds (never NUMREC of them: NUMREC is the peer's claim). */
+    private static void discoveryLog(byte[] body) {
+        MemorySegment page = padded(body, DiscoveryLogPage.HEADER_SIZE);
+        DiscoveryLogPage log = DiscoveryLogPage.wrap(page);
+        readAll(log);
+        long inBuffer = (page.byteSize() - DiscoveryLogPage.HEADER_SIZE) / DiscoveryLogEntry.SIZE;
+        for (long i = 0; i < Math.min(inBuffer, log.numrec()); i++) {
+            DiscoveryLogEntry e = log.entry(i);
+            readAll(e);
+            Nqn nqn = e.subsystemNqn();
+            nqn.toString();
+        }
+    }
+
+    private static MemorySegment padded(byte[] body, int size) {
+        return MemorySegment.ofArray(body.length >= size ? body : Arrays.copyOf(body, size));
+    }
+
+    /** Calls every public no-argument accessor, as the CLI's identify/discover text output does. */
+    private static void readAll(Object view) {
+        for (Method m : accessors(view.getClass())) {
+            try {
+                Object v = m.invoke(view);
+                if (v != null) {
+                    v.toString();
+                }
+            } catch (InvocationTargetException e) {
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new AssertionError(e.getCause());
+            } catch (IllegalAccessException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    private static final ClassValue<List<Method>> ACCESSORS = new ClassValue<>() {
+        @Override
+        protected List<Method> computeValue(Class<?> type) {
+            return Arrays.stream(type.getMethods())
+                    .filter(m -> m.getParameterCount() == 0 && !Modifier.isStatic(m.getModifiers())
+                            && m.getDeclaringClass() == type && m.getReturnType() != void.class
+                            && !m.getName().equals("segment") && !m.getName().equals("hashCode"))
+                    .sorted(java.util.Comparator.comparing(Method::getName))
+                    .toList();
+        }
+    };
+
+    private static List<Method> accessors(Class<?> type) {
+        return ACCESSORS.get(type);
+    }
+
+    // ---- short generative run in mvn verify ---------------------------------------------------------------
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void fewThousandMutationsOfTheCorpusPerDecoder() {
+        int n = FuzzSupport.shortRunInputs(SHORT_RUN);
+        FuzzSupport.shortRun(getClass(), "capsule", 64 + 1024, n, 2, this::capsule);
+        FuzzSupport.shortRun(getClass(), "connectData", 1100, n, 1.5, this::connectData);
+        FuzzSupport.shortRun(getClass(), "rdmaCm", 300, n, 1, this::rdmaCm);
+        FuzzSupport.shortRun(getClass(), "hostData", 4200, n, 2, this::hostData);
+    }
+}
