@@ -42,7 +42,11 @@ import org.junit.jupiter.api.Timeout;
  */
 class InitiatorFuzzTest {
 
-    static final int MAX_COMMANDS = 64;
+    /**
+     * Commands one host call may send: the namespace list reader stops at 1024 pages (NamespaceListReader.MAX_PAGES,
+     * 1 Mi namespaces: a well-formed list may be that long), discovery at a few bounded re-reads; plus slack.
+     */
+    static final int MAX_COMMANDS = 1024 + 64;
 
     private static ScriptedController target;
     private static NvmeController controller;
