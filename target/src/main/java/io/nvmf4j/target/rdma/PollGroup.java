@@ -261,7 +261,7 @@ final class PollGroup implements AutoCloseable {
             return false;
         }
         r.bufferOffset = offset;
-        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
         return true;
     }
 
@@ -295,7 +295,7 @@ final class PollGroup implements AutoCloseable {
             r.nextWaiting = null;
             r.bufferOffset = offset;
             try {
-                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
             } catch (RuntimeException e) {
                 failed(r.queue, e);
             }
