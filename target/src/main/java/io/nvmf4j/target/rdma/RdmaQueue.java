@@ -426,7 +426,7 @@ final class RdmaQueue implements TransportQueue {
         return s;
     }
 
-    /** The poll group assigned {@code r} its buffer at {@code r.bufferOffset} of the pool: the event out of NEED_BUFFER. */
+    /** The poll group gave {@code r} its buffer (at {@code r.bufferOffset}): the event out of NEED_BUFFER. */
     void bufferAssigned(RdmaRequest r, MemorySegment buffer) {
         r.request.data(buffer);
         r.to(RdmaRequestState.HAVE_BUFFER);
@@ -558,7 +558,7 @@ final class RdmaQueue implements TransportQueue {
             }
         }
         if (r.invalidateKey) {
-            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (LAB.md)
+            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (seen in interop/)
             r.send.opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(r.remoteKey).rkey(r.remoteKey);
         } else {
             r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);
