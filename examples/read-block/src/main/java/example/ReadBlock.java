@@ -1,11 +1,10 @@
 package example;
 
 import io.nvmf4j.initiator.ConnectOptions;
+import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.protocol.Nqn;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -37,14 +36,16 @@ public final class ReadBlock {
                 .ioQueues(1)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
-        try (NvmeController controller = NvmeController.connect(options);
-             Arena arena = Arena.ofConfined()) {
+        try (NvmeController controller = NvmeController.connect(options)) {
             Namespace ns = controller.firstNamespace();
             System.out.printf("connected to %s, namespace %d: %d blocks of %d bytes%n",
                     args[1], ns.nsid(), ns.blockCount(), ns.blockSize());
-            MemorySegment block = arena.allocate(ns.blockSize(), 4096);
-            ns.read(lba, 1, block);
-            byte[] bytes = block.toArray(ValueLayout.JAVA_BYTE);
+            // memory registered with the controller: the target writes the block straight into it (no bounce copy);
+            // it is freed with the controller. Plain memory works too, if the completion thread may touch it
+            // (Arena.ofShared or ofAuto, not ofConfined).
+            IoBuffer buffer = controller.allocateBuffer(ns.blockSize());
+            ns.read(lba, 1, buffer, 0);
+            byte[] bytes = buffer.segment().asSlice(0, ns.blockSize()).toArray(ValueLayout.JAVA_BYTE);
             HexFormat hex = HexFormat.of();
             for (int off = 0; off < bytes.length; off += 32) {
                 System.out.printf("%08x  %s%n", lba * ns.blockSize() + off,
