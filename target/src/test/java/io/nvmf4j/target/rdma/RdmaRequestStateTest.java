@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +60,15 @@ class RdmaRequestStateTest {
         assertThrows(IllegalStateException.class,
                 () -> RdmaRequestState.checkTransition(TRANSFERRING_HOST_TO_CONTROLLER, COMPLETED, "r"));
         assertFalse(FREE.canMoveTo(FREE));
+    }
+
+    @Test
+    void aRequestContextRefusesAResponseForACommandThatNeverArrived() {
+        // the real RdmaRequest.to(), as RdmaQueue.process calls it: checked before anything else is touched
+        RdmaRequest r = new RdmaRequest(null, 0, Arena.ofAuto().allocate(16));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> r.to(EXECUTED));
+        assertTrue(e.getMessage().contains("illegal request state transition FREE -> EXECUTED"), e.getMessage());
+        assertTrue(r.state == FREE, "state unchanged: " + r.state);
     }
 
     @Test
