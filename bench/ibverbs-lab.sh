@@ -2,7 +2,7 @@
 # ibverbs benchmark in the QEMU lab (not a test, not part of CI): on the guest's rxe0 (kernel rxe, RoCEv2 on
 # eth1), the Java Send/Receive ping-pong and RDMA Write bandwidth of the verbs bench (io.nvmf4j.verbs.bench,
 # --provider ibverbs) beside perftest's ib_send_lat and ib_write_bw on the same device in the same guest run,
-# with ratios. The guest is emulated (TCG, single-threaded for the JVM, LAB.md): only the ratios mean anything.
+# with ratios. The guest is emulated (TCG, single-threaded for the JVM): only the ratios mean anything.
 #
 #   bench/ibverbs-lab.sh [DEVICE]      DEVICE rxe0 (default) or siw0
 #

@@ -2,7 +2,7 @@
 # The nvmf4j interop lab: a QEMU (TCG) guest running Debian bookworm's stock kernel plus an
 # out-of-tree siw.ko built from the matching linux-source package, so that the Linux kernel's
 # own RDMA and NVMe-oF code (siw, rdma_rxe, nvme-rdma, nvmet-rdma, rdma-core's rping, nvme-cli)
-# can be run against nvmf4j on the host. Derived from the team's shared lab (shared/lab/lab.sh).
+# can be run against nvmf4j on the host.
 # interop/run drives the checks; this script only builds and boots.
 #
 #   interop/lab.sh build      host packages, kernel, siw.ko, rootfs, initramfs (~70 s, ~600 MB)

@@ -1,5 +1,5 @@
 # Java in the lab guest, for the checks that declare GUEST_JAVA=1 (interop/run boots the guest for them with
-# single-threaded TCG, LAB.md, and adds rxe0 on eth1 beside siw0 on eth0). Sourced by their guest parts as
+# single-threaded TCG, and adds rxe0 on eth1 beside siw0 on eth0). Sourced by their guest parts as
 # /lab/guest/java.sh. The host's JDK is at /opt/jdk (9p, read-only); interop/run stages the CLI jar at
 # /lab/java/nvmf4j.jar.
 

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 @Command(name = "modules", description = "Print the version and the modules of this build.")
 public final class ModulesCommand implements Callable<Integer> {
 
-    /** Module name and what it holds, in dependency order (DESIGN.md). */
+    /** Module name and what it holds, in dependency order (docs/ARCHITECTURE.md, section 1). */
     static final String[][] MODULES = {
         {"protocol", "NVMe / NVMe-oF wire formats (capsules, SGLs, identify, log pages, RDMA CM data)"},
         {"common-verbs", "RDMA verbs API; providers softiwarp (pure-Java iWARP) and ibverbs (FFM)"},

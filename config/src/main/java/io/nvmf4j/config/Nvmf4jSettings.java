@@ -6,7 +6,7 @@ package io.nvmf4j.config;
  *
  * @param provider           verbs provider
  * @param pollGroups         number of poll-group threads, 0 for one per available processor
- * @param spinBudgetMicros   how long an idle poll group busy-polls before it blocks (DESIGN.md: a wake-up costs
+ * @param spinBudgetMicros   how long an idle poll group busy-polls before it blocks (bench/tcprr.c: a wake-up costs
  *                           ~55 µs, so spinning a little longer than that keeps latency low)
  * @param bufferCount        registered data buffers per poll group
  * @param bufferSize         bytes per registered data buffer

@@ -21,7 +21,7 @@ import java.util.Objects;
  * @param reconnectDelay    {@code -c/--reconnect-delay}: pause between reconnect attempts
  * @param connectTimeout    bound on one RDMA connection setup (absent or silent targets fail within it)
  * @param commandTimeout    bound on one command (admin or I/O); on expiry the controller is reset like Linux does
- * @param spinBudget        how long a queue's completion loop busy-polls before it blocks (DESIGN.md performance)
+ * @param spinBudget        how long a queue's completion loop busy-polls before it blocks (docs/ARCHITECTURE.md)
  * @param inCapsuleData     send small writes inside the command capsule when the controller offers it
  * @param bufferSize        size of each pre-registered bounce buffer (copy path); also bounds one command's data
  *                          on that path

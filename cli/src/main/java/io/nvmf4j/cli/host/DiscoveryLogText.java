@@ -36,7 +36,7 @@ public final class DiscoveryLogText {
                 out.println("rdma_prtype: " + prtype(e.rdmaProviderType()));
                 out.println("rdma_qptype: " + qptype(e.rdmaQpType()));
                 out.println("rdma_cms:    " + cms(e.rdmaCms()));
-                // rdma_pkey: not printed until DiscoveryRecord carries the TSAS pkey (NOTES-cli.md).
+                // rdma_pkey: not printed until DiscoveryRecord carries the TSAS pkey (RdmaTsas).
             }
         }
         out.flush();

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Keeps {@code depth} I/Os in flight on one I/O queue. Each completion is handled on that queue's polling
- * completion thread and the next I/O is submitted right there: no hand-off to another thread, no sleep (DESIGN.md:
+ * completion thread and the next I/O is submitted right there: no hand-off to another thread, no sleep (bench/tcprr.c:
  * a wake-up costs ~55 µs against a ~7 µs polled round trip).
  *
  * <p>Pre-allocated: one registered buffer with a slice per slot (zero-copy keyed SGLs), per-slot state in arrays,

@@ -8,7 +8,7 @@ import java.time.Duration;
  *
  * @param spinNanos      how long {@code CompletionQueue.await} busy-polls before it arms the completion channel and
  *                       sleeps in poll(2) ({@code nvmf4j.ibverbs.spinMicros}, default 20 µs; waking a thread costs
- *                       about 55 µs on the reference machine, see DESIGN.md); {@code -1} never sleeps (pure busy
+ *                       about 55 µs on the reference machine, bench/tcprr.c); {@code -1} never sleeps (pure busy
  *                       polling)
  * @param acceptTimeout  how long {@code ConnectRequest.accept} waits for RDMA_CM_EVENT_ESTABLISHED
  *                       ({@code nvmf4j.ibverbs.acceptTimeoutMillis}, default 10 s)

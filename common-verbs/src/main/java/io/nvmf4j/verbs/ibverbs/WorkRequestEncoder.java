@@ -155,7 +155,7 @@ final class WorkRequestEncoder {
                 case SEND_WITH_INVALIDATE -> opcode = WR_SEND_WITH_INV;
                 case RDMA_READ -> {
                     if (sgeCount > maxSgeRd) {
-                        // siw honours only the first sink SGE of a Read (LAB.md): refuse instead of corrupting
+                        // siw honours only the first sink SGE of a Read (interop/): refuse instead of corrupting
                         throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "an RDMA Read into " + sgeCount
                                 + " SGEs, the device allows " + maxSgeRd + " (max_sge_rd)");
                     }
@@ -188,7 +188,7 @@ final class WorkRequestEncoder {
             wrs.set(ValueLayout.JAVA_INT, base + S_SEND_FLAGS, flags);
             if (r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND_WITH_INVALIDATE) {
                 // rdma-core 44's user-space siw provider reads the key to invalidate from wr.rdma.rkey, the
-                // others from invalidate_rkey (LAB.md): set both
+                // others from invalidate_rkey (seen in interop/): set both
                 wrs.set(ValueLayout.JAVA_INT, base + S_INVALIDATE_RKEY, r.invalidateRkey());
                 wrs.set(ValueLayout.JAVA_LONG, base + S_REMOTE_ADDR, 0L);
                 wrs.set(ValueLayout.JAVA_INT, base + S_RKEY, r.invalidateRkey());

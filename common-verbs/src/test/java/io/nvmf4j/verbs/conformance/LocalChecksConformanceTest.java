@@ -180,7 +180,7 @@ class LocalChecksConformanceTest {
             read.sgList().get(0).set(sink.region(), 0, 100);
             read.sgList().get(1).set(sink.region(), 1000, 200);
             if (maxSgeRd < 2) {
-                // Linux siw reports max_sge_rd 1 and silently fills only the first sink SGE (LAB.md): refuse instead
+                // Linux siw reports max_sge_rd 1 and silently fills only the first sink SGE (interop/): refuse instead
                 VerbsException refused = assertThrows(VerbsException.class,
                         () -> pair.client().queuePair().postSend(read));
                 assertEquals(VerbsErrorCode.INVALID_ARGUMENT, refused.code(), refused::getMessage);

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  *
  * <p>Runs only where {@code nvmf4j.ibverbs.testDevices} lists devices with an IP address of their netdev, as
  * {@code device@ip[,device@ip...]} (for the lab guest: {@code siw0@10.0.2.15,rxe0@10.0.3.15}, siw0 on eth0 and
- * rxe0 on eth1). Loopback addresses do not reach siw (LAB.md), hence the property.
+ * rxe0 on eth1). Loopback addresses do not reach siw (seen in interop/), hence the property.
  */
 @EnabledIfSystemProperty(named = "nvmf4j.ibverbs.testDevices", matches = ".+")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -12,9 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** MPA request/reply frames against bytes the Linux kernel sent (shared/lab/LAB.md) and RFC 5044/6581 layouts. */
+/** MPA request/reply frames against bytes the Linux kernel sent (interop lab) and RFC 5044/6581 layouts. */
 class MpaFrameVectorTest {
-    /** The first 56 bytes a guest kernel nvme-rdma host over siw sent to a plain listener (LAB.md). */
+    /** The first 56 bytes a guest kernel nvme-rdma host over siw sent to a plain listener (interop/). */
     static final String KERNEL_NVME_REQUEST = "4d504120494420526571204672616d65" // "MPA ID Req Frame"
             + "10 02 0024" // flags H, revision 2, pd length 36
             + "0080 0000" // RFC 6581 IRD 128, ORD 0, no P2P
@@ -61,7 +61,7 @@ class MpaFrameVectorTest {
         assertTrue(r.peerToPeer());
         assertTrue(r.rtrWrite());
         byte[] reply = MpaNegotiation.reply(r, 16, 16, new byte[0]).encode();
-        // LAB.md: the guest's nvmet-rdma over siw answered with IRD/ORD words 8010 8010
+        // interop lab: the guest's nvmet-rdma over siw answered with IRD/ORD words 8010 8010
         assertEquals("4d504120494420526570204672616d65" + "10020004" + "80108010", Hex.of(reply));
     }
 

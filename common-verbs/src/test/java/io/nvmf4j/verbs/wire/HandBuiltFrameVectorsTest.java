@@ -21,7 +21,7 @@ class HandBuiltFrameVectorsTest {
 
     @Test
     void enhancedMpaRequestMatchesTheRequestLinuxNvmeRdmaSentOverSiw() {
-        // shared/lab/LAB.md: the first 56 bytes a guest kernel nvme-rdma host sent over siw: key, flags 0x10
+        // interop lab: the first 56 bytes a guest kernel nvme-rdma host sent over siw: key, flags 0x10
         // (enhanced), revision 2, PD_Length 36, IRD/ORD words 0080 0000, the 32-byte NVMe-oF CM request
         // (recfmt 0, qid 0, hrqsize 32, hsqsize 31, little-endian)
         byte[] captured = HEX.parseHex("4d504120494420526571204672616d65" + "10020024" + "00800000"
@@ -32,7 +32,7 @@ class HandBuiltFrameVectorsTest {
 
     @Test
     void mpaReplyFrameIsParsedFieldByField() {
-        // a reply like the one LAB.md shows nvmet-rdma over siw sending: "MPA ID Rep Frame", revision 2,
+        // a reply like the one the interop lab saw nvmet-rdma over siw sending: "MPA ID Rep Frame", revision 2,
         // IRD/ORD words 8010 8010 (peer-to-peer, write RTR, 16/16); here with the CRC flag set as well
         byte[] header = HEX.parseHex("4d504120494420526570204672616d65" + "50020004");
         MpaConnectionFrame reply = MpaConnectionFrame.decode(header, HEX.parseHex("80108010"));

@@ -55,7 +55,7 @@ class MpaConnectionSetupWireTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void requestBytesCapturedFromLinuxNvmeRdmaOverSiwAreAccepted() throws Exception {
-        // shared/lab/LAB.md: the 56 bytes a guest kernel nvme-rdma host sent over siw (IRD 128, ORD 0, then the
+        // interop lab: the 56 bytes a guest kernel nvme-rdma host sent over siw (IRD 128, ORD 0, then the
         // 32-byte NVMe-oF RDMA CM request: recfmt 0, qid 0, hrqsize 32, hsqsize 31)
         byte[] captured = HexFormat.of().parseHex("4d504120494420526571204672616d65" + "10020024"
                 + "00800000" + "0000000020001f00" + "00".repeat(24));
@@ -159,7 +159,7 @@ class MpaConnectionSetupWireTest {
             throws Exception {
         // RFC 6581, 5.1: P in the IRD word asks for peer-to-peer mode, the ORD word's RTR bits offer zero-length
         // Write (0x8000) and Read (0x4000); siw_proc_mpareq() picks Write when offered; nvmet over siw answered
-        // 8010 8010 (LAB.md)
+        // 8010 8010 (interop lab)
         try (WireBench wire = WireBench.open()) {
             GuardedRegion inbox = wire.provider().registerOpen(64);
             RawIwarpInitiator raw = wire.connectRaw();

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class RdmaCmPrivateDataTest {
 
-    /** What the Linux host sends for the admin queue, as captured in the lab (shared/lab/LAB.md). */
+    /** What the Linux host sends for the admin queue, as captured in the interop lab (interop/). */
     static final String LINUX_ADMIN_REQUEST = "0000 0000 2000 1f00" + zeros(24);
 
     @Test

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * One poll-group thread (SPDK's {@code spdk_nvmf_rdma_poll_group}): it owns a set of queue pairs, ONE completion
  * queue shared by all of them, and a pool of registered data buffers, and runs every request of its queues to
  * completion without locks. It busy-polls the completion queue while there is work and for a spin budget after
- * (a thread wake-up costs ~55 µs here, a polled round trip ~7 µs: DESIGN.md), then blocks in
+ * (a thread wake-up costs ~55 µs here, a polled round trip ~7 µs: bench/tcprr.c), then blocks in
  * {@link CompletionQueue#await}. Work from other threads (a new queue's disconnect listener, an Asynchronous Event
  * Request completing on a timer thread, shutdown) arrives through {@link #execute(Runnable)}, which interrupts the
  * thread only while it is blocked.
@@ -261,7 +261,7 @@ final class PollGroup implements AutoCloseable {
             return false;
         }
         r.bufferOffset = offset;
-        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
         return true;
     }
 
@@ -295,7 +295,7 @@ final class PollGroup implements AutoCloseable {
             r.nextWaiting = null;
             r.bufferOffset = offset;
             try {
-                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength), pool.region(), offset);
+                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
             } catch (RuntimeException e) {
                 failed(r.queue, e);
             }

@@ -275,6 +275,40 @@ final class RdmaQueue implements TransportQueue {
         }
         RdmaRequest r = requests[freeStack[--freeTop]];
         r.start(recvSlot, wc.byteLength(), group.batchNanos());
+        process(r);
+    }
+
+    // ---- the request state machine (SPDK nvmf_rdma_request_process) ----
+
+    /**
+     * Runs {@code r} through every state it can pass now and stops at one that waits for an event
+     * ({@link RdmaRequestState#waitsForEvent}), like SPDK's {@code nvmf_rdma_request_process()}. The events call it
+     * after moving the request: capsule received ({@code NEW}), buffer assigned ({@code HAVE_BUFFER}), RDMA Read
+     * done ({@code READY_TO_EXECUTE}), response queued by the core ({@code EXECUTED}), Send done ({@code COMPLETED}).
+     * A nested call (the core answers a refused command while {@code NEW} runs) leaves the request in a waiting
+     * state, where the outer loop stops as well. Poll-group thread only; no allocation.
+     */
+    void process(RdmaRequest r) {
+        RdmaRequestState prev;
+        do {
+            prev = r.state;
+            switch (prev) {
+                case NEW -> onNew(r);
+                case HAVE_BUFFER -> onHaveBuffer(r);
+                case READY_TO_EXECUTE -> {
+                    r.to(RdmaRequestState.EXECUTING);
+                    sq.execute(r.request);
+                }
+                case EXECUTED -> onExecuted(r);
+                case COMPLETED -> onCompleted(r);
+                case FREE, NEED_BUFFER, TRANSFERRING_HOST_TO_CONTROLLER, EXECUTING, TRANSFERRING_CONTROLLER_TO_HOST,
+                     COMPLETING -> { } // an outside event moves it on
+            }
+        } while (r.state != prev);
+    }
+
+    /** NEW: the core prepares the command; the SGL is mapped and every peer-controlled length checked. */
+    private void onNew(RdmaRequest r) {
         Request req = r.request;
         if (!sq.prepare(req)) {
             return; // already completed through queueResponse
@@ -306,10 +340,10 @@ final class RdmaQueue implements TransportQueue {
         }
         r.transferLength = (int) use;
         if (r.inCapsule) {
-            req.data(inCapsuleData(recvSlot, r.remoteAddress, r.transferLength));
-            execute(r);
+            req.data(inCapsuleData(r.recvSlot, r.remoteAddress, r.transferLength));
+            r.to(RdmaRequestState.READY_TO_EXECUTE);
         } else if (r.transferLength == 0) {
-            execute(r);
+            r.to(RdmaRequestState.READY_TO_EXECUTE);
         } else {
             r.to(RdmaRequestState.NEED_BUFFER);
             needBuffer(r);
@@ -392,12 +426,18 @@ final class RdmaQueue implements TransportQueue {
         return s;
     }
 
-    /** The request has its buffer: fetch the host's data or run the command (called by the poll group). */
-    void bufferAssigned(RdmaRequest r, MemorySegment buffer, MemoryRegion poolRegion, long offset) {
+    /** The poll group gave {@code r} its buffer (at {@code r.bufferOffset}): the event out of NEED_BUFFER. */
+    void bufferAssigned(RdmaRequest r, MemorySegment buffer) {
         r.request.data(buffer);
+        r.to(RdmaRequestState.HAVE_BUFFER);
+        process(r);
+    }
+
+    /** HAVE_BUFFER: fetch the host's data by RDMA Read, or run the command. */
+    private void onHaveBuffer(RdmaRequest r) {
         if (r.request.dataDirection() == DataDirection.HOST_TO_CONTROLLER) {
             r.to(RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER);
-            r.data.opcode(SendOpcode.RDMA_READ).local(poolRegion, offset, r.transferLength)
+            r.data.opcode(SendOpcode.RDMA_READ).local(group.poolRegion(), r.bufferOffset, r.transferLength)
                     .remote(r.remoteAddress, r.remoteKey).next(null);
             r.readPostedNanos = System.nanoTime();
             try {
@@ -412,9 +452,9 @@ final class RdmaQueue implements TransportQueue {
             if (sq.qidValue() == 0) {
                 // admin data is built piecewise: never leak another command's bytes (I/O Reads fill every byte).
                 // The bound queue's QID, not the RDMA-CM one: that is only what the peer claimed at CM time
-                buffer.fill((byte) 0);
+                r.request.data().fill((byte) 0);
             }
-            execute(r);
+            r.to(RdmaRequestState.READY_TO_EXECUTE);
         }
     }
 
@@ -433,7 +473,8 @@ final class RdmaQueue implements TransportQueue {
                 release(r);
                 return;
             }
-            execute(r);
+            r.to(RdmaRequestState.READY_TO_EXECUTE);
+            process(r);
             return;
         }
         // RDMA Write of read data: its Send follows and completes the request
@@ -454,18 +495,17 @@ final class RdmaQueue implements TransportQueue {
         }
         if (r.pendingWrs == 0) {
             r.to(RdmaRequestState.COMPLETED);
-            boolean disconnect = r.request.disconnectAfterResponse();
-            release(r);
-            if (disconnect) {
-                beginTeardown("Disconnect command");
-            }
+            process(r);
         }
     }
 
-    private void execute(RdmaRequest r) {
-        r.to(RdmaRequestState.READY_TO_EXECUTE);
-        r.to(RdmaRequestState.EXECUTING);
-        sq.execute(r.request);
+    /** COMPLETED: the response is delivered; everything goes back (and a Disconnect command ends the queue). */
+    private void onCompleted(RdmaRequest r) {
+        boolean disconnect = r.request.disconnectAfterResponse();
+        release(r);
+        if (disconnect) {
+            beginTeardown("Disconnect command");
+        }
     }
 
     // ---- responses ----
@@ -475,14 +515,20 @@ final class RdmaQueue implements TransportQueue {
     public void queueResponse(Request request) {
         RdmaRequest r = (RdmaRequest) request.transportContext();
         if (group.isPollThread()) {
-            respond(r);
+            responseQueued(r);
         } else {
-            group.execute(() -> respond(r));
+            group.execute(() -> responseQueued(r));
         }
     }
 
-    private void respond(RdmaRequest r) {
+    /** The core completed the command: the event out of EXECUTING (or of a check that failed before it ran). */
+    private void responseQueued(RdmaRequest r) {
         r.to(RdmaRequestState.EXECUTED);
+        process(r);
+    }
+
+    /** EXECUTED: the receive buffer is posted again, then RDMA Write of read data chained to the response Send. */
+    private void onExecuted(RdmaRequest r) {
         Request req = r.request;
         if (r.started) {
             r.started = false;
@@ -512,7 +558,7 @@ final class RdmaQueue implements TransportQueue {
             }
         }
         if (r.invalidateKey) {
-            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (LAB.md)
+            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (seen in interop/)
             r.send.opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(r.remoteKey).rkey(r.remoteKey);
         } else {
             r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);

@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * The transport's half of one command (nvmet-rdma's {@code struct nvmet_rdma_rsp}, SPDK's
  * {@code struct spdk_nvmf_rdma_request}): the core's {@link Request} whose CQE lives in registered memory, the
  * reusable work requests for the data transfer and the response Send, the data buffer taken from the poll group's
- * pool, and the {@link RdmaRequestState}. A queue has twice as many of these as receive buffers (like nvmet), so
+ * pool, and the {@link RdmaRequestState} that {@link RdmaQueue#process} drives. A queue has twice as many of these
+ * as receive buffers (like nvmet), so
  * that a receive buffer can be posted again as soon as the response is queued while the response Send is still in
  * flight. Touched only by the queue's poll-group thread.
  */
@@ -61,7 +62,11 @@ final class RdmaRequest {
         this.request.transportContext(this);
     }
 
+    /** Moves to {@code next}: checked against the transition table (a bug otherwise), traced when asked for. */
     void to(RdmaRequestState next) {
+        if (!state.canMoveTo(next)) {
+            RdmaRequestState.checkTransition(state, next, this);
+        }
         if (queue.trace && LOG.isLoggable(Level.TRACE)) {
             LOG.log(Level.TRACE, "{0} request {1} cid {2}: {3} -> {4}", queue, index,
                     request.sqe() == null ? -1 : request.sqe().cid(), state, next);
@@ -86,6 +91,7 @@ final class RdmaRequest {
         started = false;
         request.reset(queue.sqeOf(slot));
         to(RdmaRequestState.NEW);
+        // RdmaQueue.process takes it on from NEW
     }
 
     boolean needsBuffer() {

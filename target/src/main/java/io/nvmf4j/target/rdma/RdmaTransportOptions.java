@@ -11,7 +11,7 @@ import java.time.Duration;
  * @param device           device name, or null for the provider's first device
  * @param pollGroups       poll-group threads, each owning a set of queue pairs and one completion queue
  * @param spinBudget       how long an idle poll group busy-polls its completion queue before it blocks (a thread
- *                         wake-up costs ~55 µs on a 2-vCPU machine, a polled round trip ~7 µs: DESIGN.md)
+ *                         wake-up costs ~55 µs on a 2-vCPU machine, a polled round trip ~7 µs: bench/tcprr.c)
  * @param bufferPoolBytes  registered data-buffer memory per poll group (rounded up to whole largest buffers)
  * @param completionQueueEntries completion queue size per poll group; a connection that would not fit is refused
  *                         with NO_RSC. A queue that has not completed Connect reserves only the room of its one
