@@ -176,8 +176,7 @@ public final class NvmeController implements AutoCloseable {
         MemorySegment connectData = connectData(ControllerId.DYNAMIC);
         long katoMillis = options.keepAliveTimeout().toMillis();
         FutureCommand connect = initCommand("Connect admin queue to " + options.subsystemNqn(), true,
-                sqe -> ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), ConnectOptions.ADMIN_QUEUE_SIZE - 1,
-                        katoMillis).encode(sqe));
+                sqe -> ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), admin.sqsize(), katoMillis).encode(sqe));
         connect.copy(HostCommand.Direction.HOST_TO_CONTROLLER, connectData);
         long dw0 = runInit(admin, connect);
         controllerId = ConnectResponse.controllerId((int) dw0);
@@ -248,10 +247,9 @@ public final class NvmeController implements AutoCloseable {
         for (RdmaHostQueue queue : ioQueues) {
             queue.inCapsuleCapacity(inCapsuleBytes);
             queue.connect(options.address(), options.connectTimeout());
-            int qsize = ioQueueSize - 1;
             MemorySegment data = connectData(controllerId);
             FutureCommand qc = initCommand("Connect " + queue.qid(), true,
-                    sqe -> ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), qsize).encode(sqe));
+                    sqe -> ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), queue.sqsize()).encode(sqe));
             qc.copy(HostCommand.Direction.HOST_TO_CONTROLLER, data);
             runInit(queue, qc);
             queue.markLive();

@@ -6,8 +6,8 @@ import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.QueueId;
+import io.nvmf4j.protocol.QueueLimits;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
-import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.rdma.RdmaCmAccept;
 import io.nvmf4j.protocol.rdma.RdmaCmReject;
 import io.nvmf4j.protocol.rdma.RdmaCmRequest;
@@ -122,6 +122,8 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final String name;
     private final QueueId qid;
     private final int queueSize;
+    /** The 0's-based size, computed once: HSQSIZE of the CM request and SQSIZE of this queue's Connect. */
+    private final int sqsize;
     private final RdmaDevice device;
     private final ProtectionDomain pd;
     private final QueueFailureListener failureListener;
@@ -148,11 +150,8 @@ public final class RdmaHostQueue implements AutoCloseable {
     private final int[] responseStatus;
     private final long[] responseResult;
     private final SubmissionQueueEntry[] sqes;
-    /**
-     * Slices of the response buffers, made once. CQE fields are read with {@link Wire}'s constant layouts: the
-     * {@code CompletionQueueEntry} accessors build a byte-order layout per call, which allocates on every access.
-     */
-    private final MemorySegment[] responses;
+    /** Views of the response buffers, made once (their accessors allocate nothing). */
+    private final CompletionQueueEntry[] responses;
     /** Tags the completion thread started under the lock and posts after releasing it. */
     private final int[] pollerPostTags;
     private final HostCommand[] pollerPostCommands;
@@ -202,6 +201,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         this.name = name;
         this.qid = qid;
         this.queueSize = queueSize;
+        this.sqsize = QueueLimits.sqsize(queueSize);
         this.device = device;
         this.pd = pd;
         this.bufferSize = bufferSize;
@@ -260,7 +260,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         this.responseStatus = new int[queueSize];
         this.responseResult = new long[queueSize];
         this.sqes = new SubmissionQueueEntry[queueSize];
-        this.responses = new MemorySegment[queueSize];
+        this.responses = new CompletionQueueEntry[queueSize];
         this.pollerPostTags = new int[queueSize];
         this.pollerPostCommands = new HostCommand[queueSize];
         this.sends = new SendWorkRequest[queueSize];
@@ -275,7 +275,7 @@ public final class RdmaHostQueue implements AutoCloseable {
             sqes[i] = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice((long) i * SubmissionQueueEntry.SIZE,
                     SubmissionQueueEntry.SIZE));
             sends[i] = new SendWorkRequest(2).opcode(SendOpcode.SEND).signaled(true).wrId(i);
-            responses[i] = recvRegion.segment().asSlice((long) i * RESPONSE_SIZE, RESPONSE_SIZE);
+            responses[i] = CompletionQueueEntry.wrap(recvRegion.segment().asSlice((long) i * RESPONSE_SIZE, RESPONSE_SIZE));
             receives[i] = new ReceiveWorkRequest(1).wrId(RECV_FLAG | i).local(recvRegion, (long) i * RESPONSE_SIZE,
                     RESPONSE_SIZE);
             slotBuffer[i] = -1;
@@ -292,6 +292,11 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     public int queueSize() {
         return queueSize;
+    }
+
+    /** The 0's-based queue size: HSQSIZE of the CM request, to be sent as SQSIZE of the queue's Connect. */
+    public int sqsize() {
+        return sqsize;
     }
 
     /** Most commands outstanding at once: queueSize - 1, lowered to CRQSIZE - 1 if the target asked for less. */
@@ -340,8 +345,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        int hsqsize = queueSize - 1;
-        RdmaCmRequest request = RdmaCmRequest.of(qid, queueSize, hsqsize);
+        RdmaCmRequest request = RdmaCmRequest.of(qid, queueSize, sqsize);
         CompletionQueue newCq = null;
         RdmaConnection conn;
         try {
@@ -637,10 +641,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         MemorySegment sqeBytes = sqe.segment();
         sqe.clear();
         command.encode(sqe);
-        // Wire's constant layouts: SubmissionQueueEntry's setters build a byte-order layout (allocate) per call.
-        Wire.u16(sqeBytes, SubmissionQueueEntry.OFFSET_CID, ids.commandId(tag));
-        Wire.u8(sqeBytes, SubmissionQueueEntry.OFFSET_FLAGS, (Wire.u8(sqeBytes, SubmissionQueueEntry.OFFSET_FLAGS)
-                & 0x3F) | SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS << 6);
+        sqe.cid(ids.commandId(tag)).psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
 
         MemoryRegion dataRegion = command.region;
         long dataOffset = command.regionOffset;
@@ -957,11 +958,11 @@ public final class RdmaHostQueue implements AutoCloseable {
         if (byteLength < CompletionQueueEntry.SIZE) {
             return "response capsule of " + byteLength + " bytes, shorter than a CQE";
         }
-        MemorySegment cqe = responses[index];
-        int cid = Wire.u16(cqe, CompletionQueueEntry.OFFSET_CID);
-        int statusField = Wire.u16(cqe, CompletionQueueEntry.OFFSET_STATUS) >>> 1; // bit 0 is the phase tag
-        long result = Wire.u64(cqe, CompletionQueueEntry.OFFSET_RESULT);
-        lastSqHead = Wire.u16(cqe, CompletionQueueEntry.OFFSET_SQHD);
+        CompletionQueueEntry cqe = responses[index];
+        int cid = cqe.cid();
+        int statusField = cqe.statusField();
+        long result = cqe.result();
+        lastSqHead = cqe.sqHead();
         responseSeen = true;
         try {
             connection.queuePair().postReceive(receives[index]);
