@@ -3,7 +3,6 @@ package io.nvmf4j.initiator.rdma;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.MemoryRegion;
-import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
