@@ -64,11 +64,11 @@ final class ControllerSetup {
             return;
         }
         int count = negotiateQueueCount(); // nvme_set_queue_count()
-        int entries = ioQueueEntries();
+        int queueSize = ioQueueSize();
         if (fresh) {
-            createIoQueues(count, entries);
+            createIoQueues(count, queueSize);
         } else {
-            requireSameIoQueues(count, entries);
+            requireSameIoQueues(count, queueSize);
         }
         connectIoQueues();            // nvme_rdma_configure_io_queues()
         if (fresh) {
@@ -133,11 +133,11 @@ final class ControllerSetup {
             throw new NvmfConnectException(name + ": the controller does not support keyed SGLs (SGLS bit 2), "
                     + "which NVMe/RDMA requires");
         }
-        int entries = ioQueueEntries();
-        if (entries < 2) {
+        int queueSize = ioQueueSize();
+        if (queueSize < 2) {
             // CAP.MQES and MAXCMD are the controller's word: a queue needs two entries at least (a full queue
             // leaves one empty, NVMe Base 2.0 section 3.3.1.5), so 0 or 1 cannot carry a command
-            throw new NvmfConnectException(name + ": the controller allows I/O queues of " + entries
+            throw new NvmfConnectException(name + ": the controller allows I/O queues of " + queueSize
                     + " entries (CAP.MQES " + c.capabilities.mqes() + ", MAXCMD " + identify.maxcmd()
                     + "); at least 2 are needed");
         }
@@ -171,24 +171,24 @@ final class ControllerSetup {
      * Entries per I/O queue: the option, bounded by CAP.MQES (0's based) and MAXCMD, as
      * nvme_rdma_configure_admin_queue() and nvme_init_identify() bound ctrl->sqsize.
      */
-    private int ioQueueEntries() {
-        int entries = Math.min(options.queueSize(), c.capabilities.mqes() + 1);
+    private int ioQueueSize() {
+        int queueSize = Math.min(options.queueSize(), c.capabilities.mqes() + 1);
         int maxcmd = c.identify.maxcmd();
-        return maxcmd > 0 ? Math.min(entries, maxcmd) : entries;
+        return maxcmd > 0 ? Math.min(queueSize, maxcmd) : queueSize;
     }
 
-    private void createIoQueues(int count, int entries) throws NvmfException {
-        c.ioQueueSize = entries;
+    private void createIoQueues(int count, int queueSize) throws NvmfException {
+        c.ioQueueSize = queueSize;
         for (int q = 1; q <= count; q++) {
-            c.ioQueues.add(newQueue("io" + q, QueueId.of(q), entries, options.bufferSize(),
+            c.ioQueues.add(newQueue("io" + q, QueueId.of(q), queueSize, options.bufferSize(),
                     options.buffersPerQueue()));
         }
     }
 
-    private void requireSameIoQueues(int count, int entries) throws NvmfConnectException {
-        if (count < c.ioQueues.size() || entries < c.ioQueueSize) {
+    private void requireSameIoQueues(int count, int queueSize) throws NvmfConnectException {
+        if (count < c.ioQueues.size() || queueSize < c.ioQueueSize) {
             throw new NvmfConnectException(name + ": after reconnect the controller grants " + count
-                    + " queues of " + entries + " entries, fewer than the " + c.ioQueues.size() + " of "
+                    + " queues of " + queueSize + " entries, fewer than the " + c.ioQueues.size() + " of "
                     + c.ioQueueSize + " in use");
         }
     }
@@ -247,10 +247,10 @@ final class ControllerSetup {
 
     // ---- commands of the sequence ---------------------------------------------------------------------------
 
-    private RdmaHostQueue newQueue(String queueName, QueueId qid, int entries, int bufferSize, int buffers)
+    private RdmaHostQueue newQueue(String queueName, QueueId qid, int queueSize, int bufferSize, int buffers)
             throws NvmfException {
         try {
-            return new RdmaHostQueue(name + "-" + queueName, qid, entries, c.device, c.pd, bufferSize, buffers,
+            return new RdmaHostQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize, buffers,
                     options.commandTimeout(), options.spinBudget(), (queue, reason) -> c.recovery.queueFailed(reason));
         } catch (VerbsException e) {
             throw new NvmfConnectException(name + ": cannot register queue memory: " + e.getMessage(), e);
