@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.QueueLimits;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -47,13 +48,14 @@ public record ConnectOptions(
         String provider,
         String device) {
 
-    public static final int DEFAULT_QUEUE_SIZE = 128;
-    /** Linux NVME_AQ_DEPTH: the admin queue always has 32 entries. */
-    public static final int ADMIN_QUEUE_SIZE = 32;
-    /** The smallest I/O queue Linux accepts (NVMF_MIN_QUEUE_SIZE). */
-    public static final int MIN_QUEUE_SIZE = 16;
-    /** The largest Linux accepts (NVMF_MAX_QUEUE_SIZE). */
-    public static final int MAX_QUEUE_SIZE = 1024;
+    /** See {@link QueueLimits#DEFAULT_IO_QUEUE_SIZE}. */
+    public static final int DEFAULT_QUEUE_SIZE = QueueLimits.DEFAULT_IO_QUEUE_SIZE;
+    /** See {@link QueueLimits#ADMIN_QUEUE_SIZE}: the admin queue always has 32 entries. */
+    public static final int ADMIN_QUEUE_SIZE = QueueLimits.ADMIN_QUEUE_SIZE;
+    /** See {@link QueueLimits#MIN_IO_QUEUE_SIZE}. */
+    public static final int MIN_QUEUE_SIZE = QueueLimits.MIN_IO_QUEUE_SIZE;
+    /** See {@link QueueLimits#MAX_IO_QUEUE_SIZE}. */
+    public static final int MAX_QUEUE_SIZE = QueueLimits.MAX_IO_QUEUE_SIZE;
 
     public ConnectOptions {
         Objects.requireNonNull(address, "address");

@@ -4,6 +4,8 @@ import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
+import io.nvmf4j.protocol.io.ReadCommand;
+import io.nvmf4j.protocol.io.WriteCommand;
 import io.nvmf4j.protocol.io.FlushCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
 
@@ -33,8 +35,8 @@ final class IoCommand extends HostCommand {
     @Override
     protected void encode(SubmissionQueueEntry sqe) {
         switch (kind) {
-            case READ -> IoRequest.encodeReadWrite(sqe, true, nsid, slba, blocks, flag);
-            case WRITE -> IoRequest.encodeReadWrite(sqe, false, nsid, slba, blocks, flag);
+            case READ -> ReadCommand.encode(sqe, nsid, slba, blocks, flag);
+            case WRITE -> WriteCommand.encode(sqe, nsid, slba, blocks, flag);
             case WRITE_ZEROES -> WriteZeroesCommand.create(sqe, nsid, slba, blocks).deallocate(flag);
             case FLUSH -> FlushCommand.create(sqe, nsid);
             case DEALLOCATE -> DatasetManagementCommand.create(sqe, nsid, ranges, DatasetManagementCommand.ATTR_AD);

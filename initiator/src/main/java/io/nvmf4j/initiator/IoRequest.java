@@ -3,10 +3,8 @@ package io.nvmf4j.initiator;
 import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
-import io.nvmf4j.protocol.Wire;
-import io.nvmf4j.protocol.io.IoOpcode;
-import io.nvmf4j.protocol.io.LbaRangeCommand;
-import java.lang.foreign.MemorySegment;
+import io.nvmf4j.protocol.io.ReadCommand;
+import io.nvmf4j.protocol.io.WriteCommand;
 
 /**
  * A reusable zero-copy read or write: one NVMe command on a registered {@link IoBuffer}, owned by the caller, set
@@ -148,22 +146,17 @@ public final class IoRequest {
         handler.completed(this, error);
     }
 
-    private static final int READ = IoOpcode.READ.code();
-    private static final int WRITE = IoOpcode.WRITE.code();
-    private static final int CDW12 = SubmissionQueueEntry.OFFSET_CDW10 + 8;
-
     /**
-     * Writes a Read or Write into a cleared entry (NVM Command Set 1.0, 3.2.4/3.2.6; layout as in
-     * {@link LbaRangeCommand}) with Wire's constant layouts: the SubmissionQueueEntry setters build a byte-order
-     * layout per call, which allocates.
+     * Writes a Read or Write (NVM Command Set 1.0, 3.2.4/3.2.6) with protocol's in-place encoders, which allocate
+     * nothing.
      */
     static void encodeReadWrite(SubmissionQueueEntry sqe, boolean read, long nsid, long slba, int blocks,
             boolean fua) {
-        MemorySegment s = sqe.segment();
-        Wire.u8(s, SubmissionQueueEntry.OFFSET_OPCODE, read ? READ : WRITE);
-        Wire.u32(s, SubmissionQueueEntry.OFFSET_NSID, nsid);
-        Wire.u64(s, LbaRangeCommand.OFFSET_SLBA, slba);
-        Wire.u32(s, CDW12, Integer.toUnsignedLong((blocks - 1) | (fua ? LbaRangeCommand.CDW12_FUA : 0)));
+        if (read) {
+            ReadCommand.encode(sqe, nsid, slba, blocks, fua);
+        } else {
+            WriteCommand.encode(sqe, nsid, slba, blocks, fua);
+        }
     }
 
     /** The one command object of this request, reused for every submission. */

@@ -70,13 +70,11 @@ final class IoCommands {
         DataDirection direction = DataDirection.ofOpcode(opcode);
         int blockSize = ns.backend().blockSize();
         if (opcode == READ || opcode == WRITE) {
-            // decoded in place into the request (NVM Command Set 1.0, Figures 43/72: SLBA in CDW10-11, NLB 0's based
-            // in CDW12 15:0, FUA CDW12 bit 30): no command object per I/O
-            int cdw12 = sqe.cdw(12);
-            req.slba = Integer.toUnsignedLong(sqe.cdw(10))
-                    | (long) sqe.cdw(11) << 32;
-            req.blocks = (cdw12 & 0xFFFF) + 1;
-            req.fua = (cdw12 & LbaRangeCommand.CDW12_FUA) != 0;
+            // decoded in place into the request by protocol's static accessors (NVM Command Set 1.0, Figures
+            // 43/72): no command object per I/O
+            req.slba = LbaRangeCommand.slba(sqe);
+            req.blocks = LbaRangeCommand.nlb(sqe) + 1;
+            req.fua = LbaRangeCommand.fua(sqe);
             long length = (long) req.blocks * blockSize;
             // a transfer beyond MDTS is an invalid field (NVMe Base 2.0, 5.15.2.1 MDTS)
             if (length > req.queue().port().maxDataTransferBytes()) {

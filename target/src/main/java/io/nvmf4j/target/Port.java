@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.QueueLimits;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import java.util.List;
@@ -20,11 +21,11 @@ public final class Port {
     /** nvmet's {@code NVMET_RDMA_DEFAULT_INLINE_DATA_SIZE}: one page of in-capsule data. */
     public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
     /** Queue entries per I/O queue the RDMA transport supports (nvmet-rdma {@code NVME_RDMA_MAX_QUEUE_SIZE}). */
-    public static final int DEFAULT_MAX_QUEUE_SIZE = 128;
+    public static final int DEFAULT_MAX_QUEUE_SIZE = QueueLimits.DEFAULT_IO_QUEUE_SIZE;
     /** MDTS as nvmet-rdma reports it: 2^8 pages of 4 KiB = 1 MiB (NVMET_RDMA_MAX_MDTS). */
     public static final int DEFAULT_MDTS = 8;
     /** Admin queue depth the discovery log advertises (ASQSZ, Linux NVME_AQ_DEPTH). */
-    public static final int ADMIN_QUEUE_DEPTH = 32;
+    public static final int ADMIN_QUEUE_DEPTH = QueueLimits.ADMIN_QUEUE_SIZE;
 
     private final int portId;
     private final int trtype;

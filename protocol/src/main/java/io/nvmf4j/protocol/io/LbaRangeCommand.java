@@ -60,12 +60,27 @@ public abstract sealed class LbaRangeCommand permits ReadCommand, WriteCommand, 
 
     /** Starting LBA. */
     public long slba() {
-        return sqe.getLong(OFFSET_SLBA);
+        return slba(sqe);
     }
 
     /** NLB as stored (0's based). */
     public int nlb() {
+        return nlb(sqe);
+    }
+
+    /** SLBA of a Read, Write or Write Zeroes entry, read in place (no view object: the target's data path). */
+    public static long slba(SubmissionQueueEntry sqe) {
+        return sqe.getLong(OFFSET_SLBA);
+    }
+
+    /** NLB (0's based) of a Read, Write or Write Zeroes entry, read in place. */
+    public static int nlb(SubmissionQueueEntry sqe) {
         return sqe.cdw12() & 0xFFFF;
+    }
+
+    /** FUA of a Read, Write or Write Zeroes entry, read in place. */
+    public static boolean fua(SubmissionQueueEntry sqe) {
+        return (sqe.cdw12() & CDW12_FUA) != 0;
     }
 
     /** Number of logical blocks (NLB + 1). */
@@ -75,7 +90,7 @@ public abstract sealed class LbaRangeCommand permits ReadCommand, WriteCommand, 
 
     /** Force Unit Access: the data must reach non-volatile media before completion. */
     public boolean fua() {
-        return (sqe.cdw12() & CDW12_FUA) != 0;
+        return fua(sqe);
     }
 
     /** Limited Retry. */

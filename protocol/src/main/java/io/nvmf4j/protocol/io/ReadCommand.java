@@ -21,6 +21,17 @@ public final class ReadCommand extends LbaRangeCommand {
         return new ReadCommand(start(sqe, IoOpcode.READ, nsid, slba, blocks));
     }
 
+    /**
+     * Clears {@code sqe} and writes a Read in place, without a view object: the host's data path encodes every
+     * I/O with this (no allocation per command).
+     */
+    public static void encode(SubmissionQueueEntry sqe, long nsid, long slba, int blocks, boolean fua) {
+        start(sqe, IoOpcode.READ, nsid, slba, blocks);
+        if (fua) {
+            sqe.cdw(12, sqe.cdw12() | CDW12_FUA);
+        }
+    }
+
     public ReadCommand fua(boolean fua) {
         setFlag(CDW12_FUA, fua);
         return this;

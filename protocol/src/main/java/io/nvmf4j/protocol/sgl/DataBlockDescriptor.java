@@ -45,6 +45,17 @@ public record DataBlockDescriptor(long address, long length, boolean offset) imp
         SglDescriptor.encodeUnkeyed(destination, address, length, identifier());
     }
 
+    /**
+     * Writes an in-capsule data block descriptor (subtype 1h, offset) at byte {@code at} of {@code d} without a
+     * record or a slice: the host's data path writes SGL1 of in-capsule writes with this. Reserved bytes are left as
+     * they are (the caller cleared the entry).
+     */
+    public static void writeInCapsule(MemorySegment d, long at, long offset, int length) {
+        Wire.u64(d, at + OFFSET_ADDRESS, offset);
+        Wire.u32(d, at + OFFSET_LENGTH, Integer.toUnsignedLong(length));
+        Wire.u8(d, at + OFFSET_IDENTIFIER, TYPE_DATA_BLOCK << 4 | SUBTYPE_OFFSET);
+    }
+
     @Override
     public String toString() {
         return offset

@@ -40,11 +40,24 @@ public record KeyedSglDescriptor(long address, int length, int key, boolean inva
 
     @Override
     public void encode(MemorySegment destination) {
-        MemorySegment d = Wire.requireDestination(destination, SIZE, "keyed SGL descriptor");
-        Wire.u64(d, OFFSET_ADDRESS, address);
-        Wire.u24(d, OFFSET_LENGTH, length);
-        Wire.u32(d, OFFSET_KEY, Integer.toUnsignedLong(key));
-        Wire.u8(d, OFFSET_IDENTIFIER, identifier());
+        write(Wire.requireDestination(destination, SIZE, "keyed SGL descriptor"), 0, address, length, key, invalidate);
+    }
+
+    /**
+     * Writes a keyed descriptor at byte {@code at} of {@code d} without a record or a slice: the host's data path
+     * writes SGL1 of every command with this straight into the SQE (no allocation per command). Reserved bytes are
+     * left as they are (the caller cleared the entry).
+     */
+    public static void write(MemorySegment d, long at, long address, int length, int key, boolean invalidate) {
+        if (length < 0 || length > MAX_LENGTH) {
+            throw new IllegalArgumentException("keyed SGL length " + Integer.toUnsignedString(length)
+                    + " does not fit the 24-bit length field (0.." + MAX_LENGTH + ")");
+        }
+        Wire.u64(d, at + OFFSET_ADDRESS, address);
+        Wire.u24(d, at + OFFSET_LENGTH, length);
+        Wire.u32(d, at + OFFSET_KEY, Integer.toUnsignedLong(key));
+        Wire.u8(d, at + OFFSET_IDENTIFIER, TYPE_KEYED_DATA_BLOCK << 4
+                | (invalidate ? SUBTYPE_INVALIDATE_KEY : SUBTYPE_ADDRESS));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.nvmf4j.target.rdma;
 
+import io.nvmf4j.protocol.QueueLimits;
 import io.nvmf4j.protocol.rdma.RdmaCmRejectStatus;
 import io.nvmf4j.protocol.rdma.RdmaCmRequest;
 import io.nvmf4j.target.Port;
@@ -14,7 +15,7 @@ import java.lang.foreign.MemorySegment;
 public final class CmConnectCheck {
 
     /** Linux NVME_AQ_DEPTH: the admin queue has at most 32 entries. */
-    public static final int ADMIN_QUEUE_MAX_ENTRIES = 32;
+    public static final int ADMIN_QUEUE_MAX_ENTRIES = QueueLimits.ADMIN_QUEUE_SIZE;
 
     private CmConnectCheck() {
     }

@@ -1,0 +1,113 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.initiator.rdma.RdmaHostQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * Error recovery of a live controller, as Linux {@code nvme_rdma_error_recovery_work()} and
+ * {@code nvme_rdma_reconnect_or_remove()}: the first queue failure moves the controller to RECONNECTING; every
+ * queue is torn down and the {@link ControllerSetup} sequence is retried every reconnect-delay; after
+ * ctrl-loss-tmo the controller is DEAD and everything waiting fails with {@link ControllerLostException}. Runs on
+ * the controller's timer thread.
+ */
+final class ControllerRecovery {
+
+    /** The controller's log, as before the split (operators and tests filter on it). */
+    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+
+    private final NvmeController c;
+    private final ConnectOptions options;
+    private final String name;
+    /** Guards the controller's state changes between LIVE, RECONNECTING, DEAD and DELETING. */
+    final Object lock = new Object();
+    private long lostSinceNanos;
+
+    ControllerRecovery(NvmeController controller) {
+        this.c = controller;
+        this.options = controller.options();
+        this.name = controller.name();
+    }
+
+    /** A queue failed: from LIVE, start reconnecting (other states handle it themselves). */
+    void queueFailed(String reason) {
+        synchronized (lock) {
+            if (c.state != ControllerState.LIVE) {
+                return; // during the connect sequence the failing command reports it; later states handle it
+            }
+            c.state = ControllerState.RECONNECTING;
+            lostSinceNanos = System.nanoTime();
+        }
+        LOG.warning(name + ": connection lost (" + reason + "); reconnecting every "
+                + options.reconnectDelay().toMillis() + " ms for up to " + options.ctrlLossTimeout().toSeconds() + " s");
+        c.timers.execute(this::reconnectAttempt);
+    }
+
+    /** After a successful sequence: LIVE, unless a queue broke meanwhile (then the caller tries again). */
+    boolean goLive(ControllerState from) throws NvmfConnectException {
+        synchronized (lock) {
+            if (c.state != from) {
+                return false;
+            }
+            requireAllQueuesLive();
+            c.state = ControllerState.LIVE;
+            return true;
+        }
+    }
+
+    private void reconnectAttempt() {
+        if (c.state != ControllerState.RECONNECTING) {
+            return;
+        }
+        c.admin.disconnect();
+        for (RdmaHostQueue q : c.ioQueues) {
+            q.disconnect();
+        }
+        try {
+            c.setup.run(false);
+            if (goLive(ControllerState.RECONNECTING)) {
+                LOG.info(name + ": reconnected");
+            }
+        } catch (NvmfException | RuntimeException e) {
+            long lost = System.nanoTime() - lostSinceNanos;
+            if (!options.ctrlLossTimeout().isNegative() && lost >= options.ctrlLossTimeout().toNanos()) {
+                giveUp(e);
+            } else {
+                LOG.info(name + ": reconnect failed (" + e.getMessage() + "); next try in "
+                        + options.reconnectDelay().toMillis() + " ms");
+                c.timers.schedule(this::reconnectAttempt, options.reconnectDelay().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Fails when a queue broke while the connect sequence went on (its failure was not acted on then). */
+    private void requireAllQueuesLive() throws NvmfConnectException {
+        if (!c.admin.isLive()) {
+            throw new NvmfConnectException(name + ": admin queue broke during connect: " + c.admin.failureReason());
+        }
+        for (RdmaHostQueue q : c.ioQueues) {
+            if (!q.isLive()) {
+                throw new NvmfConnectException(name + ": " + q.qid() + " broke during connect: " + q.failureReason());
+            }
+        }
+    }
+
+    private void giveUp(Exception last) {
+        synchronized (lock) {
+            if (c.state != ControllerState.RECONNECTING) {
+                return;
+            }
+            c.state = ControllerState.DEAD;
+        }
+        ControllerLostException lost = new ControllerLostException(name + ": controller at " + options.address()
+                + " lost: no reconnect within ctrl-loss-tmo " + options.ctrlLossTimeout().toSeconds() + " s (last: "
+                + last.getMessage() + ")", last);
+        LOG.warning(lost.getMessage());
+        c.admin.failPending(lost);
+        for (RdmaHostQueue q : c.ioQueues) {
+            q.failPending(lost);
+            q.close();
+        }
+        c.admin.close();
+    }
+}

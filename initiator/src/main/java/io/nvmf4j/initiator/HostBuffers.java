@@ -1,0 +1,44 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.VerbsException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+
+/**
+ * Registration of the callers' zero-copy buffers in the controller's protection domain. The registration gives no
+ * remote access by itself (issue 13, F6): local access and window binding only; each command exposes exactly its
+ * own bytes, for its own life, through a memory window of its queue.
+ */
+final class HostBuffers implements AutoCloseable {
+
+    private final String name;
+    private final ProtectionDomain pd;
+    private final Arena arena = Arena.ofShared();
+
+    HostBuffers(String name, ProtectionDomain pd) {
+        this.name = name;
+        this.pd = pd;
+    }
+
+    IoBuffer allocate(long size) throws NvmfException {
+        return register(arena.allocate(size, 4096));
+    }
+
+    IoBuffer register(MemorySegment nativeSegment) throws NvmfException {
+        try {
+            MemoryRegion mr = pd.register(nativeSegment, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));
+            return new IoBuffer(mr);
+        } catch (VerbsException e) {
+            throw new NvmfException(name + ": cannot register " + nativeSegment.byteSize() + " bytes: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        arena.close();
+    }
+}

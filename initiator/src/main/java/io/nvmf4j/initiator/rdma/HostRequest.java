@@ -1,0 +1,54 @@
+package io.nvmf4j.initiator.rdma;
+
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.verbs.MemoryWindow;
+import io.nvmf4j.verbs.SendWorkRequest;
+
+/**
+ * One command slot of a queue, preallocated per tag like Linux {@code struct nvme_rdma_request}: the 64-byte SQE in
+ * the queue's registered SQE region, the reusable send work request (SQE + in-capsule data), the memory window
+ * that exposes the command's bytes, and the per-command state while a {@link HostCommand} occupies it. The
+ * deadline is {@link HostCommand#startNanos} plus the queue's command timeout. Guarded by the queue's lock.
+ */
+final class HostRequest {
+
+    final int tag;
+    final SubmissionQueueEntry sqe;
+    final SendWorkRequest send;
+    /** Bound to the command's bytes while {@link #keyed}: its key went out in the keyed SGL. */
+    final MemoryWindow window;
+
+    /** The command in this slot, null when free. */
+    HostCommand command;
+    /** Index of the bounce buffer staging the command's data, -1 for none (zero copy or no data). */
+    int buffer = -1;
+    boolean keyed;
+    /** nvme_rdma_send_done() seen: the SQE may be reused once the response is in too. */
+    boolean sendDone;
+    /** nvme_rdma_recv_done() seen, with {@link #status} and {@link #result} of its CQE. */
+    boolean responseDone;
+    int status;
+    long result;
+
+    HostRequest(int tag, SubmissionQueueEntry sqe, SendWorkRequest send, MemoryWindow window) {
+        this.tag = tag;
+        this.sqe = sqe;
+        this.send = send;
+        this.window = window;
+    }
+
+    /** Takes the slot for {@code c}, sent at {@code startNanos}. */
+    void start(HostCommand c, int bufferIndex, long startNanos) {
+        command = c;
+        buffer = bufferIndex;
+        sendDone = false;
+        responseDone = false;
+        c.tag = tag;
+        c.startNanos = startNanos;
+    }
+
+    /** Whether the command's deadline has passed at {@code now}. */
+    boolean expired(long now, long timeoutNanos) {
+        return command != null && now - command.startNanos > timeoutNanos;
+    }
+}

@@ -1,0 +1,222 @@
+package io.nvmf4j.initiator.rdma;
+
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.verbs.AccessFlag;
+import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.VerbsException;
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The queue's command slots ({@link HostRequest} per tag), their command ids, and the bounce buffer pool, with the
+ * data mapping of Linux {@code nvme_rdma_map_data()}: no data gives a null keyed SGL
+ * ({@code nvme_rdma_set_sg_null}); a write that fits the in-capsule size goes inline after the SQE with a data
+ * block descriptor of offset 0 ({@code nvme_rdma_map_sg_inline}); everything else is a keyed SGL naming exactly the
+ * command's bytes through the slot's memory window, bound for the command's life only with only the right it needs
+ * ({@code nvme_rdma_map_sg_fr}; issue 13, F6). Guarded by the queue's lock; allocates nothing after construction.
+ */
+final class RequestTable implements AutoCloseable {
+
+    /** A window's right for a command whose data goes to the host (Read, Identify): the target RDMA-Writes it. */
+    private static final Set<AccessFlag> CONTROLLER_WRITES = EnumSet.of(AccessFlag.REMOTE_WRITE);
+    /** A window's right for a command whose data goes to the controller (Write): the target RDMA-Reads it. */
+    private static final Set<AccessFlag> CONTROLLER_READS = EnumSet.of(AccessFlag.REMOTE_READ);
+    /** Memory the host owns: local access and window binding, never remote access of its own. */
+    static final Set<AccessFlag> HOST_BUFFER_ACCESS = EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND);
+
+    /** The three SGL1 forms the host sends. */
+    enum SglForm { NULL_KEYED, IN_CAPSULE, KEYED }
+
+    /** {@link #start} outcomes. */
+    enum Start { STARTED, NO_ROOM, FAILED }
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final MemoryRegion sqeRegion;
+    private final BounceBufferPool pool;
+    private final HostRequest[] requests;
+    private final CommandIdAllocator ids;
+
+    RequestTable(ProtectionDomain pd, Arena arena, int queueSize, int bufferSize, int buffers) throws VerbsException {
+        boolean ok = false;
+        try {
+            sqeRegion = track(pd.register(arena.allocate((long) queueSize * SubmissionQueueEntry.SIZE, 64),
+                    EnumSet.of(AccessFlag.LOCAL_WRITE)));
+            pool = new BounceBufferPool(track(pd.register(arena.allocate((long) bufferSize * buffers, 4096),
+                    HOST_BUFFER_ACCESS)), bufferSize, buffers);
+            requests = new HostRequest[queueSize];
+            for (int tag = 0; tag < queueSize; tag++) {
+                SubmissionQueueEntry sqe = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice(
+                        (long) tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE));
+                SendWorkRequest send = new SendWorkRequest(2).opcode(SendOpcode.SEND).signaled(true).wrId(tag);
+                requests[tag] = new HostRequest(tag, sqe, send, track(pd.allocateWindow()));
+            }
+            ids = new CommandIdAllocator(queueSize);
+            ok = true;
+        } finally {
+            if (!ok) {
+                close();
+            }
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    int bufferSize() {
+        return pool.bufferSize();
+    }
+
+    int size() {
+        return requests.length;
+    }
+
+    int outstanding() {
+        return ids.outstanding();
+    }
+
+    /** The request of {@code tag} if a command occupies it, else null (a stale completion). */
+    HostRequest active(int tag) {
+        return tag >= 0 && tag < requests.length && ids.isOutstanding(tag) ? requests[tag] : null;
+    }
+
+    /** The request a response's command id names, or null ("tag not found" in nvme_rdma_process_nvme_rsp()). */
+    HostRequest lookup(int cid) {
+        int tag = ids.lookup(cid);
+        return tag < 0 ? null : requests[tag];
+    }
+
+    /** Decides the SGL1 form of a command, as nvme_rdma_map_data() does. */
+    static SglForm sglForm(HostCommand.Direction direction, int length, int inCapsuleCapacity) {
+        if (direction == HostCommand.Direction.NONE || length == 0) {
+            return SglForm.NULL_KEYED;
+        }
+        if (direction == HostCommand.Direction.HOST_TO_CONTROLLER && length <= inCapsuleCapacity) {
+            return SglForm.IN_CAPSULE;
+        }
+        return SglForm.KEYED;
+    }
+
+    /**
+     * Takes a slot (and bounce buffer) for {@code command} and writes its SQE, SGL1 and send work request, binding
+     * the slot's window for a keyed command. {@link Start#NO_ROOM} when {@code maxOutstanding} are out or no bounce
+     * buffer is free; {@link Start#FAILED} when the window cannot be bound (e.g. the caller closed its buffer): the
+     * slot is free again and {@code command.tag} is -1.
+     */
+    Start start(HostCommand command, long startNanos, int maxOutstanding, int inCapsuleCapacity)
+            throws VerbsException {
+        if (ids.outstanding() >= maxOutstanding) {
+            return Start.NO_ROOM;
+        }
+        boolean needsBuffer = command.direction != HostCommand.Direction.NONE && command.length > 0
+                && command.region == null;
+        if (needsBuffer && command.length > pool.bufferSize()) {
+            throw new IllegalArgumentException(command.describe() + ": " + command.length
+                    + " bytes exceed the bounce buffer size " + pool.bufferSize() + " (split the transfer)");
+        }
+        if (needsBuffer && pool.isEmpty()) {
+            return Start.NO_ROOM;
+        }
+        HostRequest req = requests[ids.acquire()];
+        req.start(command, needsBuffer ? pool.acquire() : -1, startNanos);
+
+        SubmissionQueueEntry sqe = req.sqe;
+        sqe.clear();
+        command.encode(sqe);
+        sqe.cid(ids.commandId(req.tag)).psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
+
+        MemoryRegion dataRegion = command.region;
+        long dataOffset = command.regionOffset;
+        if (req.buffer >= 0) {
+            dataRegion = pool.region();
+            dataOffset = pool.offset(req.buffer);
+            if (command.direction == HostCommand.Direction.HOST_TO_CONTROLLER) {
+                pool.copyIn(req.buffer, command.copy, command.length);
+            }
+        }
+        SendWorkRequest send = req.send;
+        send.sgList().get(0).set(sqeRegion, (long) req.tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
+        switch (sglForm(command.direction, command.length, inCapsuleCapacity)) {
+            case NULL_KEYED -> {
+                Sgl1Encoder.nullKeyed(sqe.segment());
+                send.sgList().count(1);
+            }
+            case IN_CAPSULE -> {
+                Sgl1Encoder.inCapsule(sqe.segment(), 0, command.length);
+                send.sgList().get(1).set(dataRegion, dataOffset, command.length);
+                send.sgList().count(2);
+            }
+            case KEYED -> {
+                int rkey;
+                try {
+                    rkey = req.window.bind(dataRegion, dataOffset, command.length,
+                            command.direction == HostCommand.Direction.CONTROLLER_TO_HOST
+                                    ? CONTROLLER_WRITES : CONTROLLER_READS);
+                } catch (VerbsException e) {
+                    release(req);
+                    throw e;
+                }
+                req.keyed = true;
+                Sgl1Encoder.keyed(sqe.segment(), dataRegion.address() + dataOffset, command.length, rkey,
+                        req.window.remotelyInvalidatable());
+                send.sgList().count(1);
+            }
+        }
+        return Start.STARTED;
+    }
+
+    /**
+     * Ends the target's access to the command's bytes (nvme_rdma_inv_rkey()) if its window is still bound.
+     * Synchronous: once this returns, the key is dead.
+     */
+    void invalidate(HostRequest req) {
+        if (req.keyed) {
+            req.window.invalidate();
+            req.keyed = false;
+        }
+    }
+
+    /** Frees the slot whatever way its command ended (failure, timeout, reconnect) and returns the command. */
+    HostCommand release(HostRequest req) {
+        invalidate(req);
+        if (req.buffer >= 0) {
+            pool.release(req.buffer);
+            req.buffer = -1;
+        }
+        HostCommand command = req.command;
+        req.command = null;
+        ids.release(req.tag);
+        if (command != null) {
+            command.tag = -1;
+        }
+        return command;
+    }
+
+    /** Both halves are in: copies a successful read out of its bounce buffer and frees the slot. */
+    HostCommand finish(HostRequest req) {
+        HostCommand command = req.command;
+        if (req.buffer >= 0 && command.direction == HostCommand.Direction.CONTROLLER_TO_HOST && req.status == 0) {
+            pool.copyOut(req.buffer, command.copy, command.length);
+        }
+        return release(req);
+    }
+
+    @Override
+    public void close() {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception ignored) {
+                // closing registered memory of a queue that is going away
+            }
+        }
+        resources.clear();
+    }
+}
