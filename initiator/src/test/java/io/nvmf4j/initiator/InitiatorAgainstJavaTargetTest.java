@@ -235,6 +235,30 @@ class InitiatorAgainstJavaTargetTest {
         }
     }
 
+    /**
+     * A read into memory the completion thread may not touch (a confined arena of the caller's thread): copying the
+     * bounce buffer out throws on the completion thread. That read must fail, at once, and the queue must go on;
+     * before, the exception ended the completion thread and the caller waited forever.
+     */
+    @Test
+    void aReadIntoMemoryTheCompletionThreadCannotTouchFailsThatReadOnly() throws Exception {
+        try (NvmeController c = connect(1, 32); java.lang.foreign.Arena confined = java.lang.foreign.Arena.ofConfined()) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            MemorySegment mine = confined.allocate(8192);
+            long start = System.nanoTime();
+            NvmfException e = org.junit.jupiter.api.Assertions.assertThrows(NvmfException.class,
+                    () -> ns.read(0, 16, mine));
+            assertTrue(System.nanoTime() - start < 10_000_000_000L, "failed within the command timeout");
+            assertTrue(e.getMessage().contains("read"), e.getMessage());
+            byte[] data = new byte[8192];
+            new Random(7).nextBytes(data);
+            ns.write(0, 16, MemorySegment.ofArray(data));
+            byte[] back = new byte[8192];
+            ns.read(0, 16, MemorySegment.ofArray(back));
+            assertArrayEquals(data, back, "the queue still serves reads and writes");
+        }
+    }
+
     @Test
     void discoveryListsTheSubsystem() throws Exception {
         DiscoveryLog log = Discovery.discover(ConnectOptions.discovery(address).host(host).provider("softiwarp")

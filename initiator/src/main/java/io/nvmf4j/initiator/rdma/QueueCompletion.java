@@ -1,5 +1,7 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmfException;
+
 import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.VerbsException;
@@ -153,6 +155,17 @@ final class QueueCompletion implements CompletionPoller.Sink {
     private void finish(HostRequest req) {
         int status = req.status;
         long result = req.result;
-        q.callbacks.completed(q.requests.finish(req), status, result);
+        HostCommand command;
+        try {
+            command = q.requests.finish(req);
+        } catch (RuntimeException e) {
+            // copying a read out of its bounce buffer into the caller's memory failed (a segment confined to
+            // another thread, or one already closed): that command fails, the completion thread goes on
+            command = q.requests.release(req);
+            q.callbacks.failLater(command, new NvmfException(q.name + ": the read's data could not be copied into"
+                    + " the caller's memory: " + e));
+            return;
+        }
+        q.callbacks.completed(command, status, result);
     }
 }
