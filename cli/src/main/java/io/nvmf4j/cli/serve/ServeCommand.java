@@ -64,6 +64,14 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
 
+    @Option(names = "--rpc-socket", paramLabel = "PATH",
+            description = "JSON-RPC management socket, mode 0600 (default /run/nvmf4j/nvmf4j.sock, or "
+                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock for a user who cannot write /run)")
+    Path rpcSocket;
+
+    @Option(names = "--no-rpc", description = "no management socket")
+    boolean noRpc;
+
     @Mixin
     PeerLimitOptions limits = new PeerLimitOptions();
 
@@ -113,6 +121,20 @@ public final class ServeCommand implements Callable<Integer> {
         // runs while logging still works, and the exit status is 0 rather than 128 + signal
         installStopSignal("TERM");
         installStopSignal("INT");
+        RpcServer rpc = null;
+        if (!noRpc) {
+            try {
+                if (rpcSocket == null) {
+                    rpcSocket = io.nvmf4j.cli.ctl.SocketPaths.forServer();
+                }
+                rpc = RpcServer.start(rpcSocket, new RpcMethods(daemon.live(), config)::call);
+            } catch (IOException | RuntimeException e) {
+                err.println("nvmf4j serve: management socket " + rpcSocket + ": " + e.getMessage()
+                        + " (--rpc-socket PATH, or --no-rpc)");
+                daemon.close();
+                return 1;
+            }
+        }
         Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("nvmf4j serve: listening on " + daemon.listening()
@@ -123,6 +145,9 @@ public final class ServeCommand implements Callable<Integer> {
             stopRequested.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (rpc != null) {
+            rpc.close();
         }
         daemon.close();
         try {

@@ -36,14 +36,30 @@ public final class TargetDaemon implements AutoCloseable {
     private final RdmaTransport transport;
     private final MetricsEndpoint metrics;
     private final List<InetSocketAddress> listening;
+    private final LiveTarget live;
     private boolean closed;
 
     private TargetDaemon(NvmeTarget target, RdmaTransport transport, MetricsEndpoint metrics,
-                         List<InetSocketAddress> listening) {
+                         List<InetSocketAddress> listening, TargetConfig config) {
         this.target = target;
         this.transport = transport;
         this.metrics = metrics;
         this.listening = List.copyOf(listening);
+        this.live = new LiveTarget(target, config, new LiveTarget.Listeners() {
+            @Override
+            public void listen(Port port) throws IOException {
+                try {
+                    transport.listen(port);
+                } catch (VerbsException e) {
+                    throw new IOException(e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void stopListening(Port port) {
+                transport.stopListening(port);
+            }
+        });
     }
 
     /** Transport options from the {@code nvmf4j} settings section. */
@@ -99,7 +115,7 @@ public final class TargetDaemon implements AutoCloseable {
                             s.allowsAnyHost() ? "any host" : "hosts " + s.allowedHosts());
                 }
             }
-            return new TargetDaemon(target, transport, endpoint, bound);
+            return new TargetDaemon(target, transport, endpoint, bound, config);
         } catch (IOException | RuntimeException e) {
             closeAll(transport, endpoint, target);
             throw e;
@@ -117,6 +133,11 @@ public final class TargetDaemon implements AutoCloseable {
 
     public NvmeTarget target() {
         return target;
+    }
+
+    /** The target with the configuration it runs, for the management socket and reload. */
+    public LiveTarget live() {
+        return live;
     }
 
     @Override
