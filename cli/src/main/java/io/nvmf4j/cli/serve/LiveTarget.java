@@ -74,8 +74,17 @@ public final class LiveTarget {
         if (target.subsystem(name) != null) {
             throw RpcError.refused("subsystem " + nqn + " already exists");
         }
-        SubsystemConfig sc = new SubsystemConfig(nqn, new SubsystemAttributes(allowAnyHost, serial, model, null,
-                SubsystemAttributes.CNTLID_MIN, SubsystemAttributes.CNTLID_MAX, null, null, null), List.of(), List.of());
+        createSubsystem(new SubsystemConfig(nqn, new SubsystemAttributes(allowAnyHost, serial, model, null,
+                SubsystemAttributes.CNTLID_MIN, SubsystemAttributes.CNTLID_MAX, null, null, null), List.of(),
+                List.of()));
+    }
+
+    /** A subsystem as a config file describes it, its namespaces opened (reload adds subsystems this way). */
+    public synchronized void createSubsystem(SubsystemConfig sc) throws RpcError {
+        String nqn = sc.nqn();
+        if (target.subsystem(nqnOf(nqn)) != null) {
+            throw RpcError.refused("subsystem " + nqn + " already exists");
+        }
         try {
             target.addSubsystem(TargetConfigurator.subsystem(sc));
         } catch (IOException | RuntimeException e) {
@@ -84,6 +93,10 @@ public final class LiveTarget {
         List<SubsystemConfig> subs = new ArrayList<>(config.subsystems());
         subs.add(sc);
         config = withSubsystems(subs);
+        List<String> hosts = new ArrayList<>(config.hosts().stream().map(HostConfig::nqn).toList());
+        sc.allowedHosts().stream().filter(h -> !hosts.contains(h)).forEach(hosts::add);
+        config = new TargetConfig(hosts.stream().map(HostConfig::new).toList(), config.ports(), config.subsystems(),
+                config.nvmf4j());
         LOG.log(Level.INFO, "created subsystem {0}", nqn);
     }
 
@@ -163,9 +176,19 @@ public final class LiveTarget {
             throw RpcError.refused(nqn + " already has namespace " + nsid);
         }
         int bs = blockSize > 0 ? blockSize : config.nvmf4j().defaultBlockSize();
-        NamespaceConfig nc = new NamespaceConfig(nsid, true,
+        addNamespace(nqn, new NamespaceConfig(nsid, true,
                 path != null ? new FileBackend(java.nio.file.Path.of(path)) : new RamBackend(ramBytes), bs, null, uuid,
-                1);
+                1));
+        return nsid;
+    }
+
+    /** A namespace as a config file describes it (enabled or not). */
+    public synchronized void addNamespace(String nqn, NamespaceConfig nc) throws RpcError {
+        Subsystem s = subsystem(nqn);
+        SubsystemConfig sc = subsystemConfig(nqn);
+        if (s.hasNamespace(nc.nsid())) {
+            throw RpcError.refused(nqn + " already has namespace " + nc.nsid());
+        }
         Namespace ns = open(nqn, nc);
         try {
             s.addNamespace(ns);
@@ -173,11 +196,13 @@ public final class LiveTarget {
             closeBackend(ns);
             throw RpcError.refused(e.getMessage());
         }
+        if (!nc.enable()) {
+            s.enableNamespace(nc.nsid(), false);
+        }
         List<NamespaceConfig> list = new ArrayList<>(sc.namespaces());
         list.add(nc);
         list.sort(java.util.Comparator.comparingLong(NamespaceConfig::nsid));
         replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(), sc.allowedHosts(), list));
-        return nsid;
     }
 
     /**
@@ -225,6 +250,20 @@ public final class LiveTarget {
                 .flatMap(Namespace::uuid).orElse(nc.uuid()), nc.anaGrpid()));
         closeBackend(s.replaceNamespace(fresh));
         return fresh.backend().sizeInBytes();
+    }
+
+    /** nvmet_ns_enable()/nvmet_ns_disable(): hosts see it come or go (Namespace Attribute Changed). */
+    public synchronized void enableNamespace(String nqn, long nsid, boolean enable) throws RpcError {
+        Subsystem s = subsystem(nqn);
+        SubsystemConfig sc = subsystemConfig(nqn);
+        try {
+            s.enableNamespace(nsid, enable);
+        } catch (IllegalArgumentException e) {
+            throw RpcError.invalidParams(e.getMessage());
+        }
+        replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(), sc.allowedHosts(), sc.namespaces().stream()
+                .map(n -> n.nsid() != nsid ? n : new NamespaceConfig(n.nsid(), enable, n.backend(), n.blockSize(),
+                        n.nguid(), n.uuid(), n.anaGrpid())).toList()));
     }
 
     // ---- hosts ----
@@ -285,8 +324,23 @@ public final class LiveTarget {
             throw RpcError.refused("port " + portid + " already exists");
         }
         String family = adrfam != null ? adrfam : traddr.contains(":") ? "ipv6" : "ipv4";
-        PortConfig pc = new PortConfig(portid, new PortAddress("rdma", family, traddr, trsvcid,
-                PortAddress.TREQ_NOT_SPECIFIED), PortParams.defaults(), List.of(), List.of(), List.of());
+        addPort(new PortConfig(portid, new PortAddress("rdma", family, traddr, trsvcid,
+                PortAddress.TREQ_NOT_SPECIFIED), PortParams.defaults(), List.of(), List.of(), List.of()));
+        return portid;
+    }
+
+    /** A port as a config file describes it, listening, with the subsystems it exports. */
+    public synchronized void addPort(PortConfig pc) throws RpcError {
+        int portid = pc.portid();
+        String traddr = pc.addr().traddr();
+        String trsvcid = pc.addr().trsvcid();
+        if (config.ports().stream().anyMatch(p -> p.portid() == portid)) {
+            throw RpcError.refused("port " + portid + " already exists");
+        }
+        List<Subsystem> exported = new ArrayList<>();
+        for (String nqn : pc.subsystems()) {
+            exported.add(subsystem(nqn));
+        }
         Port port;
         try {
             port = TargetConfigurator.port(pc, config.nvmf4j());
@@ -295,11 +349,11 @@ public final class LiveTarget {
             throw RpcError.refused("port " + portid + " on " + traddr + ":" + trsvcid + ": " + e.getMessage());
         }
         target.addPort(port);
+        exported.forEach(port::addSubsystem);
         List<PortConfig> ports = new ArrayList<>(config.ports());
         ports.add(pc);
         config = withPorts(ports);
         LOG.log(Level.INFO, "added port {0,number,#} on {1}:{2}", portid, traddr, trsvcid);
-        return portid;
     }
 
     /** Stops accepting on a port, then disconnects the controllers that came through it (nvmet_port_del_ctrls()). */

@@ -121,6 +121,7 @@ public final class ServeCommand implements Callable<Integer> {
         // runs while logging still works, and the exit status is 0 rather than 128 + signal
         installStopSignal("TERM");
         installStopSignal("INT");
+        installReloadSignal(daemon.live());
         RpcServer rpc = null;
         if (!noRpc) {
             try {
@@ -168,6 +169,43 @@ public final class ServeCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             // signal not available on this platform: the shutdown hook still flushes the backends
         }
+    }
+
+    /** SIGHUP re-reads --config and applies the difference (Linux daemons' convention; systemd's ExecReload). */
+    private void installReloadSignal(LiveTarget live) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reload(live));
+        } catch (IllegalArgumentException e) {
+            // no SIGHUP on this platform
+        }
+    }
+
+    /**
+     * Loads --config again and applies what differs; a file that does not load changes nothing. Returns null when
+     * nothing could be applied (no --config, or a bad file), with the reason logged.
+     */
+    ConfigReload.Result reload(LiveTarget live) {
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
+        if (config == null) {
+            log.log(System.Logger.Level.WARNING, "SIGHUP: started without --config; nothing to re-read");
+            return null;
+        }
+        log.log(System.Logger.Level.INFO, "SIGHUP: re-reading {0}", config);
+        LoadedConfig loaded;
+        try {
+            loaded = withCommandLineSettings(ConfigLoader.standard().load(config));
+        } catch (ConfigException | RuntimeException e) {
+            log.log(System.Logger.Level.ERROR, "reload: {0}; nothing changed",
+                    e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' '));
+            return null;
+        }
+        for (var w : loaded.warnings()) {
+            log.log(System.Logger.Level.WARNING, "reload: {0}", w.format(loaded.source()));
+        }
+        ConfigReload.Result r = ConfigReload.apply(live, loaded.config());
+        log.log(System.Logger.Level.INFO, "reload: {0} change(s), {1} problem(s)", r.changes().size(),
+                r.problems().size());
+        return r;
     }
 
     LoadedConfig load() throws ConfigException {
