@@ -75,8 +75,16 @@ public final class ServeCommand implements Callable<Integer> {
     @Mixin
     PeerLimitOptions limits = new PeerLimitOptions();
 
-    @Option(names = "--verbose", description = "debug logging")
+    @Option(names = "--verbose", description = "debug logging (--log-level debug)")
     boolean verbose;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", description = "error, warn, info (default), debug or trace")
+    String logLevel;
+
+    @Option(names = "--log-format", paramLabel = "text|journal",
+            description = "text: timestamped lines; journal: <N> syslog priority prefix for journald "
+                    + "(default: journal when started by systemd with stderr to the journal, JOURNAL_STREAM set)")
+    String logFormat;
 
     @Option(names = "--trace", description = "log every RDMA request state transition")
     boolean trace;
@@ -108,7 +116,18 @@ public final class ServeCommand implements Callable<Integer> {
         if (!loaded.warnings().isEmpty()) {
             err.println(loaded.formatWarnings());
         }
-        OneLineLogFormat.install(verbose, trace);
+        java.util.logging.Level level;
+        OneLineLogFormat.Style style;
+        try {
+            level = logLevel != null ? OneLineLogFormat.parseLevel(logLevel)
+                    : trace ? java.util.logging.Level.FINEST : verbose ? java.util.logging.Level.FINE
+                    : java.util.logging.Level.INFO;
+            style = logStyle(logFormat, System.getenv("JOURNAL_STREAM"));
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 1;
+        }
+        OneLineLogFormat.install(level, style);
         TargetDaemon daemon;
         try {
             limits.applySoftiwarpProperties();
@@ -253,6 +272,18 @@ public final class ServeCommand implements Callable<Integer> {
                 s.defaultBlockSize());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
+    }
+
+    static OneLineLogFormat.Style logStyle(String format, String journalStream) {
+        if (format == null) {
+            return journalStream != null && !journalStream.isEmpty() ? OneLineLogFormat.Style.JOURNAL
+                    : OneLineLogFormat.Style.TEXT;
+        }
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "text" -> OneLineLogFormat.Style.TEXT;
+            case "journal" -> OneLineLogFormat.Style.JOURNAL;
+            default -> throw new IllegalArgumentException("--log-format: \"" + format + "\" is not text or journal");
+        };
     }
 
     private static Provider parseProvider(String name) {
