@@ -66,6 +66,25 @@ public final class LiveTarget {
         return config;
     }
 
+    /**
+     * What {@code save_config} writes: the running configuration with each subsystem's serial filled in where the
+     * file had none, so a restart (or nvmetcli restore, which would otherwise pick a random one) keeps the identity
+     * hosts already saw.
+     */
+    public synchronized TargetConfig configWithIdentity() {
+        List<SubsystemConfig> subs = new ArrayList<>();
+        for (SubsystemConfig sc : config.subsystems()) {
+            SubsystemAttributes a = sc.attr();
+            Subsystem s = target.subsystem(SubsystemNqn.of(sc.nqn()));
+            if (a.serial() == null && s != null) {
+                a = new SubsystemAttributes(a.allowAnyHost(), s.serial(), a.model(), a.version(), a.cntlidMin(),
+                        a.cntlidMax(), a.qidMax(), a.firmware(), a.ieeeOui());
+            }
+            subs.add(new SubsystemConfig(sc.nqn(), a, sc.allowedHosts(), sc.namespaces()));
+        }
+        return withSubsystems(subs);
+    }
+
     // ---- subsystems ----
 
     public synchronized void createSubsystem(String nqn, String serial, String model, boolean allowAnyHost)
@@ -278,6 +297,7 @@ public final class LiveTarget {
             hosts.add(hostNqn);
             replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(), hosts, sc.namespaces()));
         }
+        LOG.log(Level.INFO, "{0}: allowed host {1}", nqn, hostNqn);
         if (config.hosts().stream().noneMatch(h -> h.nqn().equals(hostNqn))) {
             List<HostConfig> hosts = new ArrayList<>(config.hosts());
             hosts.add(new HostConfig(hostNqn));
@@ -293,6 +313,7 @@ public final class LiveTarget {
             throw RpcError.invalidParams(nqn + " has no allowed host " + hostNqn);
         }
         s.disallowHost(hostNqn);
+        LOG.log(Level.INFO, "{0}: host {1} no longer allowed", nqn, hostNqn);
         disconnectDisallowed(s);
         replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(),
                 sc.allowedHosts().stream().filter(h -> !h.equals(hostNqn)).toList(), sc.namespaces()));
@@ -370,6 +391,7 @@ public final class LiveTarget {
         Subsystem s = subsystem(nqn);
         Port port = port(portid);
         port.addSubsystem(s);
+        LOG.log(Level.INFO, "{0} exported through port {1,number,#}", nqn, portid);
         List<PortConfig> ports = new ArrayList<>();
         for (PortConfig p : config.ports()) {
             if (p.portid() == portid && !p.subsystems().contains(nqn)) {
@@ -387,6 +409,7 @@ public final class LiveTarget {
         Subsystem s = subsystem(nqn);
         Port port = port(portid);
         port.removeSubsystem(s);
+        LOG.log(Level.INFO, "{0} withdrawn from port {1,number,#}", nqn, portid);
         for (Controller c : s.controllers()) {
             if (c.port() == port) {
                 c.fatalError("subsystem withdrawn from port " + portid);

@@ -135,7 +135,7 @@ public final class RpcMethods {
                     throw RpcError.invalidParams("no path given and the daemon was not started with --config");
                 }
                 try {
-                    AtomicSave.write(target, live.config().toJson());
+                    AtomicSave.write(target, live.configWithIdentity().toJson());
                 } catch (java.io.IOException e) {
                     throw RpcError.refused("saving to " + target + ": " + e.getMessage());
                 }

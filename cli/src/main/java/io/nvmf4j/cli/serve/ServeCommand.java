@@ -41,6 +41,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--nqn", paramLabel = "NQN", description = "the subsystem NQN")
     String nqn;
 
+    @Option(names = "--serial", paramLabel = "SERIAL",
+            description = "the subsystem's serial number (default: derived from the NQN, the same at every start)")
+    String serial;
+
     @Option(names = "--listen", paramLabel = "ADDR[:PORT]", defaultValue = "127.0.0.1:4420",
             description = "address to listen on (default ${DEFAULT-VALUE})")
     String listen;
@@ -229,8 +233,9 @@ public final class ServeCommand implements Callable<Integer> {
 
     LoadedConfig load() throws ConfigException {
         if (config != null) {
-            if (!files.isEmpty() || !ram.isEmpty() || nqn != null) {
-                throw new IllegalArgumentException("nvmf4j serve: --config cannot be combined with --file, --ram or --nqn");
+            if (!files.isEmpty() || !ram.isEmpty() || nqn != null || serial != null) {
+                throw new IllegalArgumentException(
+                        "nvmf4j serve: --config cannot be combined with --file, --ram, --nqn or --serial (the file has attr.serial)");
             }
             return withCommandLineSettings(ConfigLoader.standard().load(config));
         }
@@ -250,7 +255,27 @@ public final class ServeCommand implements Callable<Integer> {
         if (metricsPort != null) {
             q.metricsPort(metricsPort);
         }
-        return withCommandLineSettings(q.build());
+        return withSerial(withCommandLineSettings(q.build()));
+    }
+
+    /** --serial for the quick form's one subsystem (Identify Controller SN: printable ASCII, at most 20). */
+    private LoadedConfig withSerial(LoadedConfig loaded) {
+        if (serial == null) {
+            return loaded;
+        }
+        if (serial.isEmpty() || serial.length() > 20 || !serial.chars().allMatch(c -> c >= 0x20 && c <= 0x7E)) {
+            throw new IllegalArgumentException("--serial: \"" + serial
+                    + "\" must be 1 to 20 printable ASCII characters (Identify Controller SN)");
+        }
+        TargetConfig c = loaded.config();
+        List<io.nvmf4j.config.SubsystemConfig> subs = c.subsystems().stream().map(s -> {
+            io.nvmf4j.config.SubsystemAttributes a = s.attr();
+            return new io.nvmf4j.config.SubsystemConfig(s.nqn(), new io.nvmf4j.config.SubsystemAttributes(
+                    a.allowAnyHost(), serial, a.model(), a.version(), a.cntlidMin(), a.cntlidMax(), a.qidMax(),
+                    a.firmware(), a.ieeeOui()), s.allowedHosts(), s.namespaces());
+        }).toList();
+        return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), subs, c.nvmf4j()), loaded.warnings(),
+                loaded.source());
     }
 
     /**

@@ -79,12 +79,14 @@ class ManagementSocketTest {
                     Map.of("nqn", NQN2, "nsid", "1", "size", "4M")).path("size").asLong());
             call(socket, "nvmf_subsystem_remove_ns", Map.of("nqn", NQN, "nsid", "2"));
             assertEquals(saved.toString(), call(socket, "save_config", Map.of()).path("path").asText());
-            running = daemon.live().config();
+            running = daemon.live().configWithIdentity();
             listed = call(socket, "nvmf_get_subsystems", Map.of()).toString();
         } finally {
             daemon.close();
         }
         String json = Files.readString(saved);
+        assertTrue(json.contains("\"serial\": \"" + io.nvmf4j.target.Subsystem.derivedSerial(
+                io.nvmf4j.target.SubsystemNqn.of(NQN)) + "\""), "the derived serial is saved, so it survives: " + json);
         for (String field : new String[] {"\"allowed_hosts\"", "\"attr\"", "\"allow_any_host\"", "\"device\"",
             "\"path\"", "\"nsid\"", "\"enable\"", "\"portid\"", "\"addr\"", "\"traddr\"", "\"trsvcid\"", "\"trtype\"",
             "\"subsystems\"", "\"hosts\"", "\"serial\": \"SER2\""}) {
