@@ -76,6 +76,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--no-rpc", description = "no management socket")
     boolean noRpc;
 
+    @Option(names = "--metrics-address", paramLabel = "ADDR", defaultValue = "127.0.0.1",
+            description = "address of the metrics endpoint (default ${DEFAULT-VALUE}; 0.0.0.0 for every interface)")
+    String metricsAddress;
+
     @Mixin
     PeerLimitOptions limits = new PeerLimitOptions();
 
@@ -122,7 +126,9 @@ public final class ServeCommand implements Callable<Integer> {
         }
         java.util.logging.Level level;
         OneLineLogFormat.Style style;
+        java.net.InetAddress metricsAt;
         try {
+            metricsAt = metricsInetAddress();
             level = logLevel != null ? OneLineLogFormat.parseLevel(logLevel)
                     : trace ? java.util.logging.Level.FINEST : verbose ? java.util.logging.Level.FINE
                     : java.util.logging.Level.INFO;
@@ -135,7 +141,7 @@ public final class ServeCommand implements Callable<Integer> {
         TargetDaemon daemon;
         try {
             limits.applySoftiwarpProperties();
-            daemon = TargetDaemon.start(loaded, trace, limits::apply);
+            daemon = TargetDaemon.start(loaded, trace, limits::apply, metricsAt);
         } catch (IOException | RuntimeException e) {
             err.println("nvmf4j serve: " + e.getMessage());
             return 1;
@@ -162,8 +168,9 @@ public final class ServeCommand implements Callable<Integer> {
         Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("nvmf4j serve: listening on " + daemon.listening()
-                + (daemon.metricsAddress() == null ? "" : ", metrics on http://127.0.0.1:"
-                + daemon.metricsAddress().getPort() + "/metrics"));
+                + (daemon.metricsAddress() == null ? "" : ", metrics on http://"
+                + daemon.metricsAddress().getAddress().getHostAddress() + ":" + daemon.metricsAddress().getPort()
+                + "/metrics"));
         System.out.flush();
         try {
             stopRequested.await();
@@ -297,6 +304,16 @@ public final class ServeCommand implements Callable<Integer> {
                 s.defaultBlockSize());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
+    }
+
+    /** The literal only: a name here would resolve through DNS at start, and may mean an unexpected interface. */
+    java.net.InetAddress metricsInetAddress() {
+        try {
+            return java.net.InetAddress.ofLiteral(metricsAddress);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--metrics-address: \"" + metricsAddress
+                    + "\" is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1)");
+        }
     }
 
     static OneLineLogFormat.Style logStyle(String format, String journalStream) {

@@ -80,6 +80,12 @@ public final class TargetDaemon implements AutoCloseable {
      */
     public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune)
             throws IOException, VerbsException {
+        return start(loaded, trace, tune, java.net.InetAddress.getLoopbackAddress());
+    }
+
+    /** As above, with the metrics endpoint on {@code metricsAddress} (--metrics-address). */
+    public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune,
+                                     java.net.InetAddress metricsAddress) throws IOException, VerbsException {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
@@ -97,7 +103,12 @@ public final class TargetDaemon implements AutoCloseable {
                     }
                 }
                 observer = targetMetrics;
-                endpoint = new MetricsEndpoint(registry, settings.metricsPort());
+                OperatorMetrics operator = new OperatorMetrics(registry, target, buildVersion());
+                endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), operator::refresh);
+                if (!metricsAddress.isLoopbackAddress()) {
+                    LOG.log(Level.WARNING, "metrics served beyond this host on {0}: anyone who reaches it sees subsystem"
+                            + " NQNs and load", metricsAddress.getHostAddress());
+                }
                 LOG.log(Level.INFO, "metrics at http://{0}:{1,number,#}/metrics",
                         endpoint.address().getAddress().getHostAddress(), endpoint.address().getPort());
             }
@@ -119,6 +130,14 @@ public final class TargetDaemon implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             closeAll(transport, endpoint, target);
             throw e;
+        }
+    }
+
+    private static String buildVersion() {
+        try {
+            return io.nvmf4j.cli.VersionProvider.version();
+        } catch (RuntimeException e) {
+            return "unknown";
         }
     }
 
