@@ -125,10 +125,6 @@ public final class ConfigReload {
         String nqn = s.nqn();
         SubsystemAttributes a = o.attr();
         SubsystemAttributes b = s.attr();
-        if (a.allowAnyHost() != b.allowAnyHost()) {
-            step(nqn + ": allow_any_host " + (b.allowAnyHost() ? "1" : "0"),
-                    () -> live.setAttribute(nqn, "allow_any_host", b.allowAnyHost() ? "1" : "0"));
-        }
         if (b.serial() != null && !b.serial().equals(a.serial())) {
             step(nqn + ": serial " + b.serial(), () -> live.setAttribute(nqn, "serial", b.serial()));
         }
@@ -144,6 +140,11 @@ public final class ConfigReload {
             if (!s.allowedHosts().contains(h)) {
                 step(nqn + ": disallow host " + h, () -> live.removeHost(nqn, h));
             }
+        }
+        // hosts go before allow_any_host turns on, and come after it turns off (nvmet refuses both at once)
+        if (a.allowAnyHost() != b.allowAnyHost()) {
+            step(nqn + ": allow_any_host " + (b.allowAnyHost() ? "1" : "0"),
+                    () -> live.setAttribute(nqn, "allow_any_host", b.allowAnyHost() ? "1" : "0"));
         }
         for (String h : s.allowedHosts()) {
             if (!o.allowedHosts().contains(h)) {

@@ -144,6 +144,12 @@ public final class LiveTarget {
             switch (name) {
                 case "allow_any_host" -> {
                     boolean allow = parseBoolean(name, value);
+                    if (allow && !sc.allowedHosts().isEmpty()) {
+                        // nvmet_subsys_attr_allow_any_host_store(): "Can't set allow_any_host when explicit hosts
+                        // are set"; a saved file with both would not load again (here or in nvmetcli)
+                        throw RpcError.refused(nqn + " lists " + sc.allowedHosts().size()
+                                + " allowed host(s); remove them before setting allow_any_host");
+                    }
                     s.allowAnyHost(allow);
                     a = new SubsystemAttributes(allow, a.serial(), a.model(), a.version(), a.cntlidMin(),
                             a.cntlidMax(), a.qidMax(), a.firmware(), a.ieeeOui());
@@ -291,6 +297,10 @@ public final class LiveTarget {
         Subsystem s = subsystem(nqn);
         SubsystemConfig sc = subsystemConfig(nqn);
         requireText("host", hostNqn);
+        if (s.allowsAnyHost()) {
+            // nvmet_allowed_hosts_allow(): "Can't add hosts when allow_any_host is set"
+            throw RpcError.refused(nqn + " allows any host; set allow_any_host to 0 before listing hosts");
+        }
         s.allowHost(hostNqn);
         if (!sc.allowedHosts().contains(hostNqn)) {
             List<String> hosts = new ArrayList<>(sc.allowedHosts());

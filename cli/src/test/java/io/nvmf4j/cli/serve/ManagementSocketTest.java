@@ -126,6 +126,9 @@ class ManagementSocketTest {
                     "already has namespace 1");
             assertRpcError(socket, "nvmf_subsystem_resize_ns", Map.of(), -32601, "rpc_get_methods");
             assertRpcError(socket, "save_config", Map.of(), -32602, "--config");
+            // nvmet refuses hosts on an allow-any-host subsystem; a saved file with both would not load again
+            assertRpcError(socket, "nvmf_subsystem_add_host", Map.of("nqn", NQN, "host", HOST), -32000,
+                    "allow_any_host");
             assertEquals(before, daemon.live().config());
         } finally {
             daemon.close();
