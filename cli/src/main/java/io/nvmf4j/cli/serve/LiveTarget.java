@@ -35,7 +35,7 @@ import java.util.function.UnaryOperator;
  * <p>No operation waits for the data path: the target's lookups are copy-on-write (a poll group sees the old or the
  * new namespace table, never a lock), events to hosts are queued on their admin queues.
  */
-public final class LiveTarget {
+public final class LiveTarget implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(LiveTarget.class.getName());
 
@@ -46,9 +46,22 @@ public final class LiveTarget {
         void stopListening(Port port);
     }
 
+    /**
+     * How long a removed or replaced namespace's backend stays open: a command that looked the namespace up just
+     * before the removal may still be reading or writing it on a poll thread (nvmet waits for the namespace's
+     * percpu_ref to drop, nvmet_ns_disable(); we have no per-namespace reference count on the data path, so we
+     * wait much longer than any command takes). Closing it under such a command would turn its I/O into an error
+     * the backend does not report as a status.
+     */
+    static final long RETIRE_DELAY_MILLIS = 2000;
+
     private final NvmeTarget target;
     private final Listeners listeners;
     private TargetConfig config;
+    private final java.util.Set<Namespace> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.ScheduledExecutorService retirer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                    r -> Thread.ofPlatform().name("nvmf4j-retire").daemon().unstarted(r));
 
     public LiveTarget(NvmeTarget target, TargetConfig config, Listeners listeners) {
         this.target = target;
@@ -124,7 +137,7 @@ public final class LiveTarget {
         Subsystem s = subsystem(nqn);
         target.removeSubsystem(s);
         for (Namespace ns : s.namespaces()) {
-            closeBackend(ns);
+            retire(ns);
         }
         config = withSubsystems(config.subsystems().stream().filter(c -> !c.nqn().equals(nqn)).toList());
         List<PortConfig> ports = new ArrayList<>();
@@ -241,7 +254,7 @@ public final class LiveTarget {
         if (ns == null) {
             throw RpcError.invalidParams(nqn + " has no namespace " + nsid);
         }
-        closeBackend(ns);
+        retire(ns);
         replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(), sc.allowedHosts(),
                 sc.namespaces().stream().filter(n -> n.nsid() != nsid).toList()));
     }
@@ -273,7 +286,7 @@ public final class LiveTarget {
         Namespace fresh = open(nqn, new NamespaceConfig(nc.nsid(), nc.enable(), nc.backend(), nc.blockSize(),
                 nc.nguid(), s.namespaces().stream().filter(n -> n.nsid() == nsid).findFirst()
                 .flatMap(Namespace::uuid).orElse(nc.uuid()), nc.anaGrpid()));
-        closeBackend(s.replaceNamespace(fresh));
+        retire(s.replaceNamespace(fresh));
         return fresh.backend().sizeInBytes();
     }
 
@@ -488,6 +501,37 @@ public final class LiveTarget {
             return ns;
         } catch (IOException | IllegalArgumentException e) {
             throw RpcError.invalidParams(e.getMessage());
+        }
+    }
+
+    /** Flushes now (what was acknowledged is durable) and closes after {@link #RETIRE_DELAY_MILLIS}. */
+    private void retire(Namespace ns) {
+        try {
+            ns.backend().flush();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "flushing {0}: {1}", ns, e.getMessage());
+        }
+        retiring.add(ns);
+        try {
+            retirer.schedule(() -> {
+                if (retiring.remove(ns)) {
+                    closeBackend(ns);
+                }
+            }, RETIRE_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            retiring.remove(ns);
+            closeBackend(ns);
+        }
+    }
+
+    /** Closes the backends still waiting to retire (at daemon stop, after the transport has stopped). */
+    @Override
+    public void close() {
+        retirer.shutdownNow();
+        for (Namespace ns : List.copyOf(retiring)) {
+            if (retiring.remove(ns)) {
+                closeBackend(ns);
+            }
         }
     }
 

@@ -167,6 +167,7 @@ public final class TargetDaemon implements AutoCloseable {
         closed = true;
         LOG.log(Level.INFO, "stopping: no new connections, finishing commands in flight");
         closeAll(transport, metrics, target);
+        live.close();
         LOG.log(Level.INFO, "stopped; backends flushed");
     }
 

@@ -87,6 +87,40 @@ class LiveChangesReachHostsTest {
         }
     }
 
+    @Test
+    void removingANamespaceUnderIoFailsOnlyItsCommandsWithAStatusAndTheOtherNamespaceGoesOn() throws Exception {
+        int port = TestDaemons.freePort();
+        // two namespaces from the start: the initiator learns its namespaces at connect (no AER handling yet)
+        TargetDaemon d = TargetDaemon.start(QuickConfig.builder().nqn(NQN).ram("1M").ram("1M").allowHost(HOST)
+                .listen("127.0.0.1:" + port).provider(Provider.SOFTIWARP).pollGroups(1).build(), false);
+        try (NvmeController host = connect(port); var buffer = host.allocateBuffer(4096)) {
+            var ns2 = host.namespace(2).orElseThrow();
+            int ok = 0;
+            int refused = 0;
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(600);
+            boolean removed = false;
+            while (System.nanoTime() < end) {
+                if (!removed && System.nanoTime() > end - TimeUnit.MILLISECONDS.toNanos(400)) {
+                    d.live().removeNamespace(NQN, 2);
+                    removed = true;
+                }
+                try {
+                    ns2.readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
+                    ok++;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    assertTrue(e.getCause() instanceof io.nvmf4j.initiator.NvmeStatusException, e.toString());
+                    refused++;
+                }
+            }
+            assertTrue(ok > 0 && refused > 0, ok + " reads before, " + refused + " refused after");
+            host.firstNamespace().readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
+            Thread.sleep(LiveTarget.RETIRE_DELAY_MILLIS + 500); // the removed backend is closed now
+            host.firstNamespace().readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
+        } finally {
+            d.close();
+        }
+    }
+
     /** The target has released every controller of the subsystem: all their queues are gone. */
     private static void awaitNoControllers(TargetDaemon d) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
