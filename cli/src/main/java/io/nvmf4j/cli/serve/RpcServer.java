@@ -124,7 +124,7 @@ public final class RpcServer implements AutoCloseable {
                         } else {
                             serve(key);
                         }
-                    } catch (IOException | RuntimeException e) {
+                    } catch (IOException | RuntimeException | StackOverflowError e) {
                         // one client's trouble ends that client only
                         LOG.log(Level.DEBUG, "management connection closed: {0}", e.toString());
                         closeKey(key);

@@ -121,6 +121,16 @@ class RpcServerTest {
     }
 
     @Test
+    void deeplyNestedJsonIsAnErrorNotAStackOverflow() throws Exception {
+        String deep = "[".repeat(200_000) + "]".repeat(200_000) + "\n";
+        assertTrue(send(deep).path("error").path("code").asInt() < 0);
+        String deepParams = "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"id\":1,\"params\":{\"a\":"
+                + "[".repeat(200_000) + "]".repeat(200_000) + "}}\n";
+        assertTrue(send(deepParams).path("error").path("code").asInt() < 0);
+        assertStillServes();
+    }
+
+    @Test
     void aClientThatSendsHalfALineHoldsNobodyElseUp() throws Exception {
         try (SocketChannel idle = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
             idle.write(ByteBuffer.wrap("{\"jsonrpc\":".getBytes(StandardCharsets.UTF_8)));
