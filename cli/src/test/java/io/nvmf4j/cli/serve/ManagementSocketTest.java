@@ -135,6 +135,29 @@ class ManagementSocketTest {
         }
     }
 
+    @Test
+    void concurrentAddsAreSerializedEachGetsItsOwnNsidAndTheSavedConfigMatchesWhatRuns() throws Exception {
+        TargetDaemon daemon = quickDaemon(freePort());
+        try {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            java.util.List<java.util.concurrent.Future<Long>> added = new java.util.ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                added.add(pool.submit(() -> daemon.live().addNamespace(NQN, 0, null, 64 << 10, 512, null)));
+            }
+            java.util.Set<Long> nsids = new java.util.TreeSet<>();
+            for (var f : added) {
+                nsids.add(f.get(30, TimeUnit.SECONDS));
+            }
+            pool.shutdown();
+            assertEquals(40, nsids.size(), "every concurrent add got its own NSID: " + nsids);
+            var sub = daemon.live().config().subsystem(NQN).orElseThrow();
+            assertEquals(41, sub.namespaces().size());
+            assertEquals(41, daemon.live().subsystem(NQN).namespaces().size());
+        } finally {
+            daemon.close();
+        }
+    }
+
     private static void assertRpcError(Path socket, String method, Map<String, String> params, int code, String part)
             throws Exception {
         try {
