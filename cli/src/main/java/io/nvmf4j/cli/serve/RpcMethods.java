@@ -46,8 +46,8 @@ public final class RpcMethods {
         m.put("nvmf_subsystem_remove_host", "nqn host");
         m.put("nvmf_subsystem_allow_any_host", "nqn allow_any_host");
         m.put("nvmf4j_subsystem_set_attr", "nqn name value");
-        m.put("nvmf_subsystem_add_listener", "nqn portid");
-        m.put("nvmf_subsystem_remove_listener", "nqn portid");
+        m.put("nvmf_subsystem_add_listener", "nqn (portid | traddr trsvcid [adrfam])");
+        m.put("nvmf_subsystem_remove_listener", "nqn (portid | traddr trsvcid)");
         m.put("nvmf4j_get_ports", "");
         m.put("nvmf4j_add_port", "traddr trsvcid [portid] [adrfam]");
         m.put("nvmf4j_remove_port", "portid");
@@ -109,11 +109,13 @@ public final class RpcMethods {
                 yield true;
             }
             case "nvmf_subsystem_add_listener" -> {
-                live.addListener(p.text("nqn"), (int) p.number("portid"));
-                yield true;
+                String nqn = p.text("nqn");
+                int portid = listenerPort(p, true);
+                live.addListener(nqn, portid);
+                yield Map.of("portid", portid);
             }
             case "nvmf_subsystem_remove_listener" -> {
-                live.removeListener(p.text("nqn"), (int) p.number("portid"));
+                live.removeListener(p.text("nqn"), listenerPort(p, false));
                 yield true;
             }
             case "nvmf4j_get_ports" -> ports();
@@ -145,6 +147,27 @@ public final class RpcMethods {
                     + "\"; rpc_get_methods lists them");
         };
         return result;
+    }
+
+    /**
+     * The port a listener names: by {@code portid}, or as SPDK does by address ({@code traddr}, {@code trsvcid}),
+     * then a port on that address, made when {@code create} and there is none.
+     */
+    private int listenerPort(Params p, boolean create) throws RpcError {
+        if (p.optText("portid") != null) {
+            return (int) p.number("portid");
+        }
+        String traddr = p.text("traddr");
+        String trsvcid = p.text("trsvcid");
+        for (io.nvmf4j.config.PortConfig pc : live.config().ports()) {
+            if (pc.addr().traddr().equals(traddr) && pc.addr().trsvcid().equals(trsvcid)) {
+                return pc.portid();
+            }
+        }
+        if (!create) {
+            throw RpcError.invalidParams("no port on " + traddr + ":" + trsvcid);
+        }
+        return live.addPort(0, traddr, trsvcid, p.optText("adrfam"));
     }
 
     private List<Object> subsystems(String only) throws RpcError {

@@ -72,9 +72,12 @@ class ManagementSocketTest {
             assertEquals(2, call(socket, "nvmf_subsystem_add_ns", Map.of("nqn", NQN, "path", img.toString()))
                     .asLong());
             call(socket, "nvmf_subsystem_add_host", Map.of("nqn", NQN2, "host", HOST));
-            int portid = call(socket, "nvmf4j_add_port", Map.of("traddr", "127.0.0.1", "trsvcid",
-                    Integer.toString(port2))).path("portid").asInt();
-            call(socket, "nvmf_subsystem_add_listener", Map.of("nqn", NQN2, "portid", Integer.toString(portid)));
+            // as SPDK's rpc.py: the listener by address; the port is made for it
+            int portid = call(socket, "nvmf_subsystem_add_listener", Map.of("nqn", NQN2, "traddr", "127.0.0.1",
+                    "trsvcid", Integer.toString(port2))).path("portid").asInt();
+            assertEquals(portid, call(socket, "nvmf_subsystem_add_listener", Map.of("nqn", NQN, "traddr",
+                    "127.0.0.1", "trsvcid", Integer.toString(port2))).path("portid").asInt(), "the same port again");
+            call(socket, "nvmf_subsystem_remove_listener", Map.of("nqn", NQN, "portid", Integer.toString(portid)));
             assertEquals(Map.of("size", 4L << 20).get("size"), call(socket, "nvmf4j_subsystem_resize_ns",
                     Map.of("nqn", NQN2, "nsid", "1", "size", "4M")).path("size").asLong());
             call(socket, "nvmf_subsystem_remove_ns", Map.of("nqn", NQN, "nsid", "2"));
