@@ -153,16 +153,21 @@ public final class ServeCommand implements Callable<Integer> {
         installReloadSignal(daemon.live());
         RpcServer rpc = null;
         if (!noRpc) {
+            boolean explicit = rpcSocket != null;
+            Path socket = explicit ? rpcSocket : io.nvmf4j.cli.ctl.SocketPaths.forServer();
             try {
-                if (rpcSocket == null) {
-                    rpcSocket = io.nvmf4j.cli.ctl.SocketPaths.forServer();
-                }
-                rpc = RpcServer.start(rpcSocket, new RpcMethods(daemon.live(), config)::call);
+                rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), config)::call);
             } catch (IOException | RuntimeException e) {
-                err.println("nvmf4j serve: management socket " + rpcSocket + ": " + e.getMessage()
-                        + " (--rpc-socket PATH, or --no-rpc)");
-                daemon.close();
-                return 1;
+                if (explicit) {
+                    err.println("nvmf4j serve: management socket " + socket + ": " + e.getMessage()
+                            + " (--rpc-socket PATH, or --no-rpc)");
+                    daemon.close();
+                    return 1;
+                }
+                // the default place is taken (a second daemon of the same user): serve anyway, as before sockets
+                System.getLogger(ServeCommand.class.getName()).log(System.Logger.Level.WARNING,
+                        "management socket {0}: {1}; serving without one (--rpc-socket PATH for another)", socket,
+                        e.getMessage());
             }
         }
         Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends

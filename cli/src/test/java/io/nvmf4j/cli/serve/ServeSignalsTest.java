@@ -26,6 +26,20 @@ class ServeSignalsTest {
     }
 
     @Test
+    void aSecondDaemonOnAnExplicitSocketInUseExitsOneNamingIt() throws Exception {
+        Path sock = dir.resolve("taken.sock");
+        try (RpcServer first = RpcServer.start(sock, (m, p) -> p)) {
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int exit = new picocli.CommandLine(new ServeCommand(new java.io.PrintStream(err, true))).execute(
+                    "--ram", "1M", "--nqn", "nqn.2026-12.io.nvmf4j:second", "--listen",
+                    "127.0.0.1:" + TestDaemons.freePort(), "--provider", "softiwarp", "--poll-groups", "1",
+                    "--rpc-socket", sock.toString());
+            assertEquals(1, exit);
+            assertTrue(err.toString().contains("another daemon answers on " + sock), err.toString());
+        }
+    }
+
+    @Test
     void sighupReloadsTheConfigAndTheDaemonKeepsRunningSigtermStopsItWithZero() throws Exception {
         Path config = dir.resolve("config.json");
         Files.writeString(config, io.nvmf4j.config.QuickConfig.builder().nqn("nqn.2026-12.io.nvmf4j:signals")
