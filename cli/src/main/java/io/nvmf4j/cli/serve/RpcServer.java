@@ -40,6 +40,8 @@ public final class RpcServer implements AutoCloseable {
     public static final int MAX_REQUEST_BYTES = 1 << 20;
     public static final long IDLE_TIMEOUT_MILLIS = 10_000;
     public static final int MAX_CONNECTIONS = 16;
+    /** Responses a client has not read yet, beyond which its requests are not read (it must read first). */
+    static final int MAX_PENDING_RESPONSE_BYTES = 4 << 20;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -178,7 +180,9 @@ public final class RpcServer implements AutoCloseable {
             ch.write(c.out);
         }
         if (c.out.hasRemaining()) {
-            key.interestOps(SelectionKey.OP_WRITE | (c.closeAfterWrite ? 0 : SelectionKey.OP_READ));
+            // a client that sends without reading gets no more reading until it reads: bounded memory per client
+            boolean readMore = !c.closeAfterWrite && c.out.remaining() < MAX_PENDING_RESPONSE_BYTES;
+            key.interestOps(SelectionKey.OP_WRITE | (readMore ? SelectionKey.OP_READ : 0));
         } else if (c.closeAfterWrite) {
             closeKey(key);
         } else {

@@ -139,6 +139,24 @@ class RpcServerTest {
     }
 
     @Test
+    void aClientThatSendsButNeverReadsIsNotReadFurtherAndOthersAreServed() throws Exception {
+        String big = "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"a\":\"" + "x".repeat(900_000)
+                + "\"},\"id\":1}\n";
+        try (SocketChannel greedy = SocketChannel.open(UnixDomainSocketAddress.of(socket))) {
+            greedy.configureBlocking(false);
+            ByteBuffer out = ByteBuffer.wrap(big.repeat(20).getBytes(StandardCharsets.UTF_8));
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (out.hasRemaining() && System.nanoTime() < end) {
+                if (greedy.write(out) == 0) {
+                    Thread.sleep(10);
+                }
+            }
+            assertTrue(out.hasRemaining(), "the server stopped reading a client that does not read its answers");
+            assertStillServes();
+        }
+    }
+
+    @Test
     void aBatchGetsOneResponsePerRequestWithAnId() throws Exception {
         JsonNode r = send("[{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"a\":1},\"id\":1},"
                 + "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":{\"a\":2}},"
