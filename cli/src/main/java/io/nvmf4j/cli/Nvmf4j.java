@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
         versionProvider = VersionProvider.class,
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
         subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
+                io.nvmf4j.cli.ctl.RpcCommand.class, io.nvmf4j.cli.ctl.CtlCommand.class,
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
                 io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
                 io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,

@@ -90,6 +90,28 @@ public final class NvmeTarget implements AutoCloseable {
         configurationChanged(port);
     }
 
+    /**
+     * Withdraws a port (nvmetcli deleting a port: nvmet_port_subsys_drop_link() for every subsystem, then
+     * nvmet_port_del_ctrls()): discovery stops showing it and the controllers connected through it are disconnected.
+     * The transport stops accepting on it first (the caller's part).
+     */
+    public void removePort(Port port) {
+        if (!ports.remove(port)) {
+            return;
+        }
+        for (Subsystem s : port.subsystems()) {
+            port.removeSubsystem(s);
+        }
+        for (Subsystem s : subsystems.values()) {
+            for (Controller c : s.controllers()) {
+                if (c.port() == port) {
+                    c.fatalError("port " + port.portId() + " removed");
+                }
+            }
+        }
+        configurationChanged(null);
+    }
+
     public List<Port> ports() {
         return List.copyOf(ports);
     }

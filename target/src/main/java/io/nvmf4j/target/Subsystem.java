@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * An NVM subsystem (nvmet's {@code struct nvmet_subsys}): NQN, the identity strings of Identify Controller (serial,
@@ -39,8 +38,8 @@ public final class Subsystem {
 
     private final SubsystemNqn nqn;
     private final Type type;
-    private final String serial;
-    private final String model;
+    private volatile String serial;
+    private volatile String model;
     private final String firmwareRevision;
     private final int cntlidMin;
     private final int cntlidMax;
@@ -60,7 +59,7 @@ public final class Subsystem {
     private Subsystem(Builder b) {
         this.nqn = b.nqn;
         this.type = b.nqn.isDiscovery() ? Type.DISCOVERY : Type.NVM;
-        this.serial = b.serial != null ? b.serial : randomSerial();
+        this.serial = b.serial != null ? b.serial : derivedSerial(b.nqn);
         this.model = b.model;
         this.firmwareRevision = b.firmwareRevision;
         this.cntlidMin = b.cntlidMin;
@@ -86,9 +85,20 @@ public final class Subsystem {
         return builder(Nqn.DISCOVERY).model("nvmf4j discovery").build();
     }
 
-    /** nvmet makes a random serial of 16 hex digits when none is configured (nvmet_subsys_alloc()). */
-    private static String randomSerial() {
-        return String.format("%016x", ThreadLocalRandom.current().nextLong());
+    /**
+     * The serial when none is configured: nvmet makes a random one (nvmet_subsys_alloc()), which changes at every
+     * restart, and a host then takes the same subsystem for a new one (Linux nvme_init_subsystem() matches
+     * controllers to a subsystem by NQN but udev rules and multipath use the serial). Ours is 16 hex digits of
+     * SHA-256 of the NQN: stable across restarts, distinct per subsystem.
+     */
+    public static String derivedSerial(SubsystemNqn nqn) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(nqn.value().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JDK", e);
+        }
     }
 
     public SubsystemNqn nqn() {
@@ -109,6 +119,31 @@ public final class Subsystem {
 
     public String model() {
         return model;
+    }
+
+    /**
+     * Changes the serial of a running subsystem. nvmet refuses once a host has seen it
+     * (nvmet_subsys_attr_serial_store() returns -EBUSY after subsys_discovered): a host that has identified the
+     * controller would see the identity change under it. So do we, while any controller is connected.
+     */
+    public synchronized void serial(String value) {
+        String checked = Builder.requireAscii("serial", value, 20);
+        requireNoControllers("serial");
+        serial = checked;
+    }
+
+    /** Changes the model number of a running subsystem; refused while controllers are connected, as the serial. */
+    public synchronized void model(String value) {
+        String checked = Builder.requireAscii("model", value, 40);
+        requireNoControllers("model");
+        model = checked;
+    }
+
+    private void requireNoControllers(String what) {
+        if (!controllers.isEmpty()) {
+            throw new IllegalStateException(nqn + " has " + controllers.size()
+                    + " connected controller(s); the " + what + " cannot change while hosts see it");
+        }
     }
 
     public String firmwareRevision() {
@@ -191,6 +226,23 @@ public final class Subsystem {
             namespaceChanged(nsid);
         }
         return ns;
+    }
+
+    /**
+     * Swaps a namespace for one with the same NSID (a resized backend) and announces it once: nvmet_ns_revalidate()
+     * followed by nvmet_ns_changed(), so hosts re-read Identify Namespace and see the new size. Returns the old one
+     * (the caller closes its backend).
+     */
+    public Namespace replaceNamespace(Namespace ns) {
+        Namespace old = namespaces.replace(ns.nsid(), ns);
+        if (old == null) {
+            throw new IllegalArgumentException(nqn + " has no namespace " + ns.nsid());
+        }
+        ns.enabled(old.isEnabled());
+        rebuildLookup();
+        LOG.log(Level.INFO, "{0}: {1} now {2} bytes", nqn, ns, ns.backend().sizeInBytes());
+        namespaceChanged(ns.nsid());
+        return old;
     }
 
     /** Enables or disables a namespace (nvmet_ns_enable()/nvmet_ns_disable()) and announces the change. */

@@ -70,7 +70,8 @@ public final class TargetConfigurator {
         }
     }
 
-    static Subsystem subsystem(SubsystemConfig sc) throws IOException {
+    /** One subsystem with its namespaces opened (the running daemon's create-subsystem uses it too). */
+    public static Subsystem subsystem(SubsystemConfig sc) throws IOException {
         SubsystemAttributes attr = sc.attr();
         SubsystemNqn name = SubsystemNqn.of(sc.nqn());
         if (!name.isStandard()) {
@@ -118,7 +119,8 @@ public final class TargetConfigurator {
         return subsystem;
     }
 
-    private static Namespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
+    /** Opens one namespace's backend; null for a namespace without a device path (nvmetcli saves such). */
+    public static Namespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
         NamespaceBackend backend = switch (nc.backend()) {
             case io.nvmf4j.config.NamespaceBackend.RamBackend ram -> RamBackend.allocate(ram.sizeBytes(), nc.blockSize());
             case io.nvmf4j.config.NamespaceBackend.FileBackend file -> openPath(subnqn, nc, file.path());
@@ -153,7 +155,7 @@ public final class TargetConfigurator {
         return ((Integer) attrs.get("mode") & S_IFMT) == S_IFBLK;
     }
 
-    static Port port(PortConfig pc, Nvmf4jSettings settings) {
+    public static Port port(PortConfig pc, Nvmf4jSettings settings) {
         PortAddress addr = pc.addr();
         Port.Builder b = Port.rdma(pc.portid(), addr.traddr(), addr.trsvcid())
                 .adrfam("ipv6".equals(addr.adrfam()) ? DiscoveryLogEntry.ADRFAM_IPV6 : DiscoveryLogEntry.ADRFAM_IPV4)

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Prometheus text exposition at {@code http://127.0.0.1:PORT/metrics}, served by the JDK's HTTP server on one
+ * Prometheus text exposition at {@code http://ADDRESS:PORT/metrics} (127.0.0.1 unless --metrics-address), served by the JDK's HTTP server on one
  * daemon thread (scrapes are rare; they must never compete with the poll groups).
  */
 final class MetricsEndpoint implements AutoCloseable {
@@ -20,13 +20,20 @@ final class MetricsEndpoint implements AutoCloseable {
     private final ExecutorService executor;
 
     MetricsEndpoint(PrometheusMeterRegistry registry, int port) throws IOException {
-        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 8);
+        this(registry, InetAddress.getLoopbackAddress(), port, () -> { });
+    }
+
+    /** On {@code address} (loopback by default; 0.0.0.0 for a Prometheus elsewhere), {@code beforeScrape} first. */
+    MetricsEndpoint(PrometheusMeterRegistry registry, InetAddress address, int port, Runnable beforeScrape)
+            throws IOException {
+        server = HttpServer.create(new InetSocketAddress(address, port), 8);
         server.createContext("/metrics", exchange -> {
             try (exchange) {
                 if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
                     exchange.sendResponseHeaders(405, -1);
                     return;
                 }
+                beforeScrape.run();
                 byte[] body = registry.scrape().getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                 exchange.sendResponseHeaders(200, body.length);

@@ -18,6 +18,19 @@ import java.util.logging.Logger;
  */
 final class OneLineLogFormat extends Formatter {
 
+    /** How a line looks: with a timestamp for a terminal or file, with a syslog priority for journald. */
+    enum Style { TEXT, JOURNAL }
+
+    private final Style style;
+
+    OneLineLogFormat() {
+        this(Style.TEXT);
+    }
+
+    OneLineLogFormat(Style style) {
+        this.style = style;
+    }
+
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
             .withZone(ZoneOffset.UTC);
 
@@ -26,6 +39,16 @@ final class OneLineLogFormat extends Formatter {
         String name = r.getLoggerName() == null ? "" : r.getLoggerName();
         name = name.substring(name.lastIndexOf('.') + 1);
         StringBuilder b = new StringBuilder(160);
+        if (style == Style.JOURNAL) {
+            // sd-daemon(3): "<N>" at the start of a line on stderr is the syslog priority journald files it under;
+            // journald adds the time. One event, one line: newlines inside the message would split it.
+            b.append('<').append(syslogPriority(r.getLevel())).append('>').append(name).append(": ")
+                    .append(formatMessage(r).replace('\n', ' ').replace('\r', ' '));
+            if (r.getThrown() != null) {
+                b.append(" (").append(r.getThrown().toString().replace('\n', ' ')).append(')');
+            }
+            return b.append('\n').toString();
+        }
         b.append(TIME.format(Instant.ofEpochMilli(r.getMillis()))).append(' ')
                 .append(levelName(r.getLevel())).append(' ').append(name).append(": ").append(formatMessage(r))
                 .append(System.lineSeparator());
@@ -35,6 +58,25 @@ final class OneLineLogFormat extends Formatter {
             b.append(w);
         }
         return b.toString();
+    }
+
+    /** syslog(3) priorities: LOG_ERR 3, LOG_WARNING 4, LOG_INFO 6, LOG_DEBUG 7. */
+    static int syslogPriority(Level level) {
+        int v = level.intValue();
+        return v >= Level.SEVERE.intValue() ? 3 : v >= Level.WARNING.intValue() ? 4 : v >= Level.INFO.intValue() ? 6 : 7;
+    }
+
+    /** --log-level names to java.util.logging levels. */
+    static Level parseLevel(String name) {
+        return switch (name.toLowerCase(java.util.Locale.ROOT)) {
+            case "error" -> Level.SEVERE;
+            case "warn", "warning" -> Level.WARNING;
+            case "info" -> Level.INFO;
+            case "debug" -> Level.FINE;
+            case "trace" -> Level.FINEST;
+            default -> throw new IllegalArgumentException("--log-level: \"" + name
+                    + "\" is not one of error, warn, info, debug, trace");
+        };
     }
 
     private static String levelName(Level level) {
@@ -55,16 +97,20 @@ final class OneLineLogFormat extends Formatter {
 
     /** Routes every io.nvmf4j logger (INFO, or FINE with {@code verbose}, FINEST with {@code trace}) to stderr. */
     static void install(boolean verbose, boolean trace) {
+        install(trace ? Level.FINEST : verbose ? Level.FINE : Level.INFO, Style.TEXT);
+    }
+
+    /** Routes every io.nvmf4j logger at {@code level} to stderr in {@code style}. */
+    static void install(Level level, Style style) {
         Logger root = Logger.getLogger("");
         for (Handler h : root.getHandlers()) {
             root.removeHandler(h);
         }
         ConsoleHandler console = new ConsoleHandler();
-        console.setFormatter(new OneLineLogFormat());
-        Level level = trace ? Level.FINEST : verbose ? Level.FINE : Level.INFO;
+        console.setFormatter(new OneLineLogFormat(style));
         console.setLevel(level);
         root.addHandler(console);
-        root.setLevel(Level.INFO);
+        root.setLevel(level.intValue() > Level.INFO.intValue() ? level : Level.INFO);
         Logger.getLogger("io.nvmf4j").setLevel(level);
     }
 }

@@ -41,6 +41,10 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--nqn", paramLabel = "NQN", description = "the subsystem NQN")
     String nqn;
 
+    @Option(names = "--serial", paramLabel = "SERIAL",
+            description = "the subsystem's serial number (default: derived from the NQN, the same at every start)")
+    String serial;
+
     @Option(names = "--listen", paramLabel = "ADDR[:PORT]", defaultValue = "127.0.0.1:4420",
             description = "address to listen on (default ${DEFAULT-VALUE})")
     String listen;
@@ -64,11 +68,31 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
 
+    @Option(names = "--rpc-socket", paramLabel = "PATH",
+            description = "JSON-RPC management socket, mode 0600 (default /run/nvmf4j/nvmf4j.sock, or "
+                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock for a user who cannot write /run)")
+    Path rpcSocket;
+
+    @Option(names = "--no-rpc", description = "no management socket")
+    boolean noRpc;
+
+    @Option(names = "--metrics-address", paramLabel = "ADDR", defaultValue = "127.0.0.1",
+            description = "address of the metrics endpoint (default ${DEFAULT-VALUE}; 0.0.0.0 for every interface)")
+    String metricsAddress;
+
     @Mixin
     PeerLimitOptions limits = new PeerLimitOptions();
 
-    @Option(names = "--verbose", description = "debug logging")
+    @Option(names = "--verbose", description = "debug logging (--log-level debug)")
     boolean verbose;
+
+    @Option(names = "--log-level", paramLabel = "LEVEL", description = "error, warn, info (default), debug or trace")
+    String logLevel;
+
+    @Option(names = "--log-format", paramLabel = "text|journal",
+            description = "text: timestamped lines; journal: <N> syslog priority prefix for journald "
+                    + "(default: journal when started by systemd with stderr to the journal, JOURNAL_STREAM set)")
+    String logFormat;
 
     @Option(names = "--trace", description = "log every RDMA request state transition")
     boolean trace;
@@ -100,11 +124,24 @@ public final class ServeCommand implements Callable<Integer> {
         if (!loaded.warnings().isEmpty()) {
             err.println(loaded.formatWarnings());
         }
-        OneLineLogFormat.install(verbose, trace);
+        java.util.logging.Level level;
+        OneLineLogFormat.Style style;
+        java.net.InetAddress metricsAt;
+        try {
+            metricsAt = metricsInetAddress();
+            level = logLevel != null ? OneLineLogFormat.parseLevel(logLevel)
+                    : trace ? java.util.logging.Level.FINEST : verbose ? java.util.logging.Level.FINE
+                    : java.util.logging.Level.INFO;
+            style = logStyle(logFormat, System.getenv("JOURNAL_STREAM"));
+        } catch (IllegalArgumentException e) {
+            err.println(e.getMessage());
+            return 1;
+        }
+        OneLineLogFormat.install(level, style);
         TargetDaemon daemon;
         try {
             limits.applySoftiwarpProperties();
-            daemon = TargetDaemon.start(loaded, trace, limits::apply);
+            daemon = TargetDaemon.start(loaded, trace, limits::apply, metricsAt);
         } catch (IOException | RuntimeException e) {
             err.println("nvmf4j serve: " + e.getMessage());
             return 1;
@@ -113,16 +150,40 @@ public final class ServeCommand implements Callable<Integer> {
         // runs while logging still works, and the exit status is 0 rather than 128 + signal
         installStopSignal("TERM");
         installStopSignal("INT");
+        installReloadSignal(daemon.live());
+        RpcServer rpc = null;
+        if (!noRpc) {
+            boolean explicit = rpcSocket != null;
+            Path socket = explicit ? rpcSocket : io.nvmf4j.cli.ctl.SocketPaths.forServer();
+            try {
+                rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), config)::call);
+            } catch (IOException | RuntimeException e) {
+                if (explicit) {
+                    err.println("nvmf4j serve: management socket " + socket + ": " + e.getMessage()
+                            + " (--rpc-socket PATH, or --no-rpc)");
+                    daemon.close();
+                    return 1;
+                }
+                // the default place is taken (a second daemon of the same user): serve anyway, as before sockets
+                System.getLogger(ServeCommand.class.getName()).log(System.Logger.Level.WARNING,
+                        "management socket {0}: {1}; serving without one (--rpc-socket PATH for another)", socket,
+                        e.getMessage());
+            }
+        }
         Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("nvmf4j serve: listening on " + daemon.listening()
-                + (daemon.metricsAddress() == null ? "" : ", metrics on http://127.0.0.1:"
-                + daemon.metricsAddress().getPort() + "/metrics"));
+                + (daemon.metricsAddress() == null ? "" : ", metrics on http://"
+                + daemon.metricsAddress().getAddress().getHostAddress() + ":" + daemon.metricsAddress().getPort()
+                + "/metrics"));
         System.out.flush();
         try {
             stopRequested.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (rpc != null) {
+            rpc.close();
         }
         daemon.close();
         try {
@@ -145,10 +206,48 @@ public final class ServeCommand implements Callable<Integer> {
         }
     }
 
+    /** SIGHUP re-reads --config and applies the difference (Linux daemons' convention; systemd's ExecReload). */
+    private void installReloadSignal(LiveTarget live) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reload(live));
+        } catch (IllegalArgumentException e) {
+            // no SIGHUP on this platform
+        }
+    }
+
+    /**
+     * Loads --config again and applies what differs; a file that does not load changes nothing. Returns null when
+     * nothing could be applied (no --config, or a bad file), with the reason logged.
+     */
+    ConfigReload.Result reload(LiveTarget live) {
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
+        if (config == null) {
+            log.log(System.Logger.Level.WARNING, "SIGHUP: started without --config; nothing to re-read");
+            return null;
+        }
+        log.log(System.Logger.Level.INFO, "SIGHUP: re-reading {0}", config);
+        LoadedConfig loaded;
+        try {
+            loaded = withCommandLineSettings(ConfigLoader.standard().load(config));
+        } catch (ConfigException | RuntimeException e) {
+            log.log(System.Logger.Level.ERROR, "reload: {0}; nothing changed",
+                    e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' '));
+            return null;
+        }
+        for (var w : loaded.warnings()) {
+            log.log(System.Logger.Level.WARNING, "reload: {0}", w.format(loaded.source()));
+        }
+        ConfigReload.Result r = ConfigReload.apply(live, loaded.config());
+        log.log(System.Logger.Level.INFO, "reload: {0} change(s), {1} problem(s)", r.changes().size(),
+                r.problems().size());
+        return r;
+    }
+
     LoadedConfig load() throws ConfigException {
         if (config != null) {
-            if (!files.isEmpty() || !ram.isEmpty() || nqn != null) {
-                throw new IllegalArgumentException("nvmf4j serve: --config cannot be combined with --file, --ram or --nqn");
+            if (!files.isEmpty() || !ram.isEmpty() || nqn != null || serial != null) {
+                throw new IllegalArgumentException(
+                        "nvmf4j serve: --config cannot be combined with --file, --ram, --nqn or --serial (the file has attr.serial)");
             }
             return withCommandLineSettings(ConfigLoader.standard().load(config));
         }
@@ -168,7 +267,27 @@ public final class ServeCommand implements Callable<Integer> {
         if (metricsPort != null) {
             q.metricsPort(metricsPort);
         }
-        return withCommandLineSettings(q.build());
+        return withSerial(withCommandLineSettings(q.build()));
+    }
+
+    /** --serial for the quick form's one subsystem (Identify Controller SN: printable ASCII, at most 20). */
+    private LoadedConfig withSerial(LoadedConfig loaded) {
+        if (serial == null) {
+            return loaded;
+        }
+        if (serial.isEmpty() || serial.length() > 20 || !serial.chars().allMatch(c -> c >= 0x20 && c <= 0x7E)) {
+            throw new IllegalArgumentException("--serial: \"" + serial
+                    + "\" must be 1 to 20 printable ASCII characters (Identify Controller SN)");
+        }
+        TargetConfig c = loaded.config();
+        List<io.nvmf4j.config.SubsystemConfig> subs = c.subsystems().stream().map(s -> {
+            io.nvmf4j.config.SubsystemAttributes a = s.attr();
+            return new io.nvmf4j.config.SubsystemConfig(s.nqn(), new io.nvmf4j.config.SubsystemAttributes(
+                    a.allowAnyHost(), serial, a.model(), a.version(), a.cntlidMin(), a.cntlidMax(), a.qidMax(),
+                    a.firmware(), a.ieeeOui()), s.allowedHosts(), s.namespaces());
+        }).toList();
+        return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), subs, c.nvmf4j()), loaded.warnings(),
+                loaded.source());
     }
 
     /**
@@ -190,6 +309,28 @@ public final class ServeCommand implements Callable<Integer> {
                 s.defaultBlockSize());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
+    }
+
+    /** The literal only: a name here would resolve through DNS at start, and may mean an unexpected interface. */
+    java.net.InetAddress metricsInetAddress() {
+        try {
+            return java.net.InetAddress.ofLiteral(metricsAddress);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--metrics-address: \"" + metricsAddress
+                    + "\" is not an IP address (e.g. 127.0.0.1, 0.0.0.0, ::1)");
+        }
+    }
+
+    static OneLineLogFormat.Style logStyle(String format, String journalStream) {
+        if (format == null) {
+            return journalStream != null && !journalStream.isEmpty() ? OneLineLogFormat.Style.JOURNAL
+                    : OneLineLogFormat.Style.TEXT;
+        }
+        return switch (format.toLowerCase(Locale.ROOT)) {
+            case "text" -> OneLineLogFormat.Style.TEXT;
+            case "journal" -> OneLineLogFormat.Style.JOURNAL;
+            default -> throw new IllegalArgumentException("--log-format: \"" + format + "\" is not text or journal");
+        };
     }
 
     private static Provider parseProvider(String name) {

@@ -36,14 +36,30 @@ public final class TargetDaemon implements AutoCloseable {
     private final RdmaTransport transport;
     private final MetricsEndpoint metrics;
     private final List<InetSocketAddress> listening;
+    private final LiveTarget live;
     private boolean closed;
 
     private TargetDaemon(NvmeTarget target, RdmaTransport transport, MetricsEndpoint metrics,
-                         List<InetSocketAddress> listening) {
+                         List<InetSocketAddress> listening, TargetConfig config) {
         this.target = target;
         this.transport = transport;
         this.metrics = metrics;
         this.listening = List.copyOf(listening);
+        this.live = new LiveTarget(target, config, new LiveTarget.Listeners() {
+            @Override
+            public void listen(Port port) throws IOException {
+                try {
+                    transport.listen(port);
+                } catch (VerbsException e) {
+                    throw new IOException(e.getMessage(), e);
+                }
+            }
+
+            @Override
+            public void stopListening(Port port) {
+                transport.stopListening(port);
+            }
+        });
     }
 
     /** Transport options from the {@code nvmf4j} settings section. */
@@ -64,6 +80,12 @@ public final class TargetDaemon implements AutoCloseable {
      */
     public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune)
             throws IOException, VerbsException {
+        return start(loaded, trace, tune, java.net.InetAddress.getLoopbackAddress());
+    }
+
+    /** As above, with the metrics endpoint on {@code metricsAddress} (--metrics-address). */
+    public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune,
+                                     java.net.InetAddress metricsAddress) throws IOException, VerbsException {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
@@ -81,7 +103,12 @@ public final class TargetDaemon implements AutoCloseable {
                     }
                 }
                 observer = targetMetrics;
-                endpoint = new MetricsEndpoint(registry, settings.metricsPort());
+                OperatorMetrics operator = new OperatorMetrics(registry, target, buildVersion());
+                endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), operator::refresh);
+                if (!metricsAddress.isLoopbackAddress()) {
+                    LOG.log(Level.WARNING, "metrics served beyond this host on {0}: anyone who reaches it sees subsystem"
+                            + " NQNs and load", metricsAddress.getHostAddress());
+                }
                 LOG.log(Level.INFO, "metrics at http://{0}:{1,number,#}/metrics",
                         endpoint.address().getAddress().getHostAddress(), endpoint.address().getPort());
             }
@@ -99,10 +126,18 @@ public final class TargetDaemon implements AutoCloseable {
                             s.allowsAnyHost() ? "any host" : "hosts " + s.allowedHosts());
                 }
             }
-            return new TargetDaemon(target, transport, endpoint, bound);
+            return new TargetDaemon(target, transport, endpoint, bound, config);
         } catch (IOException | RuntimeException e) {
             closeAll(transport, endpoint, target);
             throw e;
+        }
+    }
+
+    private static String buildVersion() {
+        try {
+            return io.nvmf4j.cli.VersionProvider.version();
+        } catch (RuntimeException e) {
+            return "unknown";
         }
     }
 
@@ -119,6 +154,11 @@ public final class TargetDaemon implements AutoCloseable {
         return target;
     }
 
+    /** The target with the configuration it runs, for the management socket and reload. */
+    public LiveTarget live() {
+        return live;
+    }
+
     @Override
     public synchronized void close() {
         if (closed) {
@@ -127,6 +167,7 @@ public final class TargetDaemon implements AutoCloseable {
         closed = true;
         LOG.log(Level.INFO, "stopping: no new connections, finishing commands in flight");
         closeAll(transport, metrics, target);
+        live.close();
         LOG.log(Level.INFO, "stopped; backends flushed");
     }
 

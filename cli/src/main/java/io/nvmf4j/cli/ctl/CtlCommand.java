@@ -1,0 +1,346 @@
+package io.nvmf4j.cli.ctl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code nvmf4j ctl}: the operator's changes to a running target, each one JSON-RPC method (see {@code nvmf4j rpc
+ * rpc_get_methods}); what nvmetcli's shell does on configfs.
+ */
+@Command(name = "ctl", mixinStandardHelpOptions = true,
+        description = "Change a running nvmf4j serve without restarting it (hosts stay connected).",
+        subcommands = {CtlCommand.ListCmd.class, CtlCommand.CreateSubsystem.class, CtlCommand.DeleteSubsystem.class,
+            CtlCommand.AddNamespace.class, CtlCommand.RemoveNamespace.class, CtlCommand.ResizeNamespace.class,
+            CtlCommand.AddHost.class, CtlCommand.RemoveHost.class, CtlCommand.AddPort.class,
+            CtlCommand.RemovePort.class, CtlCommand.SetAttr.class, CtlCommand.Disconnect.class, CtlCommand.Save.class})
+public final class CtlCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    SocketOption socket = new SocketOption();
+
+    final PrintStream out;
+    final PrintStream err;
+
+    public CtlCommand() {
+        this(System.out, System.err);
+    }
+
+    CtlCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(out);
+        return 2;
+    }
+
+    /** A ctl subcommand: a method and its parameters. */
+    abstract static class Sub implements Callable<Integer> {
+        @ParentCommand
+        CtlCommand parent;
+
+        final Map<String, Object> params = new LinkedHashMap<>();
+
+        abstract String method();
+
+        void print(JsonNode result) {
+            parent.out.println("ok");
+        }
+
+        void put(String name, Object value) {
+            if (value != null) {
+                params.put(name, value.toString());
+            }
+        }
+
+        @Override
+        public Integer call() {
+            fill();
+            return Ctl.run(parent.out, parent.err, parent.socket.path(), method(), params, this::print);
+        }
+
+        abstract void fill();
+    }
+
+    @Command(name = "list", description = "subsystems, namespaces, hosts, ports and connected controllers")
+    static final class ListCmd extends Sub {
+        String method() {
+            return "nvmf_get_subsystems";
+        }
+
+        void fill() {
+        }
+
+        @Override
+        void print(JsonNode result) {
+            for (JsonNode s : result) {
+                if ("Discovery".equals(s.path("subtype").asText())) {
+                    continue;
+                }
+                PrintStream o = parent.out;
+                o.printf("%s  serial %s  model %s%n", s.path("nqn").asText(), s.path("serial_number").asText(),
+                        s.path("model_number").asText());
+                for (JsonNode a : s.path("listen_addresses")) {
+                    o.printf("  port   %s %s:%s%n", a.path("trtype").asText(), a.path("traddr").asText(),
+                            a.path("trsvcid").asText());
+                }
+                if (s.path("allow_any_host").asBoolean()) {
+                    o.println("  hosts  any");
+                }
+                for (JsonNode h : s.path("hosts")) {
+                    o.printf("  host   %s%n", h.path("nqn").asText());
+                }
+                for (JsonNode n : s.path("namespaces")) {
+                    o.printf("  ns %-3d %s  %d bytes  %d-byte blocks%s%n", n.path("nsid").asLong(),
+                            n.path("bdev_name").asText(), n.path("size").asLong(), n.path("block_size").asInt(),
+                            n.path("enabled").asBoolean() ? "" : "  (disabled)");
+                }
+                try {
+                    JsonNode controllers = RpcClient.call(parent.socket.path(), "nvmf_subsystem_get_controllers",
+                            Map.of("nqn", s.path("nqn").asText()));
+                    for (JsonNode c : controllers) {
+                        o.printf("  ctrl %d  %s from %s  %d I/O queue(s)  kato %d s%n", c.path("cntlid").asInt(),
+                                c.path("hostnqn").asText(), c.path("address").asText(), c.path("io_queues").asInt(),
+                                c.path("keep_alive_timeout_s").asInt());
+                    }
+                } catch (Exception e) {
+                    o.println("  controllers: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    @Command(name = "create-subsystem", description = "a new subsystem (export it with add-port --nqn)")
+    static final class CreateSubsystem extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN")
+        String nqn;
+        @Option(names = "--serial") String serial;
+        @Option(names = "--model") String model;
+        @Option(names = "--allow-any-host") boolean any;
+
+        String method() {
+            return "nvmf_create_subsystem";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("serial_number", serial);
+            put("model_number", model);
+            put("allow_any_host", any);
+        }
+    }
+
+    @Command(name = "delete-subsystem", description = "disconnects its hosts and closes its namespaces")
+    static final class DeleteSubsystem extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+
+        String method() {
+            return "nvmf_delete_subsystem";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+        }
+    }
+
+    @Command(name = "add-namespace", description = "a file, block device (--path) or RAM (--size) namespace")
+    static final class AddNamespace extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Option(names = "--path", paramLabel = "FILE") String path;
+        @Option(names = "--size", paramLabel = "SIZE", description = "RAM namespace of SIZE, e.g. 1G") String size;
+        @Option(names = "--nsid") Long nsid;
+        @Option(names = "--block-size", paramLabel = "512|4096") Integer blockSize;
+        @Option(names = "--uuid") String uuid;
+
+        String method() {
+            return "nvmf_subsystem_add_ns";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("path", path);
+            put("size", size);
+            put("nsid", nsid);
+            put("block_size", blockSize);
+            put("uuid", uuid);
+        }
+
+        @Override
+        void print(JsonNode result) {
+            parent.out.println("namespace " + result.asLong());
+        }
+    }
+
+    @Command(name = "remove-namespace", description = "hosts see it go (Namespace Attribute Changed)")
+    static final class RemoveNamespace extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NSID") long nsid;
+
+        String method() {
+            return "nvmf_subsystem_remove_ns";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("nsid", nsid);
+        }
+    }
+
+    @Command(name = "resize-namespace", description = "grow/shrink the file to --size, or take its current size")
+    static final class ResizeNamespace extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NSID") long nsid;
+        @Option(names = "--size", paramLabel = "SIZE") String size;
+
+        String method() {
+            return "nvmf4j_subsystem_resize_ns";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("nsid", nsid);
+            put("size", size);
+        }
+
+        @Override
+        void print(JsonNode result) {
+            parent.out.println("namespace " + nsid + ": " + result.path("size").asLong() + " bytes");
+        }
+    }
+
+    @Command(name = "add-host", description = "allow a host NQN")
+    static final class AddHost extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "HOSTNQN") String host;
+
+        String method() {
+            return "nvmf_subsystem_add_host";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("host", host);
+        }
+    }
+
+    @Command(name = "remove-host", description = "disallow a host NQN; its controllers are disconnected")
+    static final class RemoveHost extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "HOSTNQN") String host;
+
+        String method() {
+            return "nvmf_subsystem_remove_host";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("host", host);
+        }
+    }
+
+    @Command(name = "add-port", description = "listen on ADDR:PORT; with --nqn also export that subsystem there")
+    static final class AddPort extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "ADDR:PORT") String address;
+        @Option(names = "--portid") Integer portid;
+        @Option(names = "--nqn", description = "export this subsystem through the port") String nqn;
+
+        String method() {
+            return "nvmf4j_add_port";
+        }
+
+        void fill() {
+            int colon = address.lastIndexOf(':');
+            put("traddr", colon < 0 ? address : address.substring(0, colon).replace("[", "").replace("]", ""));
+            put("trsvcid", colon < 0 ? "4420" : address.substring(colon + 1));
+            put("portid", portid);
+        }
+
+        @Override
+        void print(JsonNode result) {
+            int id = result.path("portid").asInt();
+            parent.out.println("port " + id);
+            if (nqn != null) {
+                Ctl.run(parent.out, parent.err, parent.socket.path(), "nvmf_subsystem_add_listener",
+                        Map.of("nqn", nqn, "portid", Integer.toString(id)), r -> parent.out.println("exports " + nqn));
+            }
+        }
+    }
+
+    @Command(name = "remove-port", description = "stop accepting; controllers through it are disconnected")
+    static final class RemovePort extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "PORTID") int portid;
+
+        String method() {
+            return "nvmf4j_remove_port";
+        }
+
+        void fill() {
+            put("portid", portid);
+        }
+    }
+
+    @Command(name = "set-attr", description = "allow_any_host, serial or model of a subsystem")
+    static final class SetAttr extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NAME") String name;
+        @picocli.CommandLine.Parameters(index = "2", paramLabel = "VALUE") String value;
+
+        String method() {
+            return "nvmf4j_subsystem_set_attr";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("name", name);
+            put("value", value);
+        }
+    }
+
+    @Command(name = "disconnect", description = "disconnect one controller (the host may reconnect)")
+    static final class Disconnect extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @picocli.CommandLine.Parameters(index = "1", paramLabel = "CNTLID") int cntlid;
+
+        String method() {
+            return "nvmf4j_disconnect_controller";
+        }
+
+        void fill() {
+            put("nqn", nqn);
+            put("cntlid", cntlid);
+        }
+    }
+
+    @Command(name = "save", description = "write the running configuration (nvmetcli schema) atomically")
+    static final class Save extends Sub {
+        @picocli.CommandLine.Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+                description = "default: the daemon's --config file") String path;
+
+        String method() {
+            return "save_config";
+        }
+
+        void fill() {
+            put("path", path == null ? null : java.nio.file.Path.of(path).toAbsolutePath());
+        }
+
+        @Override
+        void print(JsonNode result) {
+            parent.out.println("saved " + result.path("path").asText());
+        }
+    }
+}

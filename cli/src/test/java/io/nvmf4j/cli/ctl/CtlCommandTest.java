@@ -1,0 +1,73 @@
+package io.nvmf4j.cli.ctl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.cli.serve.TestDaemons;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code nvmf4j ctl} and {@code nvmf4j rpc} against a running daemon's socket. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CtlCommandTest {
+
+    @TempDir
+    Path dir;
+
+    record Run(int exit, String out, String err) {
+    }
+
+    private static Run ctl(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = new CommandLine(new CtlCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8))).execute(args);
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static Run rpc(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exit = new CommandLine(new RpcCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8))).execute(args);
+        return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void anOperatorAddsAndRemovesANamespaceAndListsWhatRuns() throws Exception {
+        try (TestDaemons.WithSocket d = TestDaemons.withSocket(dir)) {
+            String s = d.socket().toString();
+            Run add = ctl("add-namespace", TestDaemons.NQN, "--size", "2M", "--socket", s);
+            assertEquals(0, add.exit(), add.err());
+            assertEquals("namespace 2", add.out().trim());
+            Run list = ctl("--socket", s, "list");
+            assertTrue(list.out().contains(TestDaemons.NQN), list.out());
+            assertTrue(list.out().contains("ns 2 "), list.out());
+            assertTrue(list.out().contains("2097152 bytes"), list.out());
+            Run remove = ctl("--socket", s, "remove-namespace", TestDaemons.NQN, "2");
+            assertEquals(0, remove.exit(), remove.err());
+            Run again = ctl("--socket", s, "remove-namespace", TestDaemons.NQN, "2");
+            assertEquals(1, again.exit());
+            assertTrue(again.err().contains("has no namespace 2") && again.err().contains("-32602"), again.err());
+            Run methods = rpc("rpc_get_methods", "--socket", s);
+            assertTrue(methods.out().contains("nvmf_subsystem_add_ns"), methods.out());
+            Run raw = rpc("nvmf_get_subsystems", "--socket", s, "--param", "nqn=" + TestDaemons.NQN);
+            assertTrue(raw.out().contains("\"serial_number\""), raw.out());
+        }
+    }
+
+    @Test
+    void noDaemonOnTheSocketIsOneLineNotAStackTrace() {
+        Run r = ctl("--socket", dir.resolve("none.sock").toString(), "list");
+        assertEquals(1, r.exit());
+        assertTrue(r.err().contains("cannot reach the daemon"), r.err());
+        assertTrue(!r.err().contains("\tat "), r.err());
+    }
+}
