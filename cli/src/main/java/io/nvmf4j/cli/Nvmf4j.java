@@ -12,7 +12,11 @@ import picocli.CommandLine.Command;
         description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
         subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
                 io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
+                io.nvmf4j.cli.host.IdCtrlCommand.class, io.nvmf4j.cli.host.IdNsCommand.class,
                 io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
+                io.nvmf4j.cli.host.FlushCommand.class, io.nvmf4j.cli.host.DsmCommand.class,
+                io.nvmf4j.cli.host.WriteZeroesCommand.class, io.nvmf4j.cli.host.GetLogCommand.class,
+                io.nvmf4j.cli.host.SmartLogCommand.class, io.nvmf4j.cli.host.ErrorLogCommand.class,
                 io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,
                 io.nvmf4j.cli.mount.MountCommand.class, io.nvmf4j.cli.mount.UmountCommand.class,
                 CommandLine.HelpCommand.class})

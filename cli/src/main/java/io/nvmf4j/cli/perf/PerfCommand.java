@@ -7,7 +7,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.Json;
-import io.nvmf4j.cli.host.OutputOptions;
 import io.nvmf4j.cli.host.UsageProblem;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.Namespace;
@@ -99,10 +98,10 @@ public final class PerfCommand implements Callable<Integer> {
     String label;
 
     @Mixin
-    PerfConnectFlags fabric;
+    io.nvmf4j.cli.host.LongConnectFlags fabric;
 
     @Mixin
-    OutputOptions output;
+    PerfOutputOptions output;
 
     @Spec
     CommandSpec commandSpec;
@@ -142,7 +141,7 @@ public final class PerfCommand implements Callable<Integer> {
             PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
                     .cpuWindow(cpu).run();
             long ios = result.read().ios() + result.write().ios();
-            if (output.json) {
+            if (output.format() == PerfOutputOptions.Format.JSON) {
                 com.fasterxml.jackson.databind.node.ObjectNode json = PerfTable.json(result);
                 if (cpu.measured()) {
                     json.set("cpu", cpu.json(ios));
