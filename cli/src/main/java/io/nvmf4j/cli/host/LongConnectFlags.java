@@ -106,4 +106,23 @@ public final class LongConnectFlags extends FabricOptions {
     protected Integer reconnectDelay() {
         return reconnectDelay;
     }
+
+    /**
+     * Takes the address, port and NQNs of an SPDK transport ID ({@code perf -r}); a value the ID leaves out keeps
+     * its option's. The ID wins over {@code --traddr} and the others when both are given.
+     */
+    public void useTransportId(String traddr, Integer trsvcid, String subnqn, String hostnqn) {
+        if (traddr != null) {
+            this.traddr = traddr;
+        }
+        if (trsvcid != null) {
+            this.trsvcid = trsvcid;
+        }
+        if (subnqn != null) {
+            this.nqn = subnqn;
+        }
+        if (hostnqn != null) {
+            this.hostnqn = hostnqn;
+        }
+    }
 }

@@ -177,6 +177,18 @@ class EndToEndTest {
     }
 
     @Test
+    void perfFioJsonIsReadByAFioParserAndTakesSpdksTransportId() throws Exception {
+        String[] args = {"perf", "-r", "trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port, "-w", "randrw",
+            "-q", "4", "-t", "1", "-a", "0", "--output-format", "fio-json", "--provider", "softiwarp"};
+        CliRunner.Result r = CliRunner.run(args);
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode job = new ObjectMapper().readTree(r.out()).get("jobs").get(0);
+        assertTrue(job.get("read").get("iops").asDouble() > 0, r.out());
+        assertTrue(job.get("write").get("clat_ns").get("percentile").has("99.000000"), r.out());
+        assertEquals("50", job.get("job options").get("rwmixread").asText(), "fio's default -M");
+    }
+
+    @Test
     void perfPrintsTheTable() {
         CliRunner.Result r = CliRunner.run(at("perf", "-w", "randread", "-q", "4", "-t", "1", "--ramp", "0"));
         assertEquals(0, r.exitCode(), r.err());
