@@ -11,6 +11,7 @@ import io.nvmf4j.cli.demo.EmbeddedTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -188,5 +189,30 @@ class NvmeCliParityEndToEndTest {
         CliRunner.Result g = CliRunner.run(at("get-log", "-i", "2", "-l", "512"));  // whole, as nvmet wants it
         assertEquals(0, g.exitCode(), g.err());
         assertTrue(g.out().contains("log-id:2 namespace-id:0xffffffff\n       0  1  2"), g.out());
+    }
+
+    @Test
+    void listSubsysHasNvmeClisKeysAndProbesTheState() throws Exception {
+        CliRunner.Result r = CliRunner.run(at("list-subsys", "-o", "json"));
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode host = JSON.readTree(r.out()).get(0);
+        assertEquals(List.of("HostNQN", "HostID", "Subsystems"), fields(host));
+        JsonNode s = host.get("Subsystems").get(0);
+        assertEquals(List.of("Name", "NQN", "Paths"), fields(s));
+        assertEquals(EmbeddedTarget.SUBSYSTEM.value(), s.get("NQN").asText());
+        JsonNode p = s.get("Paths").get(0);
+        assertEquals(List.of("Name", "Transport", "Address", "State"), fields(p));
+        assertEquals("rdma", p.get("Transport").asText());
+        assertEquals("traddr=127.0.0.1,trsvcid=" + port, p.get("Address").asText());
+        assertEquals("live", p.get("State").asText());
+        CliRunner.Result text = CliRunner.run(at("list-subsys"));
+        assertEquals("nvmf4j-subsys0 - NQN=" + EmbeddedTarget.SUBSYSTEM.value() + "\n\\\n +- nvmf4j0 rdma traddr=127.0.0.1,"
+                + "trsvcid=" + port + " live\n", text.out());
+    }
+
+    private static List<String> fields(JsonNode o) {
+        List<String> names = new java.util.ArrayList<>();
+        o.fieldNames().forEachRemaining(names::add);
+        return names;
     }
 }
