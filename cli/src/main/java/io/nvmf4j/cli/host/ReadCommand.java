@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
                 + "-c block count (0's based), -z data size, -d file.",
             "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
                 + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
-                + "(--transport); --traddr, --ctrl-loss-tmo likewise."},
+                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
+                + "not offered)."},
         footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin   (8 blocks of 512)"})
 public final class ReadCommand implements Callable<Integer> {
 

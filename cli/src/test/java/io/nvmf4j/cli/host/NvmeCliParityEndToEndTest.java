@@ -206,8 +206,8 @@ class NvmeCliParityEndToEndTest {
         assertEquals("traddr=127.0.0.1,trsvcid=" + port, p.get("Address").asText());
         assertEquals("live", p.get("State").asText());
         CliRunner.Result text = CliRunner.run(at("list-subsys"));
-        assertEquals("nvmf4j-subsys0 - NQN=" + EmbeddedTarget.SUBSYSTEM.value() + "\n\\\n +- nvmf4j0 rdma traddr=127.0.0.1,"
-                + "trsvcid=" + port + " live\n", text.out());
+        assertEquals("nvmf4j-subsys0 - NQN=" + EmbeddedTarget.SUBSYSTEM.value() + "\n\\\n"
+                + " +- nvmf4j0 rdma traddr=127.0.0.1,trsvcid=" + port + " live\n", text.out());
     }
 
     private static List<String> fields(JsonNode o) {
