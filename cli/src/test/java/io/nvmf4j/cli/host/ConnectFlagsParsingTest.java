@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nvmf4j.cli.CliRunner;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.protocol.Nqn;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** nvme-cli's connect flags travel from the command line into ConnectOptions one to one. */
@@ -48,7 +51,8 @@ class ConnectFlagsParsingTest {
         IdentifyCommand c = parseIdentify("identify", "-a", "127.0.0.1");
         ConnectOptions o = c.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build();
         assertEquals(4420, o.address().getPort());
-        assertNull(o.provider(), "--provider auto leaves the choice to the library");
+        assertEquals(FabricOptions.provider("auto", FabricOptions.UVERBS_SYSFS), o.provider(),
+                "--provider auto: the library's choice, or softiwarp outright when the kernel has no RDMA device");
         assertEquals(ConnectOptions.DEFAULT_QUEUE_SIZE, o.queueSize());
         assertNull(c.fabric.subsystemNqn());
     }
@@ -138,5 +142,16 @@ class ConnectFlagsParsingTest {
         assertEquals(2, r.exitCode());
         assertTrue(r.err().startsWith("Unknown option: '--no-such-flag'"), r.err());
         assertFalse(r.err().contains("\tat "), r.err());
+    }
+
+    @Test
+    void autoIsSoftiwarpOutrightWhenTheKernelOffersNoRdmaDevice(@TempDir Path sysfs) throws Exception {
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs.resolve("absent")), "no infiniband_verbs");
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs), "no uverbsN in it");
+        Files.createDirectory(sysfs.resolve("abi_version"));
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs));
+        Files.createDirectory(sysfs.resolve("uverbs0"));
+        assertNull(FabricOptions.provider("auto", sysfs), "a device: the library probes and chooses");
+        assertEquals("ibverbs", FabricOptions.provider("ibverbs", sysfs.resolve("absent")), "a named provider stays");
     }
 }
