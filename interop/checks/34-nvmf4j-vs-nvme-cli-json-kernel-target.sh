@@ -8,7 +8,7 @@
 #   id-ctrl cntlid: nvmet gives every connection a controller of its own (dynamic controller model,
 #                   NVMe-oF 1.1 4.2); the guest's and the host's are two connections.
 # Anything else that differs fails the check, and the check prints it.
-CHECK_TIMEOUT=240
+CHECK_TIMEOUT=300
 
 guest_part() {
   . /lab/guest/kernel-target.sh
@@ -35,7 +35,7 @@ guest_part() {
   nvme disconnect -n "$KT_NQN" > /dev/null 2>&1
   kt_quiet_after_disconnect 20 > /dev/null || true
   signal kernel-target-ready "$KT_NQN"
-  await host-done 200 > /dev/null || rc=1
+  await host-done 240 > /dev/null || rc=1
   kt_quiet_after_disconnect 20 || rc=1
   kt_dmesg_check "$d0" || rc=1
   kt_teardown
@@ -44,7 +44,7 @@ guest_part() {
 
 host_part() {
   local nqn rc=0 name
-  nqn=$(await kernel-target-ready 150) || return 1
+  nqn=$(await kernel-target-ready 220) || return 1
   local C=(--traddr 127.0.0.1 --trsvcid "$FWD_PORT" --connect-timeout 20)
   note "nvmf4j discover ${C[*]} -o json"
   "$NVMF4J" discover "${C[@]}" -o json > "$SYNC/nvmf4j-discover.json" 2> "$SYNC/nvmf4j-discover.err" ||
