@@ -40,6 +40,9 @@ public final class ReadCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLogging.configure(output.verbose);
+        if (output.format() == OutputOptions.Format.BINARY) {
+            throw new UsageProblem("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
+        }
         boolean json = output.isJson();
         if (range.blockCount == null && range.dataSize == null) {
             throw new UsageProblem("read: give -c/--block-count (0's based) or -z/--data-size");

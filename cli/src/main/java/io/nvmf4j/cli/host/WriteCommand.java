@@ -43,6 +43,9 @@ public final class WriteCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLogging.configure(output.verbose);
+        if (output.format() == OutputOptions.Format.BINARY) {
+            throw new UsageProblem("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
+        }
         boolean json = output.isJson();
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");

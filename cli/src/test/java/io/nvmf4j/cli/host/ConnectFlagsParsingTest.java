@@ -154,4 +154,11 @@ class ConnectFlagsParsingTest {
         assertNull(FabricOptions.provider("auto", sysfs), "a device: the library probes and chooses");
         assertEquals("ibverbs", FabricOptions.provider("ibverbs", sysfs.resolve("absent")), "a named provider stays");
     }
+
+    @Test
+    void readHasNoBinaryOutputFormat() {
+        CliRunner.Result r = CliRunner.run("read", "-c", "0", "-o", "binary", "--traddr", "127.0.0.1");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
+        assertEquals("nvmf4j: read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)\n", r.err());
+    }
 }
