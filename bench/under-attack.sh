@@ -57,7 +57,7 @@ grep -q "listening on" "$out/under-attack-serve.log" || { log "serve did not lis
 perf() {  # $1 label; prints perf's JSON to bench/out/under-attack-$1.json, exit code to .rc
   log "perf ($1): -q 32 -o 4k -w randrw --verify -t $duration"
   set +e
-  "$nvmf4j" perf -a 127.0.0.1 -s "$port" -n "$nqn" --provider softiwarp -q 32 -o 4k -w randrw --verify \
+  "$nvmf4j" perf --traddr 127.0.0.1 --trsvcid "$port" --nqn "$nqn" --provider softiwarp -q 32 -o 4k -w randrw --verify \
     -t "$duration" --ramp 2 --json >"$out/under-attack-$1.json" 2>"$out/under-attack-$1.err"
   echo $? >"$out/under-attack-$1.rc"
   set -e

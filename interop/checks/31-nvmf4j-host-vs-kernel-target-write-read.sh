@@ -58,17 +58,17 @@ host_part() {
 WRITTEN=
 host_steps() {
   local nqn=$1 rc=0 lba blocks name t
-  local A=(-t rdma -a 127.0.0.1 -s "$FWD_PORT" -n "$nqn" --connect-timeout 20)
+  local A=(--transport rdma --traddr 127.0.0.1 --trsvcid "$FWD_PORT" --nqn "$nqn" --connect-timeout 20)
   for w in 7:1:host-1-block.bin 2051:8:host-8-blocks.bin 12345:2057:host-2057-blocks.bin; do
     IFS=: read -r lba blocks name <<< "$w"
     head -c $((blocks * 512)) /dev/urandom > "$SYNC/$name"
-    note "nvmf4j write ${A[*]} --start-block $lba --block-count $blocks -d $name"
+    note "nvmf4j write ${A[*]} --start-block $lba --block-count $((blocks - 1)) -d $name"
     t=$SECONDS
-    "$NVMF4J" write "${A[@]}" --start-block "$lba" --block-count "$blocks" -d "$SYNC/$name" > "$SYNC/$name.write.log" 2>&1 ||
+    "$NVMF4J" write "${A[@]}" --start-block "$lba" --block-count "$((blocks - 1))" -d "$SYNC/$name" > "$SYNC/$name.write.log" 2>&1 ||
       { cat "$SYNC/$name.write.log"; note "write failed"; rc=1; continue; }
     cat "$SYNC/$name.write.log"
     WRITTEN="$WRITTEN $w"
-    "$NVMF4J" read "${A[@]}" --start-block "$lba" --block-count "$blocks" -d "$SYNC/$name.back" > "$SYNC/$name.read.log" 2>&1 ||
+    "$NVMF4J" read "${A[@]}" --start-block "$lba" --block-count "$((blocks - 1))" -d "$SYNC/$name.back" > "$SYNC/$name.read.log" 2>&1 ||
       { cat "$SYNC/$name.read.log"; note "read failed"; rc=1; continue; }
     cat "$SYNC/$name.read.log"
     if cmp "$SYNC/$name" "$SYNC/$name.back"; then
@@ -78,8 +78,8 @@ host_steps() {
     fi
   done
 
-  note "nvmf4j read ${A[*]} --start-block $GUEST_LBA --block-count $GUEST_BLOCKS (written by the guest)"
-  "$NVMF4J" read "${A[@]}" --start-block $GUEST_LBA --block-count $GUEST_BLOCKS -d "$SYNC/guest-pattern.back" \
+  note "nvmf4j read ${A[*]} --start-block $GUEST_LBA --block-count $((GUEST_BLOCKS - 1)) (written by the guest)"
+  "$NVMF4J" read "${A[@]}" --start-block $GUEST_LBA --block-count $((GUEST_BLOCKS - 1)) -d "$SYNC/guest-pattern.back" \
       > "$SYNC/guest-read.log" 2>&1 || { cat "$SYNC/guest-read.log"; note "read failed"; return 1; }
   cat "$SYNC/guest-read.log"
   if cmp "$SYNC/guest-pattern.bin" "$SYNC/guest-pattern.back"; then

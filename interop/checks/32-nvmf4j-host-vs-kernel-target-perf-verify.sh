@@ -75,7 +75,7 @@ PY
 
 host_steps() {
   local nqn=$1 rc=0
-  A=(-a 127.0.0.1 -s "$FWD_PORT" -n "$nqn" --connect-timeout 20)
+  A=(--traddr 127.0.0.1 --trsvcid "$FWD_PORT" --nqn "$nqn" --connect-timeout 20)
   perf_run randrw-4k    $REGION_4K -w randrw -M 50 -o 4k   -q 16 -t 4 --ramp 0.5 || rc=1
   perf_run randread-4k  $REGION_4K -w randread     -o 4k   -q 16 -t 3 --ramp 0.5 || rc=1
   perf_run randrw-128k  $REGION_128K -w randrw -M 50 -o 128k -q 8  -t 4 --ramp 0.5 || rc=1

@@ -20,8 +20,8 @@ host_part() {
   nqn=$(kh_await kernel-target-ready 60) || return 1
   for spec in $KH_LAB_JOBS; do
     IFS=: read -r job rw bs qd <<< "$spec"
-    note "nvmf4j perf -a 127.0.0.1 -s $FWD_PORT -w $rw -o $bs -q $qd -t $KH_LAB_SECONDS --ramp 1 --size $KH_LAB_REGION"
-    if ! timeout -k 5 $((KH_LAB_SECONDS + 50)) "$NVMF4J" perf -a 127.0.0.1 -s "$FWD_PORT" -n "$nqn" \
+    note "nvmf4j perf --traddr 127.0.0.1 --trsvcid $FWD_PORT -w $rw -o $bs -q $qd -t $KH_LAB_SECONDS --ramp 1 --size $KH_LAB_REGION"
+    if ! timeout -k 5 $((KH_LAB_SECONDS + 50)) "$NVMF4J" perf --traddr 127.0.0.1 --trsvcid "$FWD_PORT" --nqn "$nqn" \
           --connect-timeout 20 -w "$rw" -o "$bs" -q "$qd" -t "$KH_LAB_SECONDS" --ramp 1 --size "$KH_LAB_REGION" \
           --label "$job" --json > "$SYNC/perf-$job.json" 2> "$SYNC/perf-$job.err"; then
       note "FAIL: nvmf4j perf $job"; tr '\r' '\n' < "$SYNC/perf-$job.err" | grep -v '^$' | tail -15; rc=1

@@ -18,9 +18,9 @@ guest_part() {
   GUEST_IP=$ip kt_setup 64 || { dmesg | tail -20; return 1; }
   for w in randrw-4k:randrw:4k:16:2m randrw-128k:randrw:128k:8:4m; do
     IFS=: read -r label rw bs qd size <<< "$w"
-    note "nvmf4j perf --provider ibverbs -a $ip -s 4420 -n $KT_NQN -w $rw -M 50 -o $bs -q $qd --verify --size $size -t 3"
-    timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf --provider ibverbs -a "$ip" -s 4420 \
-        -n "$KT_NQN" --connect-timeout 30 -w "$rw" -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t 3 --ramp 0.5 \
+    note "nvmf4j perf --provider ibverbs --traddr $ip --trsvcid 4420 --nqn $KT_NQN -w $rw -M 50 -o $bs -q $qd --verify --size $size -t 3"
+    timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf --provider ibverbs --traddr "$ip" \
+        --trsvcid 4420 --nqn "$KT_NQN" --connect-timeout 30 -w "$rw" -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t 3 --ramp 0.5 \
         --label "$label" --json > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
       note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; rc=1; continue; }
     python3 - "$SYNC/$label.json" <<'PY' || rc=1

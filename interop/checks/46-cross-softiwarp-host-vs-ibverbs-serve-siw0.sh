@@ -42,7 +42,7 @@ guest_part() {
 host_part() {
   local rc=0 w label bs qd size
   await target-ready 300 > /dev/null || return 1
-  A=(--provider softiwarp -a 127.0.0.1 -s "$FWD_PORT" -n "$NQN" --connect-timeout 30)
+  A=(--provider softiwarp --traddr 127.0.0.1 --trsvcid "$FWD_PORT" --nqn "$NQN" --connect-timeout 30)
   for w in randrw-4k:4k:16:2m randrw-128k:128k:8:4m; do
     IFS=: read -r label bs qd size <<< "$w"
     note "nvmf4j perf ${A[*]} -w randrw -M 50 -o $bs -q $qd --verify --size $size -t 3"
@@ -71,9 +71,9 @@ PY
 # the pattern is left in $SYNC/pattern.bin for the guest to find in the image.
 nvmf4j_write_read() {
   note "nvmf4j write/read 256 KiB at offset 16 MiB"
-  timeout 120 "$NVMF4J" write "$@" --start-block 32768 --block-count 512 -d "$SYNC/pattern.tmp" > "$SYNC/write.log" 2>&1 ||
+  timeout 120 "$NVMF4J" write "$@" --start-block 32768 --block-count 511 -d "$SYNC/pattern.tmp" > "$SYNC/write.log" 2>&1 ||
     { cat "$SYNC/write.log"; return 1; }
-  timeout 120 "$NVMF4J" read "$@" --start-block 32768 --block-count 512 -d "$SYNC/back.bin" \
+  timeout 120 "$NVMF4J" read "$@" --start-block 32768 --block-count 511 -d "$SYNC/back.bin" \
       > "$SYNC/read.log" 2>&1 || { cat "$SYNC/read.log"; return 1; }
   cmp "$SYNC/pattern.tmp" "$SYNC/back.bin" || { note "FAIL: read back differs"; return 1; }
   mv "$SYNC/pattern.tmp" "$SYNC/pattern.bin"

@@ -35,7 +35,7 @@ guest_part() {
   local port rc=0 w label bs qd size secs
   port=$(await target 200) || return 1
   export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$DEVICE"
-  A=(--provider ibverbs -a "$HOST_FROM_GUEST" -s "$port" -n "$NQN" --connect-timeout 30)
+  A=(--provider ibverbs --traddr "$HOST_FROM_GUEST" --trsvcid "$port" --nqn "$NQN" --connect-timeout 30)
   # 128 KiB writes from the guest's siw through QEMU's user networking crawl under TCG (the first run saw 2 reads
   # and no write complete in 3 s): a longer run for them
   for w in randrw-4k:4k:16:2m:3 randrw-128k:128k:8:4m:10; do
@@ -60,9 +60,9 @@ PY
   head -c $((256 << 10)) /dev/urandom > /tmp/pattern.bin
   note "nvmf4j write/read 256 KiB at LBA 32768"
   if timeout 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj write "${A[@]}" --start-block 32768 \
-        --block-count 512 -d /tmp/pattern.bin > "$SYNC/write.log" 2>&1 &&
+        --block-count 511 -d /tmp/pattern.bin > "$SYNC/write.log" 2>&1 &&
      timeout 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj read "${A[@]}" --start-block 32768 \
-        --block-count 512 -d /tmp/back.bin > "$SYNC/read.log" 2>&1 && cmp /tmp/pattern.bin /tmp/back.bin; then
+        --block-count 511 -d /tmp/back.bin > "$SYNC/read.log" 2>&1 && cmp /tmp/pattern.bin /tmp/back.bin; then
     cp /tmp/pattern.bin "$SYNC/pattern.bin"; note "written and read back equal"
   else
     cat "$SYNC/write.log" "$SYNC/read.log" | tail -20; note "FAIL: write/read"; rc=1

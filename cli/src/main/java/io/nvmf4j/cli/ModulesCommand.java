@@ -5,7 +5,8 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 /** {@code nvmf4j modules}: the version and the module map of this build. */
-@Command(name = "modules", description = "Print the version and the modules of this build.")
+@Command(name = "modules", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Print the version and the modules of this build.")
 public final class ModulesCommand implements Callable<Integer> {
 
     /** Module name and what it holds, in dependency order (docs/ARCHITECTURE.md, section 1). */
@@ -15,7 +16,7 @@ public final class ModulesCommand implements Callable<Integer> {
         {"config", "target configuration (nvmetcli saveconfig.json + nvmf4j section)"},
         {"target", "NVMe-oF target: subsystems, namespaces, controllers, RDMA transport"},
         {"initiator", "NVMe-oF host library: discovery, queues, async namespace I/O"},
-        {"cli", "this command: serve, discover, identify, read, write, perf, mount"},
+        {"cli", "this command: serve, discover, id-ctrl, id-ns, read, write, ..., perf, mount"},
     };
 
     static void print(PrintStream out) {

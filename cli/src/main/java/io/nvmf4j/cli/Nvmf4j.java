@@ -1,35 +1,99 @@
 package io.nvmf4j.cli;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code nvmf4j} command: entry point of the CLI jar. */
+/**
+ * The {@code nvmf4j} command: entry point of the CLI jar.
+ *
+ * <p>Start-up (issue 16): picocli builds a command's model by reflection over its annotated fields, and a
+ * command's field types pull in their classes (Jackson, Micrometer, FUSE bindings...). So {@link #commandLine}
+ * registers only the subcommand the arguments name (nvmf4j discover ... builds the model of discover alone), and
+ * every subcommand only when the arguments need the whole tree (no subcommand, {@code help}, an unknown name).
+ */
 @Command(
         name = "nvmf4j",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
-        description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.",
-        subcommands = {ModulesCommand.class, RpingCommand.class, io.nvmf4j.cli.serve.ServeCommand.class,
-                io.nvmf4j.cli.ctl.RpcCommand.class, io.nvmf4j.cli.ctl.CtlCommand.class,
-                io.nvmf4j.cli.host.DiscoverCommand.class, io.nvmf4j.cli.host.IdentifyCommand.class,
-                io.nvmf4j.cli.host.ReadCommand.class, io.nvmf4j.cli.host.WriteCommand.class,
-                io.nvmf4j.cli.perf.PerfCommand.class, io.nvmf4j.cli.demo.DemoCommand.class,
-                io.nvmf4j.cli.mount.MountCommand.class, io.nvmf4j.cli.mount.UmountCommand.class,
-                CommandLine.HelpCommand.class})
+        description = "NVMe over Fabrics (RDMA) for the JVM: target daemon, initiator and tools.")
 public final class Nvmf4j implements Callable<Integer> {
+
+    /** Every subcommand by name, in the order the usage lists them; resolved only when used. */
+    static final Map<String, String> SUBCOMMANDS = new LinkedHashMap<>();
+
+    static {
+        SUBCOMMANDS.put("modules", "io.nvmf4j.cli.ModulesCommand");
+        SUBCOMMANDS.put("rping", "io.nvmf4j.cli.RpingCommand");
+        SUBCOMMANDS.put("serve", "io.nvmf4j.cli.serve.ServeCommand");
+        SUBCOMMANDS.put("rpc", "io.nvmf4j.cli.ctl.RpcCommand");
+        SUBCOMMANDS.put("ctl", "io.nvmf4j.cli.ctl.CtlCommand");
+        SUBCOMMANDS.put("discover", "io.nvmf4j.cli.host.DiscoverCommand");
+        SUBCOMMANDS.put("identify", "io.nvmf4j.cli.host.IdentifyCommand");
+        SUBCOMMANDS.put("id-ctrl", "io.nvmf4j.cli.host.IdCtrlCommand");
+        SUBCOMMANDS.put("id-ns", "io.nvmf4j.cli.host.IdNsCommand");
+        SUBCOMMANDS.put("read", "io.nvmf4j.cli.host.ReadCommand");
+        SUBCOMMANDS.put("write", "io.nvmf4j.cli.host.WriteCommand");
+        SUBCOMMANDS.put("flush", "io.nvmf4j.cli.host.FlushCommand");
+        SUBCOMMANDS.put("dsm", "io.nvmf4j.cli.host.DsmCommand");
+        SUBCOMMANDS.put("write-zeroes", "io.nvmf4j.cli.host.WriteZeroesCommand");
+        SUBCOMMANDS.put("get-log", "io.nvmf4j.cli.host.GetLogCommand");
+        SUBCOMMANDS.put("smart-log", "io.nvmf4j.cli.host.SmartLogCommand");
+        SUBCOMMANDS.put("error-log", "io.nvmf4j.cli.host.ErrorLogCommand");
+        SUBCOMMANDS.put("list-subsys", "io.nvmf4j.cli.host.ListSubsysCommand");
+        SUBCOMMANDS.put("perf", "io.nvmf4j.cli.perf.PerfCommand");
+        SUBCOMMANDS.put("demo", "io.nvmf4j.cli.demo.DemoCommand");
+        SUBCOMMANDS.put("mount", "io.nvmf4j.cli.mount.MountCommand");
+        SUBCOMMANDS.put("umount", "io.nvmf4j.cli.mount.UmountCommand");
+    }
 
     @Override
     public Integer call() {
         // No subcommand: show what this build contains, then the usage.
         ModulesCommand.print(System.out);
         System.out.println();
-        new CommandLine(this).usage(System.out);
+        commandLine().usage(System.out);
         return 0;
     }
 
+    /** The whole command tree. */
+    public static CommandLine commandLine() {
+        CommandLine cl = root();
+        for (String name : SUBCOMMANDS.keySet()) {
+            cl.addSubcommand(name, instantiate(name));
+        }
+        cl.addSubcommand("help", new CommandLine.HelpCommand());
+        return cl;
+    }
+
+    /** The tree {@code args} need: the named subcommand alone, no subcommand for -V, else all of them. */
+    public static CommandLine commandLine(String... args) {
+        if (args.length > 0 && SUBCOMMANDS.containsKey(args[0])) {
+            CommandLine cl = root();
+            cl.addSubcommand(args[0], instantiate(args[0]));
+            return cl;
+        }
+        if (args.length == 1 && ("--version".equals(args[0]) || "-V".equals(args[0]))) {
+            return root();
+        }
+        return commandLine();
+    }
+
+    private static CommandLine root() {
+        return new CommandLine(new Nvmf4j()).setExecutionExceptionHandler(new io.nvmf4j.cli.host.FailureReport());
+    }
+
+    private static Object instantiate(String name) {
+        try {
+            return Class.forName(SUBCOMMANDS.get(name)).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("subcommand " + name + " cannot be created", e);
+        }
+    }
+
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Nvmf4j())
-                .setExecutionExceptionHandler(new io.nvmf4j.cli.host.FailureReport()).execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 }

@@ -1,6 +1,5 @@
 package io.nvmf4j.cli;
 
-import io.nvmf4j.cli.host.FailureReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -14,14 +13,15 @@ public final class CliRunner {
     private CliRunner() {
     }
 
+    /** The whole tree, as {@code nvmf4j help} builds it. */
     public static CommandLine commandLine() {
-        return new CommandLine(new Nvmf4j()).setExecutionExceptionHandler(new FailureReport());
+        return Nvmf4j.commandLine();
     }
 
     public static Result run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = commandLine();
+        CommandLine cl = Nvmf4j.commandLine(args);   // as main builds it: only the subcommand named
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int code = cl.execute(args);

@@ -22,12 +22,12 @@ class RpingCommandTest {
 
     private static Run rping(StringWriter out, String... args) {
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Nvmf4j());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
         String[] full = new String[args.length + 1];
         full[0] = "rping";
         System.arraycopy(args, 0, full, 1, args.length);
+        CommandLine cli = Nvmf4j.commandLine(full);
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
         int status = cli.execute(full);
         return new Run(status, out.toString(), err.toString());
     }

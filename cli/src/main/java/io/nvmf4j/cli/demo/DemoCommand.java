@@ -34,10 +34,12 @@ import picocli.CommandLine.Spec;
  */
 @Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
         name = "demo", sortOptions = false, description = {
+    // One element per paragraph: picocli wraps each element on its own, so a sentence split over two elements
+    // broke mid-line in --help (issue 16).
     "Run a short perf series against a RAM target started in this process (softiwarp on loopback).",
-    "The target serves a RAM namespace on 127.0.0.1; the initiator connects to it over real TCP sockets and",
-    "runs a verified 4 KiB random write/read pass (first 64 MiB), 4 KiB random read at QD1 and QD32, and",
-    "128 KiB sequential read."})
+    "The target serves a RAM namespace on 127.0.0.1; the initiator connects to it over real TCP sockets and "
+        + "runs a verified 4 KiB random write/read pass (first 64 MiB), 4 KiB random read at QD1 and QD32, and "
+        + "128 KiB sequential read."})
 public final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--size", defaultValue = "256", paramLabel = "MIB",

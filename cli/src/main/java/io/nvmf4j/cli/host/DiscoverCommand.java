@@ -1,6 +1,6 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.initiator.DiscoveryLog;
+import io.nvmf4j.cli.host.nvmecli.JsonC;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -10,8 +10,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j discover}: reads the Discovery Log Page (log 70h) and prints it like {@code nvme discover}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
-        name = "discover", description = "Print the discovery log of a target (like nvme discover).",
-        sortOptions = false)
+        name = "discover", description = "Print the discovery log of a target (like nvme discover; -o json has "
+        + "nvme-cli 2.x's keys: jq '.records[].subnqn' works).", sortOptions = false)
 public final class DiscoverCommand implements Callable<Integer> {
 
     @Mixin
@@ -25,11 +25,16 @@ public final class DiscoverCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
-        DiscoveryLog log = Connections.discover(fabric);
+        CommandLogging.configure(output.verbose);
+        OutputOptions.Format format = output.format();
+        if (format == OutputOptions.Format.BINARY) {
+            throw new UsageProblem("discover: -o binary is not supported; use normal or json");
+        }
+        DiscoveryPage log = DiscoveryPage.read(fabric);
         PrintWriter out = spec.commandLine().getOut();
-        if (output.json) {
-            Json.print(out, DiscoveryLogText.json(log));
+        if (format == OutputOptions.Format.JSON) {
+            out.print(JsonC.print(DiscoveryLogText.json(log)));
+            out.flush();
         } else {
             DiscoveryLogText.print(out, log);
         }

@@ -4,6 +4,7 @@ import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.HostIdentity;
 import io.nvmf4j.protocol.Nqn;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import picocli.CommandLine.Option;
@@ -13,11 +14,26 @@ import picocli.CommandLine.Option;
  * {@code nvme discover}, {@code fabrics.c}), turned into one {@link ConnectOptions} in a straight line: each flag
  * becomes exactly one builder call, nothing is re-parsed on the way.
  *
- * <p>{@code -t/--transport} and {@code -q/--hostnqn} are declared by the subclasses: {@link ConnectFlags} gives
- * them nvme-cli's letters; {@code perf} keeps {@code -q} and {@code -t} for depth and time (as SPDK perf and fio
- * do) and offers only the long names.
+ * <p>The options are declared by the subclasses: {@link ConnectFlags} gives them nvme-cli's letters
+ * ({@code nvme connect}, {@code nvme discover}); {@link LongConnectFlags} offers the long names only, for the
+ * commands whose own options use those letters (nvme-cli's device commands, SPDK's perf).
  */
 public abstract class FabricOptions {
+
+    // The options nvme-cli's connect letters name are declared by the subclasses: ConnectFlags with the letters
+    // (nvme connect, nvme discover), LongConnectFlags with the long names only (device commands and perf, whose
+    // own options use those letters). Descriptions shared by both:
+    static final String D_TRADDR = "Transport address of the target (default: ${DEFAULT-VALUE}).";
+    static final String D_TRSVCID = "Transport service id: the port (default: ${DEFAULT-VALUE}).";
+    static final String D_NQN = "Subsystem NQN (default: the first NVM subsystem the discovery log lists).";
+    static final String D_TRANSPORT = "Transport type; only rdma (default: ${DEFAULT-VALUE}).";
+    static final String D_HOSTNQN = "Host NQN (default: /etc/nvme/hostnqn, else a generated uuid NQN).";
+    static final String D_HOSTID = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN).";
+    static final String D_NR_IO_QUEUES = "Number of I/O queues to ask for.";
+    static final String D_QUEUE_SIZE = "Entries per I/O queue, 16..1024 (default: 128).";
+    static final String D_KATO = "Keep-alive timeout sent in Connect; 0 disables keep-alive (default: 5).";
+    static final String D_CTRL_LOSS = "How long to keep reconnecting after the connection is lost (default: 600).";
+    static final String D_RECONNECT = "Pause between reconnect attempts (default: 10).";
 
     /** {@code --transport}. */
     protected abstract String transport();
@@ -25,44 +41,35 @@ public abstract class FabricOptions {
     /** {@code --hostnqn}, or null. */
     protected abstract String hostnqn();
 
+    /** {@code --traddr}. */
+    protected abstract String traddr();
+
+    /** {@code --trsvcid}. */
+    protected abstract int trsvcid();
+
+    /** {@code --nqn}, or null. */
+    protected abstract String nqn();
+
+    /** {@code --hostid}, or null. */
+    protected abstract String hostid();
+
+    /** {@code --nr-io-queues}, or null. */
+    protected abstract Integer nrIoQueues();
+
+    /** {@code --queue-size}, or null. */
+    protected abstract Integer queueSize();
+
+    /** {@code --keep-alive-tmo}, or null. */
+    protected abstract Integer keepAliveTmo();
+
+    /** {@code --ctrl-loss-tmo}, or null. */
+    protected abstract Integer ctrlLossTmo();
+
+    /** {@code --reconnect-delay}, or null. */
+    protected abstract Integer reconnectDelay();
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
-
-    @Option(names = {"-a", "--traddr"}, defaultValue = "127.0.0.1", paramLabel = "TRADDR",
-            description = "Transport address of the target (default: ${DEFAULT-VALUE}).")
-    String traddr = "127.0.0.1";
-
-    @Option(names = {"-s", "--trsvcid"}, defaultValue = "4420", paramLabel = "TRSVCID",
-            description = "Transport service id: the port (default: ${DEFAULT-VALUE}).")
-    int trsvcid = DEFAULT_TRSVCID;
-
-    @Option(names = {"-n", "--nqn"}, paramLabel = "SUBNQN",
-            description = "Subsystem NQN (default: the first NVM subsystem the discovery log lists).")
-    String nqn;
-
-    @Option(names = {"-I", "--hostid"}, paramLabel = "HOSTID",
-            description = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN).")
-    String hostid;
-
-    @Option(names = {"-i", "--nr-io-queues"}, paramLabel = "N", description = "Number of I/O queues to ask for.")
-    Integer nrIoQueues;
-
-    @Option(names = {"-Q", "--queue-size"}, paramLabel = "N",
-            description = "Entries per I/O queue, 16..1024 (default: 128).")
-    Integer queueSize;
-
-    @Option(names = {"-k", "--keep-alive-tmo"}, paramLabel = "SECONDS",
-            description = "Keep-alive timeout sent in Connect; 0 disables keep-alive (default: 5).")
-    Integer keepAliveTmo;
-
-    @Option(names = {"-l", "--ctrl-loss-tmo"}, paramLabel = "SECONDS",
-            description = "How long to keep reconnecting after the connection is lost (default: 600).")
-    Integer ctrlLossTmo;
-
-    @Option(names = {"-c", "--reconnect-delay"}, paramLabel = "SECONDS",
-            description = "Pause between reconnect attempts (default: 10).")
-    Integer reconnectDelay;
 
     @Option(names = "--provider", defaultValue = "auto", paramLabel = "NAME",
             description = "RDMA provider: softiwarp, ibverbs or auto (default: ${DEFAULT-VALUE}).")
@@ -74,17 +81,18 @@ public abstract class FabricOptions {
 
     /** -i as given, or null (callers with their own default ask). */
     public Integer nrIoQueuesGiven() {
-        return nrIoQueues;
+        return nrIoQueues();
     }
 
     /** -Q as given, or null. */
     public Integer queueSizeGiven() {
-        return queueSize;
+        return queueSize();
     }
 
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
-        return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
+        String traddr = traddr();
+        return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid();
     }
 
     public InetSocketAddress address() {
@@ -92,20 +100,23 @@ public abstract class FabricOptions {
             throw new UsageProblem("transport '" + transport() + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "(-t rdma)");
         }
-        if (trsvcid < 1 || trsvcid > 65535) {
-            throw new UsageProblem("trsvcid " + trsvcid + " is not a port number");
+        int port = trsvcid();
+        if (port < 1 || port > 65535) {
+            throw new UsageProblem("trsvcid " + port + " is not a port number");
         }
-        return new InetSocketAddress(traddr, trsvcid);
+        return new InetSocketAddress(traddr(), port);
     }
 
-    /** The subsystem NQN given with -n, or null. */
+    /** The subsystem NQN given with -n/--nqn, or null. */
     public Nqn subsystemNqn() {
+        String nqn = nqn();
         return nqn == null ? null : parseNqn("--nqn", nqn);
     }
 
     /** Host identity from -q/-I, falling back to /etc/nvme like nvme-cli. */
     public HostIdentity hostIdentity() {
         String hostnqn = hostnqn();
+        String hostid = hostid();
         HostIdentity system = hostnqn == null || hostid == null ? HostIdentity.fromSystem() : null;
         Nqn host = hostnqn != null ? parseNqn("--hostnqn", hostnqn) : system.hostNqn();
         UUID id;
@@ -123,27 +134,28 @@ public abstract class FabricOptions {
         return new HostIdentity(host, id);
     }
 
-    /** Options for {@code subsystem}; {@code ioQueuesDefault} applies when -i was not given. */
+    /** Options for {@code subsystem}; each connect option given becomes one builder call. */
     public ConnectOptions.Builder builder(Nqn subsystem) {
         ConnectOptions.Builder b = ConnectOptions.builder(address(), subsystem).host(hostIdentity())
                 .connectTimeout(Duration.ofSeconds(Math.max(1, connectTimeout)));
-        if (!"auto".equals(provider)) {
-            b.provider(provider);
+        String chosen = provider(provider, UVERBS_SYSFS);
+        if (chosen != null) {
+            b.provider(chosen);
         }
-        if (nrIoQueues != null) {
-            b.ioQueues(nrIoQueues);
+        if (nrIoQueues() != null) {
+            b.ioQueues(nrIoQueues());
         }
-        if (queueSize != null) {
-            b.queueSize(queueSize);
+        if (queueSize() != null) {
+            b.queueSize(queueSize());
         }
-        if (keepAliveTmo != null) {
-            b.keepAliveTimeout(Duration.ofSeconds(keepAliveTmo));
+        if (keepAliveTmo() != null) {
+            b.keepAliveTimeout(Duration.ofSeconds(keepAliveTmo()));
         }
-        if (ctrlLossTmo != null) {
-            b.ctrlLossTimeout(Duration.ofSeconds(ctrlLossTmo));
+        if (ctrlLossTmo() != null) {
+            b.ctrlLossTimeout(Duration.ofSeconds(ctrlLossTmo()));
         }
-        if (reconnectDelay != null) {
-            b.reconnectDelay(Duration.ofSeconds(reconnectDelay));
+        if (reconnectDelay() != null) {
+            b.reconnectDelay(Duration.ofSeconds(reconnectDelay()));
         }
         return b;
     }
@@ -151,6 +163,27 @@ public abstract class FabricOptions {
     /** Options for the discovery controller at the same address (no I/O queues, no keep-alive: nvme discover). */
     public ConnectOptions discoveryOptions() {
         return builder(Nqn.DISCOVERY).ioQueues(0).keepAliveTimeout(Duration.ZERO).build();
+    }
+
+    /** Where the kernel lists the RDMA devices user space can open (one uverbsN entry per device). */
+    static final Path UVERBS_SYSFS = Path.of("/sys/class/infiniband_verbs");
+
+    /**
+     * The provider to ask the library for: the one named, or for "auto" null (the library's choice) - except when
+     * the kernel offers no RDMA device to user space at all. libibverbs finds its devices in
+     * /sys/class/infiniband_verbs (rdma-core {@code find_sysfs_devs()}), so without a uverbsN entry there the
+     * ibverbs provider is unavailable and "auto" would end on softiwarp anyway; naming it spares a command the
+     * library's probe (loading libibverbs and librdmacm, 50-100 ms of a 0.3 s command; issue 16).
+     */
+    static String provider(String option, Path uverbsSysfs) {
+        if (!"auto".equals(option)) {
+            return option;
+        }
+        try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(uverbsSysfs)) {
+            return entries.anyMatch(p -> p.getFileName().toString().startsWith("uverbs")) ? null : "softiwarp";
+        } catch (java.io.IOException | RuntimeException e) {
+            return "softiwarp";   // no such directory: no device
+        }
     }
 
     private static Nqn parseNqn(String option, String text) {

@@ -40,7 +40,7 @@ public final class IdentifyCommand implements Callable<Integer> {
             List<Namespace> namespaces = nsid == null ? controller.namespaces()
                     : List.of(controller.namespace(nsid).orElseThrow(() -> new CommandFailure(
                             "identify: namespace " + nsid + " is not active on " + fabric.endpoint())));
-            if (output.json) {
+            if (output.isJson()) {
                 ObjectNode root = Json.object();
                 root.set("controller", IdentifyText.controllerJson(controller.identify()));
                 ArrayNode list = root.putArray("namespaces");

@@ -1,6 +1,5 @@
 package io.nvmf4j.cli.host;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
@@ -14,14 +13,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout (like nvme read). */
+/** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout, as {@code nvme read}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
-        name = "read", description = "Read logical blocks into a file or stdout (like nvme read).",
-        sortOptions = false)
+        name = "read", sortOptions = false,
+        description = {"Read logical blocks into a file or stdout, with nvme read's options: -s start block, "
+                + "-c block count (0's based), -z data size, -d file.",
+            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
+                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
+                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
+                + "not offered)."},
+        footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin   (8 blocks of 512)"})
 public final class ReadCommand implements Callable<Integer> {
-
-    @Mixin
-    ConnectFlags fabric;
 
     @Mixin
     BlockRangeOptions range;
@@ -29,40 +31,43 @@ public final class ReadCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
+    @Mixin
+    LongConnectFlags fabric;
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
-        if (range.blockCount == null) {
-            throw new UsageProblem("read: --block-count is required");
+        CommandLogging.configure(output.verbose);
+        if (output.format() == OutputOptions.Format.BINARY) {
+            throw new UsageProblem("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
         }
-        if (range.blockCount < 1) {
-            throw new UsageProblem("read: --block-count must be at least 1");
+        boolean json = output.isJson();
+        if (range.blockCount == null && range.dataSize == null) {
+            throw new UsageProblem("read: give -c/--block-count (0's based) or -z/--data-size");
         }
-        if (output.json && range.data == null) {
-            throw new UsageProblem("read: --json prints the summary on stdout; give the data a file with --data");
+        if (json && range.data == null) {
+            throw new UsageProblem("read: -o json prints the summary on stdout; give the data a file with -d/--data");
         }
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
             Namespace ns = range.namespace(controller, fabric.endpoint());
+            long blocks = range.blocks(ns.blockSize());
+            long transfer = blocks * ns.blockSize();
+            long bytes = range.dataSize != null ? range.dataSize : transfer;
+            if (bytes < transfer) {
+                // nvme-cli's words; it then writes only -z bytes of the buffer, as here.
+                spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
+            }
             long start = System.nanoTime();
-            long bytes;
             try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
-                 OutputStream out = range.data != null
+                 OutputStream out = ExactStreams.output(range.data != null
                          ? new BufferedOutputStream(Files.newOutputStream(range.data))
-                         : new BufferedOutputStream(new FileOutputStream(java.io.FileDescriptor.out))) {
-                bytes = BlockTransfer.read(ns, buffer, range.startBlock, range.blockCount, out);
+                         : new BufferedOutputStream(new FileOutputStream(java.io.FileDescriptor.out)), bytes)) {
+                BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
             }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            ObjectNode summary = WriteCommand.summary("read", ns, range.startBlock, range.blockCount, bytes, seconds);
-            if (output.json) {
-                Json.print(spec.commandLine().getOut(), summary);
-            } else {
-                spec.commandLine().getErr().println(WriteCommand.summaryLine("read", ns, range.startBlock,
-                        range.blockCount, bytes, seconds));
-                spec.commandLine().getErr().flush();
-            }
+            long nanos = System.nanoTime() - start;
+            IoSummary.report(spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
         }
         return 0;
     }

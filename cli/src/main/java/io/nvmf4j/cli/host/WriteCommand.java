@@ -1,13 +1,11 @@
 package io.nvmf4j.cli.host;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
 import java.nio.file.Files;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,16 +13,20 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code nvmf4j write}: a file or stdin onto a remote namespace from {@code --start-block} (like nvme write).
- * Without {@code --block-count} the whole input is written, its last partial block padded with zeros.
+ * {@code nvmf4j write}: a file or stdin onto a remote namespace, as {@code nvme write}: {@code -c} blocks
+ * (0's based) from {@code -s}, {@code -z} bytes taken from the input and the rest of the blocks zero. Without
+ * {@code -c} and {@code -z} the whole input is written, its last partial block padded with zeros (nvmf4j's).
  */
 @Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
-        name = "write", description = "Write a file or stdin to logical blocks (like nvme write).",
-        sortOptions = false)
+        name = "write", sortOptions = false,
+        description = {"Write a file or stdin to logical blocks, with nvme write's options: -s start block, "
+                + "-c block count (0's based), -z data size, -d file. Without -c and -z: the whole input.",
+            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
+                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
+                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
+                + "not offered)."},
+        footer = {"", "Example: nvmf4j write --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d in.bin   (8 blocks of 512)"})
 public final class WriteCommand implements Callable<Integer> {
-
-    @Mixin
-    ConnectFlags fabric;
 
     @Mixin
     BlockRangeOptions range;
@@ -32,54 +34,47 @@ public final class WriteCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
+    @Mixin
+    LongConnectFlags fabric;
+
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
-        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
-        if (range.blockCount != null && range.blockCount < 1) {
-            throw new UsageProblem("write: --block-count must be at least 1");
+        CommandLogging.configure(output.verbose);
+        if (output.format() == OutputOptions.Format.BINARY) {
+            throw new UsageProblem("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
         }
+        boolean json = output.isJson();
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");
         }
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
             Namespace ns = range.namespace(controller, fabric.endpoint());
+            Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();
-            long blocks;
+            long written;
             try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
-                 InputStream in = range.data != null ? new BufferedInputStream(Files.newInputStream(range.data))
+                 InputStream raw = range.data != null ? new BufferedInputStream(Files.newInputStream(range.data))
                          : System.in) {
-                blocks = BlockTransfer.write(ns, buffer, range.startBlock, range.blockCount, in);
+                InputStream in = raw;
+                if (blocks != null) {
+                    long transfer = blocks * ns.blockSize();
+                    long take = range.dataSize != null ? Math.min(range.dataSize, transfer) : transfer;
+                    if (range.dataSize != null && range.dataSize < transfer) {
+                        spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n",
+                                transfer);
+                    }
+                    // nvme-cli reads -z bytes into a zeroed buffer of the blocks' size: a short input is zeros.
+                    in = ExactStreams.input(raw, take, transfer);
+                }
+                written = BlockTransfer.write(ns, buffer, range.startBlock, blocks, in);
             }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            long bytes = blocks * ns.blockSize();
-            if (output.json) {
-                Json.print(spec.commandLine().getOut(), summary("write", ns, range.startBlock, blocks, bytes, seconds));
-            } else {
-                spec.commandLine().getOut().println(summaryLine("write", ns, range.startBlock, blocks, bytes, seconds));
-                spec.commandLine().getOut().flush();
-            }
+            long nanos = System.nanoTime() - start;
+            long bytes = range.dataSize != null ? range.dataSize : written * ns.blockSize();
+            IoSummary.report(spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
         }
         return 0;
-    }
-
-    static ObjectNode summary(String op, Namespace ns, long slba, long blocks, long bytes, double seconds) {
-        ObjectNode o = Json.object();
-        o.put("operation", op);
-        o.put("status", "Success");
-        o.put("nsid", ns.nsid());
-        o.put("start_block", slba);
-        o.put("block_count", blocks);
-        o.put("block_size", ns.blockSize());
-        o.put("bytes", bytes);
-        o.put("seconds", seconds);
-        return o;
-    }
-
-    static String summaryLine(String op, Namespace ns, long slba, long blocks, long bytes, double seconds) {
-        return String.format(Locale.ROOT, "%s: Success, nsid %d, %d blocks of %d bytes at LBA %d (%d bytes, %.3f s)",
-                op, ns.nsid(), blocks, ns.blockSize(), slba, bytes, seconds);
     }
 }

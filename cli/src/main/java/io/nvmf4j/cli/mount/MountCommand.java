@@ -35,7 +35,8 @@ public final class MountCommand implements Callable<Integer> {
     @Mixin
     ConnectFlags fabric;
 
-    @Parameters(index = "0", paramLabel = "MOUNTPOINT", description = "An existing empty directory for the files.")
+    @Parameters(index = "0", paramLabel = "MOUNTPOINT",
+            description = "An existing empty directory for the files (with files: -o nonempty).")
     Path mountpoint;
 
     @Option(names = "--fs", paramLabel = "DIR",
@@ -52,6 +53,11 @@ public final class MountCommand implements Callable<Integer> {
     @Option(names = "--daemon", description = "Detach: serve in the background once the mount is ready.")
     boolean daemon;
 
+    @Option(names = {"-o", "--options"}, split = ",", paramLabel = "OPT",
+            description = "Mount options, as mount(8) takes them; nonempty: mount over a directory that has files "
+                    + "(they are hidden until the unmount).")
+    java.util.List<String> options = java.util.List.of();
+
     @Option(names = {"-v", "--verbose"}, description = "Log connection events; on failure, the stack trace.")
     boolean verbose;
 
@@ -64,6 +70,16 @@ public final class MountCommand implements Callable<Integer> {
         Path mp = mountpoint.toAbsolutePath().normalize();
         if (!Files.isDirectory(mp)) {
             throw new UsageProblem("mount: " + mountpoint + " is not a directory");
+        }
+        for (String o : options) {
+            if (!o.equals("nonempty")) {
+                throw new UsageProblem("mount: unknown mount option '" + o + "' (nvmf4j takes -o nonempty)");
+            }
+        }
+        // Like fusermount before libfuse 3: a directory with files is refused unless -o nonempty, so the files
+        // are not hidden under the mount by a typo in the path.
+        if (!options.contains("nonempty") && !isEmpty(mp)) {
+            throw new UsageProblem("mount: " + mountpoint + " is not empty; give -o nonempty to mount over its files");
         }
         if (mkfs && fsDirectory == null) {
             throw new UsageProblem("mount: --mkfs formats the file system of --fs DIR; give --fs");
@@ -151,5 +167,11 @@ public final class MountCommand implements Callable<Integer> {
             }
         }
         return cmd;
+    }
+
+    private static boolean isEmpty(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
     }
 }

@@ -89,4 +89,32 @@ final class LatencyHistogram {
         }
         return out;
     }
+
+    /** The smallest value recorded, to the bucket's resolution (its lowest equivalent value); 0 when empty. */
+    long minNanos() {
+        for (int i = 0; i < counts.length(); i++) {
+            if (counts.get(i) != 0) {
+                return i == 0 ? 0 : Math.min(highestValue(i - 1) + 1, highestValue(i));
+            }
+        }
+        return 0;
+    }
+
+    /** The standard deviation, from the buckets' highest values (0.1 % resolution), as fio's stddev (n - 1). */
+    double stddevNanos() {
+        long n = count.get();
+        if (n < 2) {
+            return 0;
+        }
+        double mean = (double) sum.get() / n;
+        double squares = 0;
+        for (int i = 0; i < counts.length(); i++) {
+            long c = counts.get(i);
+            if (c != 0) {
+                double d = highestValue(i) - mean;
+                squares += c * d * d;
+            }
+        }
+        return Math.sqrt(squares / (n - 1));
+    }
 }

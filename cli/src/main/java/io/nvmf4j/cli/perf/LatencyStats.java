@@ -9,9 +9,27 @@ package io.nvmf4j.cli.perf;
  * @param maxUs       maximum
  * @param curveP      percentiles of the curve (0..1)
  * @param curveUs     their values
+ * @param minUs       minimum (to the histogram's 0.1 % resolution)
+ * @param stddevUs    standard deviation (from the histogram)
  */
 public record LatencyStats(long count, double averageUs, double[] tableUs, double maxUs, double[] curveP,
-        double[] curveUs) {
+        double[] curveUs, double minUs, double stddevUs) {
+
+    /** Without minimum and deviation (0). */
+    public LatencyStats(long count, double averageUs, double[] tableUs, double maxUs, double[] curveP,
+            double[] curveUs) {
+        this(count, averageUs, tableUs, maxUs, curveP, curveUs, 0, 0);
+    }
+
+    /** The value at percentile {@code p} (0..1) if the curve has it, else NaN. */
+    public double atPercentile(double p) {
+        for (int i = 0; i < curveP.length; i++) {
+            if (Math.abs(curveP[i] - p) < 1e-12) {
+                return curveUs[i];
+            }
+        }
+        return Double.NaN;
+    }
 
     public static final LatencyStats EMPTY = new LatencyStats(0, 0, new double[LatencyMeter.TABLE_PERCENTILES.length],
             0, new double[0], new double[0]);

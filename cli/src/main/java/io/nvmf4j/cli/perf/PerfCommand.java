@@ -7,7 +7,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.Json;
-import io.nvmf4j.cli.host.OutputOptions;
+import io.nvmf4j.cli.host.LongConnectFlags;
 import io.nvmf4j.cli.host.UsageProblem;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.Namespace;
@@ -26,17 +26,27 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code nvmf4j perf}: a load generator in the spirit of SPDK's {@code nvme perf} and fio, with their option
- * letters ({@code -q} depth, {@code -o} size, {@code -w} pattern, {@code -M} read share, {@code -t} time).
+ * {@code nvmf4j perf}: a load generator in the spirit of SPDK's {@code spdk_nvme_perf} and fio, with SPDK's option
+ * letters ({@code -q} depth, {@code -o} size, {@code -w} pattern, {@code -M} read share, {@code -t} time,
+ * {@code -a} warm-up, {@code -P} queue pairs, {@code -r} transport ID) and fio's defaults where SPDK has none
+ * ({@code -M} 50, fio's {@code rwmixread}).
  */
 @Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
         name = "perf", sortOptions = false,
         description = {"Measure IOPS, bandwidth and latency percentiles against a remote namespace "
-                + "(like SPDK nvme perf / fio).",
-            "Example: nvmf4j perf -a 127.0.0.1 -q 32 -o 4096 -w randread -t 10"})
+                + "(like SPDK's spdk_nvme_perf / fio), with spdk_nvme_perf's option letters.",
+            "Example: nvmf4j perf -r 'trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420' -q 32 -o 4096 "
+                + "-w randread -t 10 -a 1 -P 2",
+            "As in spdk_nvme_perf, -a is the warm-up time, not the address: the target is -r or --traddr "
+                + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q)."})
 public final class PerfCommand implements Callable<Integer> {
 
-    @Option(names = {"-q", "--queue-depth"}, defaultValue = "32", paramLabel = "N",
+    @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
+            description = "SPDK transport ID: 'trtype:RDMA adrfam:IPv4 traddr:A trsvcid:P subnqn:NQN [ns:N]' (wins "
+                    + "over --traddr/--trsvcid/--nqn).")
+    String transportId;
+
+    @Option(names = {"-q", "--io-depth", "--queue-depth"}, defaultValue = "32", paramLabel = "N",
             description = "I/Os outstanding per queue (default: ${DEFAULT-VALUE}).")
     int depth;
 
@@ -44,25 +54,27 @@ public final class PerfCommand implements Callable<Integer> {
             converter = SizeConverter.class, description = "Bytes per I/O; k/m suffixes (default: ${DEFAULT-VALUE}).")
     long ioSize;
 
-    @Option(names = {"-w", "--workload"}, defaultValue = "randread", paramLabel = "PATTERN",
+    @Option(names = {"-w", "--io-pattern", "--workload"}, defaultValue = "randread", paramLabel = "PATTERN",
             converter = WorkloadConverter.class,
             description = "read, write, randread, randwrite, rw, randrw (default: ${DEFAULT-VALUE}).")
     Workload workload;
 
-    @Option(names = {"-M", "--rwmixread"}, defaultValue = "70", paramLabel = "PERCENT",
-            description = "Read share of rw/randrw (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-M", "--rwmixread"}, defaultValue = "50", paramLabel = "PERCENT",
+            description = "Read share of rw/randrw (default: ${DEFAULT-VALUE}, fio's rwmixread default; "
+                    + "spdk_nvme_perf requires -M for rw/randrw).")
     int readPercent;
 
     @Option(names = {"-t", "--time"}, defaultValue = "10", paramLabel = "SECONDS",
             description = "Measured seconds (default: ${DEFAULT-VALUE}).")
     double seconds;
 
-    @Option(names = "--ramp", defaultValue = "1", paramLabel = "SECONDS",
-            description = "Seconds of I/O before measuring (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-a", "--warmup-time", "--ramp"}, defaultValue = "1", paramLabel = "SECONDS",
+            description = "Seconds of I/O before measuring: spdk_nvme_perf's warm-up, fio's ramp_time "
+                    + "(default: ${DEFAULT-VALUE}).")
     double rampSeconds;
 
-    @Option(names = "--queues", defaultValue = "1", paramLabel = "N",
-            description = "I/O queues to drive, each with -q I/Os (default: ${DEFAULT-VALUE}).")
+    @Option(names = {"-P", "--num-qpairs", "--queues"}, defaultValue = "1", paramLabel = "N",
+            description = "I/O queue pairs to drive, each with -q I/Os (default: ${DEFAULT-VALUE}).")
     int queues;
 
     @Option(names = "--verify", description = "Write stamped patterns first, check every read (LBA, generation).")
@@ -99,10 +111,10 @@ public final class PerfCommand implements Callable<Integer> {
     String label;
 
     @Mixin
-    PerfConnectFlags fabric;
+    LongConnectFlags fabric;
 
     @Mixin
-    OutputOptions output;
+    PerfOutputOptions output;
 
     @Spec
     CommandSpec commandSpec;
@@ -111,6 +123,15 @@ public final class PerfCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
         PerfSpec spec = spec();
+        Long chosen = nsid;
+        if (transportId != null) {
+            SpdkTransportId trid = SpdkTransportId.parse(transportId);
+            fabric.useTransportId(trid.traddr(), trid.trsvcid(), trid.subnqn(), trid.hostnqn());
+            if (chosen == null) {
+                chosen = trid.nsid();
+            }
+        }
+        Long wantedNsid = chosen;
         PrintWriter out = commandSpec.commandLine().getOut();
         PrintWriter err = commandSpec.commandLine().getErr();
         MeterRegistry registry;
@@ -130,9 +151,9 @@ public final class PerfCommand implements Callable<Integer> {
         }
         try (MetricsEndpoint ignored = endpoint;
              NvmeController controller = Connections.connect(fabric, b -> tune(b, spec))) {
-            Namespace ns = nsid == null ? controller.firstNamespace()
-                    : controller.namespace(nsid).orElseThrow(() -> new CommandFailure(
-                            "perf: namespace " + nsid + " is not active on " + fabric.endpoint()));
+            Namespace ns = wantedNsid == null ? controller.firstNamespace()
+                    : controller.namespace(wantedNsid).orElseThrow(() -> new CommandFailure(
+                            "perf: namespace " + wantedNsid + " is not active on " + fabric.endpoint()));
             if (controller.ioQueueCount() < spec.queues()) {
                 err.println("perf: the controller granted " + controller.ioQueueCount() + " of " + spec.queues()
                         + " I/O queues");
@@ -142,7 +163,11 @@ public final class PerfCommand implements Callable<Integer> {
             PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
                     .cpuWindow(cpu).run();
             long ios = result.read().ios() + result.write().ios();
-            if (output.json) {
+            PerfOutputOptions.Format format = output.format();
+            if (format == PerfOutputOptions.Format.FIO_JSON) {
+                Json.print(out, FioJson.document(result, io.nvmf4j.cli.VersionProvider.version(),
+                        System.currentTimeMillis()));
+            } else if (format == PerfOutputOptions.Format.JSON) {
                 com.fasterxml.jackson.databind.node.ObjectNode json = PerfTable.json(result);
                 if (cpu.measured()) {
                     json.set("cpu", cpu.json(ios));

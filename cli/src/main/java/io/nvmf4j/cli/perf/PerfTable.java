@@ -130,8 +130,11 @@ public final class PerfTable {
         return o;
     }
 
+    /**
+     * "p99.999" for 0.99999: the percent in decimal, from the percentile's shortest decimal form (multiplying the
+     * double by 100 gave 99.99900000000001).
+     */
     static String percentileKey(double p) {
-        String s = new java.math.BigDecimal(Double.toString(p * 100)).stripTrailingZeros().toPlainString();
-        return "p" + s;
+        return "p" + java.math.BigDecimal.valueOf(p).movePointRight(2).stripTrailingZeros().toPlainString();
     }
 }

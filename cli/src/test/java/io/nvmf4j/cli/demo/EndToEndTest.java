@@ -45,7 +45,7 @@ class EndToEndTest {
     }
 
     private static String[] at(String... args) {
-        String[] fabric = {"-a", "127.0.0.1", "-s", port, "--provider", "softiwarp"};
+        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", port, "--provider", "softiwarp"};
         String[] all = Arrays.copyOf(args, args.length + fabric.length);
         System.arraycopy(fabric, 0, all, args.length, fabric.length);
         return all;
@@ -93,11 +93,11 @@ class EndToEndTest {
         CliRunner.Result w = CliRunner.run(at("write", "--start-block", "1000", "--data", in.toString()));
         assertEquals(0, w.exitCode(), w.err());
         long blocks = (data.length + 511) / 512;
-        assertTrue(w.out().startsWith("write: Success, nsid 1, " + blocks + " blocks of 512 bytes at LBA 1000"),
-                w.out());
+        assertTrue(w.err().startsWith("write: Success, nsid 1, " + blocks + " blocks of 512 bytes at LBA 1000"),
+                "nvme-cli's 'write: Success' on stderr: " + w.err());
         Path out = dir.resolve("out.bin");
         CliRunner.Result r = CliRunner.run(at("read", "--start-block", "1000", "--block-count",
-                Long.toString(blocks), "--data", out.toString(), "--json"));
+                Long.toString(blocks - 1), "--data", out.toString(), "--json"));
         assertEquals(0, r.exitCode(), r.err());
         byte[] back = Files.readAllBytes(out);
         assertEquals(blocks * 512, back.length);
@@ -174,6 +174,18 @@ class EndToEndTest {
         assertTrue(body.contains("nvmf4j_perf_latency_seconds"), body);
         assertTrue(r.err().contains("perf: Prometheus metrics on http://127.0.0.1:" + metricsPort + "/metrics"),
                 r.err());
+    }
+
+    @Test
+    void perfFioJsonIsReadByAFioParserAndTakesSpdksTransportId() throws Exception {
+        String[] args = {"perf", "-r", "trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:" + port, "-w", "randrw",
+            "-q", "4", "-t", "1", "-a", "0", "--output-format", "fio-json", "--provider", "softiwarp"};
+        CliRunner.Result r = CliRunner.run(args);
+        assertEquals(0, r.exitCode(), r.err());
+        JsonNode job = new ObjectMapper().readTree(r.out()).get("jobs").get(0);
+        assertTrue(job.get("read").get("iops").asDouble() > 0, r.out());
+        assertTrue(job.get("write").get("clat_ns").get("percentile").has("99.000000"), r.out());
+        assertEquals("50", job.get("job options").get("rwmixread").asText(), "fio's default -M");
     }
 
     @Test

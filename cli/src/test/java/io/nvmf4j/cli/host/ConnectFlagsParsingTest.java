@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nvmf4j.cli.CliRunner;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.protocol.Nqn;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** nvme-cli's connect flags travel from the command line into ConnectOptions one to one. */
@@ -48,7 +51,8 @@ class ConnectFlagsParsingTest {
         IdentifyCommand c = parseIdentify("identify", "-a", "127.0.0.1");
         ConnectOptions o = c.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build();
         assertEquals(4420, o.address().getPort());
-        assertNull(o.provider(), "--provider auto leaves the choice to the library");
+        assertEquals(FabricOptions.provider("auto", FabricOptions.UVERBS_SYSFS), o.provider(),
+                "--provider auto: the library's choice, or softiwarp outright when the kernel has no RDMA device");
         assertEquals(ConnectOptions.DEFAULT_QUEUE_SIZE, o.queueSize());
         assertNull(c.fabric.subsystemNqn());
     }
@@ -78,10 +82,58 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void readWithoutABlockCountIsAUsageError() {
-        CliRunner.Result r = CliRunner.run("read", "-a", "127.0.0.1", "-n", "nqn.2026-12.io.nvmf4j:x");
+    void readWithoutABlockCountOrDataSizeIsAUsageError() {
+        CliRunner.Result r = CliRunner.run("read", "--traddr", "127.0.0.1", "--nqn", "nqn.2026-12.io.nvmf4j:x");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
-        assertEquals("nvmf4j: read: --block-count is required\n", r.err());
+        assertEquals("nvmf4j: read: give -c/--block-count (0's based) or -z/--data-size\n", r.err());
+    }
+
+    @Test
+    void readTakesNvmeClisLettersAndTheConnectOptionsLongOnly() {
+        CommandLine cl = CliRunner.commandLine();
+        CommandLine.ParseResult pr = cl.parseArgs("read", "-n", "2", "-s", "100", "-c", "7", "-z", "4k", "-d",
+                "/tmp/x", "-t", "--traddr", "127.0.0.1", "--trsvcid", "4421", "--nqn", "nqn.2026-12.io.nvmf4j:x",
+                "--reconnect-delay", "3", "--ctrl-loss-tmo", "9", "--nr-io-queues", "2");
+        ReadCommand c = (ReadCommand) pr.subcommand().commandSpec().userObject();
+        assertEquals(2L, c.range.nsid);
+        assertEquals(100L, c.range.startBlock);
+        assertEquals(8L, c.range.blocks(512), "-c is 0's based: -c 7 is eight blocks");
+        assertEquals(4096L, c.range.dataSize);
+        assertTrue(c.range.latency);
+        ConnectOptions o = c.fabric.builder(c.fabric.subsystemNqn()).build();
+        assertEquals(4421, o.address().getPort());
+        assertEquals(Nqn.parse("nqn.2026-12.io.nvmf4j:x"), o.subsystemNqn());
+        assertEquals(Duration.ofSeconds(3), o.reconnectDelay());
+        assertEquals(Duration.ofSeconds(9), o.ctrlLossTimeout());
+        assertEquals(2, o.ioQueues());
+    }
+
+    @Test
+    void deviceCommandsHaveNoShortConnectLetters() {
+        for (String command : new String[] {"id-ctrl", "id-ns", "read", "write", "flush", "dsm", "write-zeroes",
+                "get-log", "smart-log", "error-log", "perf"}) {
+            CommandLine.Model.CommandSpec spec = CliRunner.commandLine().getSubcommands().get(command)
+                    .getCommandSpec();
+            for (String name : LongConnectFlags.CONNECT_OPTIONS) {
+                CommandLine.Model.OptionSpec o = spec.findOption(name);
+                assertEquals(1, o.names().length, command + " " + name + " " + String.join(",", o.names()));
+            }
+        }
+    }
+
+    @Test
+    void identifyAndDiscoverKeepNvmeConnectsShortLetters() {
+        CommandLine.Model.CommandSpec spec = CliRunner.commandLine().getSubcommands().get("discover").getCommandSpec();
+        assertEquals("-a", spec.findOption("--traddr").shortestName());
+        assertEquals("-s", spec.findOption("--trsvcid").shortestName());
+        assertEquals("-o", spec.findOption("--output-format").shortestName());
+    }
+
+    @Test
+    void anOutputFormatNvmeCliDoesNotKnowIsAUsageError() {
+        CliRunner.Result r = CliRunner.run("discover", "-o", "yaml", "-a", "127.0.0.1");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
+        assertEquals("nvmf4j: invalid output format 'yaml': use normal, json or binary\n", r.err());
     }
 
     @Test
@@ -90,5 +142,23 @@ class ConnectFlagsParsingTest {
         assertEquals(2, r.exitCode());
         assertTrue(r.err().startsWith("Unknown option: '--no-such-flag'"), r.err());
         assertFalse(r.err().contains("\tat "), r.err());
+    }
+
+    @Test
+    void autoIsSoftiwarpOutrightWhenTheKernelOffersNoRdmaDevice(@TempDir Path sysfs) throws Exception {
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs.resolve("absent")), "no infiniband_verbs");
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs), "no uverbsN in it");
+        Files.createDirectory(sysfs.resolve("abi_version"));
+        assertEquals("softiwarp", FabricOptions.provider("auto", sysfs));
+        Files.createDirectory(sysfs.resolve("uverbs0"));
+        assertNull(FabricOptions.provider("auto", sysfs), "a device: the library probes and chooses");
+        assertEquals("ibverbs", FabricOptions.provider("ibverbs", sysfs.resolve("absent")), "a named provider stays");
+    }
+
+    @Test
+    void readHasNoBinaryOutputFormat() {
+        CliRunner.Result r = CliRunner.run("read", "-c", "0", "-o", "binary", "--traddr", "127.0.0.1");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
+        assertEquals("nvmf4j: read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)\n", r.err());
     }
 }

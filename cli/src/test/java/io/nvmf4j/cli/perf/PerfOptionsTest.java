@@ -9,7 +9,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** SPDK perf / fio letters: -q depth, -o size, -w pattern, -M read share, -t time. */
+/** spdk_nvme_perf / fio letters: -q depth, -o size, -w pattern, -M read share, -t time, -a warm-up, -P, -r. */
 class PerfOptionsTest {
 
     private static PerfCommand parse(String... args) {
@@ -19,8 +19,8 @@ class PerfOptionsTest {
 
     @Test
     void spdkLettersBecomeTheSpec() {
-        PerfSpec s = parse("perf", "-q", "8", "-o", "128k", "-w", "randrw", "-M", "30", "-t", "2.5", "--ramp", "0",
-                "--queues", "2", "--verify", "--size", "64m", "-a", "127.0.0.1", "-s", "4421").spec();
+        PerfSpec s = parse("perf", "-q", "8", "-o", "128k", "-w", "randrw", "-M", "30", "-t", "2.5", "-a", "0",
+                "-P", "2", "--verify", "--size", "64m", "--traddr", "127.0.0.1", "--trsvcid", "4421").spec();
         assertEquals(8, s.depth());
         assertEquals(128 * 1024, s.ioSize());
         assertEquals(Workload.RANDRW, s.workload());
@@ -48,13 +48,13 @@ class PerfOptionsTest {
     void anUnknownWorkloadIsOneUsageError() {
         CliRunner.Result r = CliRunner.run("perf", "-w", "sideways");
         assertEquals(2, r.exitCode());
-        assertTrue(r.err().startsWith("Invalid value for option '--workload': 'sideways' is not a workload"),
+        assertTrue(r.err().startsWith("Invalid value for option '--io-pattern': 'sideways' is not a workload"),
                 r.err());
     }
 
     @Test
     void aDepthOutOfRangeIsAUsageLine() {
-        CliRunner.Result r = CliRunner.run("perf", "-q", "0", "-a", "127.0.0.1");
+        CliRunner.Result r = CliRunner.run("perf", "-q", "0", "--traddr", "127.0.0.1");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
         assertEquals("nvmf4j: perf: -q 0 outside 1..1023\n", r.err());
     }
@@ -76,5 +76,49 @@ class PerfOptionsTest {
         assertEquals(131072L, c.convert("128K"));
         assertEquals(1L << 20, c.convert("1MiB"));
         assertEquals(1L << 30, c.convert("1g"));
+    }
+
+    @Test
+    void minusAIsSpdksWarmUpTimeAndMinusPTheQueuePairs() {
+        PerfCommand c = parse("perf", "-a", "3", "-P", "4", "-w", "randread");
+        assertEquals(Duration.ofSeconds(3), c.spec().ramp(), "spdk_nvme_perf -a/--warmup-time");
+        assertEquals(4, c.spec().queues(), "spdk_nvme_perf -P/--num-qpairs");
+        assertEquals(Duration.ofSeconds(2), parse("perf", "--warmup-time", "2").spec().ramp());
+        assertEquals(Duration.ofSeconds(2), parse("perf", "--ramp", "2").spec().ramp(), "--ramp kept");
+    }
+
+    @Test
+    void rwmixreadDefaultsToFios50() {
+        assertEquals(50, parse("perf", "-w", "randrw").spec().effectiveReadPercent());
+    }
+
+    @Test
+    void minusRTakesSpdksTransportIdString() {
+        SpdkTransportId t = SpdkTransportId.parse(
+                "trtype:RDMA adrfam:IPv4 traddr:192.0.2.7 trsvcid:4421 subnqn:nqn.2016-06.io.spdk:cnode1 ns:2");
+        assertEquals("192.0.2.7", t.traddr());
+        assertEquals(4421, t.trsvcid());
+        assertEquals("nqn.2016-06.io.spdk:cnode1", t.subnqn());
+        assertEquals(2L, t.nsid());
+        assertEquals("fe80::1", SpdkTransportId.parse("trtype=rdma traddr=fe80::1").traddr());
+        PerfCommand c = parse("perf", "-r", "trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4421");
+        assertEquals("trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4421", c.transportId);
+    }
+
+    @Test
+    void aTransportIdOfAnotherTransportIsAUsageLine() {
+        CliRunner.Result r = CliRunner.run("perf", "-r", "trtype:TCP traddr:127.0.0.1 trsvcid:4420");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
+        assertEquals("nvmf4j: perf: -r trtype:TCP is not supported: nvmf4j speaks NVMe over RDMA (trtype:RDMA)\n",
+                r.err());
+    }
+
+    @Test
+    void perfHasNoShortConnectLettersButSpdks() {
+        CommandLine.Model.CommandSpec spec = CliRunner.commandLine().getSubcommands().get("perf").getCommandSpec();
+        assertEquals("--warmup-time", spec.findOption("-a").longestName());
+        assertEquals("--num-qpairs", spec.findOption("-P").longestName());
+        assertEquals("--transport-id", spec.findOption("-r").longestName());
+        assertEquals(1, spec.findOption("--traddr").names().length);
     }
 }

@@ -78,6 +78,16 @@ class PerfReportTest {
     }
 
     @Test
+    void percentileKeysAreTheShortDecimalNotTheDoublesExpansion() {
+        assertEquals("p99.999", PerfTable.percentileKey(0.99999), "was p99.99900000000001");
+        assertEquals("p99.995", PerfTable.percentileKey(0.99995));
+        assertEquals("p1", PerfTable.percentileKey(0.01));
+        for (double p : LatencyMeter.CURVE_PERCENTILES) {
+            assertTrue(PerfTable.percentileKey(p).matches("p\\d{1,2}(\\.\\d{1,4})?"), PerfTable.percentileKey(p));
+        }
+    }
+
+    @Test
     void overlayingSeveralRunsDrawsOneSeriesPerRunInEachChartWithPointsInsideThePlot(@TempDir Path dir)
             throws Exception {
         Path f = dir.resolve("bench.html");

@@ -1,0 +1,41 @@
+package io.nvmf4j.cli.host;
+
+import io.nvmf4j.initiator.NvmeController;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code nvmf4j flush}: the NVM Flush command (NVMe NVM Command Set 1.0, 3.2.1), as {@code nvme flush}. */
+@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        name = "flush", sortOptions = false,
+        description = {"Commit the namespace's volatile write cache (like nvme flush).",
+            "-n is the namespace id, as in nvme-cli; connect options are long-only here (subsystem: --nqn)."})
+public final class FlushCommand implements Callable<Integer> {
+
+    @Option(names = {"-n", "--namespace-id"}, paramLabel = "NSID",
+            description = "Namespace (default: the first active one).")
+    Long nsid;
+
+    @Option(names = {"-v", "--verbose"}, description = "On failure, print the whole cause chain and stack trace.")
+    boolean verbose;
+
+    @Mixin
+    LongConnectFlags fabric;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        CommandLogging.configure(verbose);
+        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
+            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).flush();
+            spec.commandLine().getOut().println("NVMe Flush: success");
+            spec.commandLine().getOut().flush();
+        }
+        return 0;
+    }
+}
