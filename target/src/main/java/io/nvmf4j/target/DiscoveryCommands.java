@@ -68,8 +68,9 @@ final class DiscoveryCommands {
             return s;
         }
         if (IdentifyCommand.wrap(req.sqe()).cns() != IdentifyCommand.CNS_CONTROLLER) {
+            // Invalid Field at CNS, as nvmet_execute_disc_identify() in Linux 6.1 (older kernels: Invalid Opcode)
             req.errorLocation(IdentifyCommand.OFFSET_CNS);
-            return StatusCode.INVALID_OPCODE.withDnr();
+            return StatusCode.INVALID_FIELD.withDnr();
         }
         IdentifyController id = IdentifyHandlers.commonControllerData(req);
         id.cntrltype(IdentifyHandlers.CNTRLTYPE_DISCOVERY)

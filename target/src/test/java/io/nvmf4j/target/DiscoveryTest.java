@@ -206,8 +206,8 @@ class DiscoveryTest {
         assertEquals(Nqn.DISCOVERY_VALUE, text(id, 768, 256));
 
         IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE, 1);
-        assertEquals(0x6001, h.submit(h.admin, sqe, h.buffer(4096)).cqe().statusField(),
-                "nvmet: INVALID_OPCODE for other CNS values");
+        assertEquals(0x6002, h.submit(h.admin, sqe, h.buffer(4096)).cqe().statusField(),
+                "nvmet (6.1): INVALID_FIELD | DNR for other CNS values");
         SubmissionQueueEntry createSq = SubmissionQueueEntry.allocate();
         createSq.opcode(0x01); // Create I/O Submission Queue: not on a fabric, not on discovery
         assertEquals(0x6001, h.submit(h.admin, createSq).cqe().statusField());

@@ -77,4 +77,60 @@ class FirmwareAndEffectsLogPageTest {
         assertEquals(0x4002, getLogPage(0x03, 516, 0, host.buffer(4)).cqe().statusField() & 0x47FF,
                 "offset beyond the page");
     }
+
+    @Test
+    void effectsLogListsExactlyTheCommandsNvmf4jExecutes() {
+        MemorySegment page = host.buffer(4096);
+        page.fill((byte) 0xEE);
+        assertEquals(0, getLogPage(0x05, 0, 0, page).cqe().statusField());
+        // acs[opcode] at 4 * opcode: Get Log Page, Identify, Abort, Set/Get Features, AER, Keep Alive
+        for (int op : new int[] {0x02, 0x06, 0x08, 0x09, 0x0A, 0x0C, 0x18}) {
+            assertEquals("01000000", hex(page, 4 * op, 4 * op + 4), "acs[" + op + "]");
+        }
+        // iocs[opcode] at 1024 + 4 * opcode: Flush, Read (CSUPP); Write, Write Zeroes, DSM (CSUPP | LBCC)
+        assertEquals("01000000", hex(page, 1024, 1028), "Flush");
+        assertEquals("03000000", hex(page, 1028, 1032), "Write");
+        assertEquals("01000000", hex(page, 1032, 1036), "Read");
+        assertEquals("03000000", hex(page, 1056, 1060), "Write Zeroes");
+        assertEquals("03000000", hex(page, 1060, 1064), "Dataset Management");
+        int nonZero = 0;
+        for (long i = 0; i < 4096; i += 4) {
+            nonZero += Wire.u32(page, i) != 0 ? 1 : 0;
+        }
+        assertEquals(12, nonZero, "nothing else is supported");
+    }
+
+    /** The page against the dispatch: CSUPP exactly where a command is not an Invalid Opcode. */
+    @Test
+    void effectsLogAgreesWithWhatTheControllerAnswers() {
+        io.nvmf4j.protocol.log.CommandEffectsLog log = CommandEffectsLogPage.page();
+        for (int op = 0; op < 256; op++) {
+            if (op == 0x7F || op == 0x0C) {
+                continue; // fabrics commands are not in the page (nvmet neither); AER stays outstanding
+            }
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            sqe.opcode(op);
+            int field = host.submit(host.admin, sqe).cqe().statusField();
+            boolean invalidOpcode = (field & 0x7FF) == 0x001;
+            assertEquals(invalidOpcode, (log.admin(op) & 1) == 0, String.format("admin opcode %02xh: status %04x", op, field));
+        }
+        assertEquals(0, host.connectIo(SUBNQN, 1, 31).cqe().statusField());
+        for (int op = 0; op < 256; op++) {
+            if (op == 0x7F) {
+                continue;
+            }
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            sqe.opcode(op).nsid(1);
+            int field = host.submit(host.ioQueues.get(1), sqe).cqe().statusField();
+            boolean invalidOpcode = (field & 0x7FF) == 0x001;
+            assertEquals(invalidOpcode, (log.io(op) & 1) == 0, String.format("I/O opcode %02xh: status %04x", op, field));
+        }
+    }
+
+    /** CSI 2 (zoned): Invalid I/O Command Set; any other: Invalid Log Page; as nvmet without zoned support. */
+    @Test
+    void effectsLogForAnotherCommandSetIsRefusedLikeNvmet() {
+        assertEquals(0x002C, getLogPage(0x05, 0, 2, host.buffer(4096)).cqe().statusField() & 0x47FF);
+        assertEquals(0x0109, getLogPage(0x05, 0, 1, host.buffer(4096)).cqe().statusField() & 0x47FF);
+    }
 }

@@ -45,4 +45,32 @@ class FirmwareAndEffectsLogTest {
         assertThrows(IllegalArgumentException.class, () -> log.activeFirmwareInfo(0, 0));
         assertThrows(MalformedStructureException.class, () -> FirmwareSlotLog.wrap(MemorySegment.ofArray(new byte[511])));
     }
+
+    @Test
+    void effectsLogHasAdminEntriesFromByte0AndIoEntriesFromByte1024() {
+        CommandEffectsLog log = CommandEffectsLog.allocate()
+                .admin(0x06, CommandEffectsLog.CSUPP)                          // Identify
+                .admin(0x18, CommandEffectsLog.CSUPP)                          // Keep Alive
+                .io(0x01, CommandEffectsLog.CSUPP | CommandEffectsLog.LBCC)    // Write
+                .io(0xFF, 0x0008_0001);
+        byte[] b = bytes(log.segment());
+        assertEquals(4096, b.length);
+        assertEquals("01000000", HexFormat.of().formatHex(b, 0x06 * 4, 0x06 * 4 + 4));
+        assertEquals("01000000", HexFormat.of().formatHex(b, 0x18 * 4, 0x18 * 4 + 4));
+        assertEquals("03000000", HexFormat.of().formatHex(b, 1024 + 4, 1024 + 8));
+        assertEquals("01000800", HexFormat.of().formatHex(b, 2044, 2048));   // iocs[255], CSUPP | UUID selection
+        int set = 0;
+        for (byte x : b) {
+            set += x != 0 ? 1 : 0;
+        }
+        assertEquals(5, set, "nothing else written");
+        assertEquals(CommandEffectsLog.CSUPP, log.admin(0x06));
+        assertEquals(0, log.admin(0x02));
+        assertEquals(3, log.io(0x01));
+        assertEquals(0x1F, CommandEffectsLog.CSUPP | CommandEffectsLog.LBCC | CommandEffectsLog.NCC
+                | CommandEffectsLog.NIC | CommandEffectsLog.CCC, "NVME_CMD_EFFECTS_CSUPP..CCC are bits 0-4");
+        assertThrows(IllegalArgumentException.class, () -> log.io(256, 1));
+        assertThrows(MalformedStructureException.class,
+                () -> CommandEffectsLog.wrap(MemorySegment.ofArray(new byte[4095])));
+    }
 }
