@@ -50,7 +50,9 @@ final class AdminCommands {
         } else if (opcode == AdminOpcode.SET_FEATURES.code()) {
             req.preparedAtMost(AdminCommands::setFeatures, direction, 0);
         } else if (opcode == AdminOpcode.GET_FEATURES.code()) {
-            req.preparedAtMost(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
+            // exactly the feature's data (nvmet_execute_get_features(): nvmet_check_transfer_len()); Set Features
+            // takes a longer SGL and uses none of it (nvmet_check_data_len_lte() in current nvmet)
+            req.prepared(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
         } else if (opcode == AdminOpcode.ASYNC_EVENT_REQUEST.code()) {
             req.prepared(AdminCommands::asyncEventRequest, direction, 0);
         } else if (opcode == AdminOpcode.KEEP_ALIVE.code()) {
@@ -128,7 +130,7 @@ final class AdminCommands {
     /** nvmet_execute_get_features(). */
     private static Status getFeatures(Request req) {
         int cdw10 = req.sqe().cdw10();
-        Status s = Transfers.checkLengthAtLeast(req, featureDataLength(cdw10));
+        Status s = Transfers.checkLength(req, featureDataLength(cdw10));
         if (!s.isSuccess()) {
             return s;
         }

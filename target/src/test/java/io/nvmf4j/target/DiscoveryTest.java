@@ -192,6 +192,19 @@ class DiscoveryTest {
         assertEquals(0x70_F0_02, pending.cqe().dw0());
     }
 
+    /** nvmet_execute_disc_get_features() / _set_features(): no data either way, else Data SGL Length Invalid. */
+    @Test
+    void discoveryFeaturesWithADataBufferAreDataSglLengthInvalidLikeNvmet() {
+        LoopHost h = discover(HOST);
+        SubmissionQueueEntry get = SubmissionQueueEntry.allocate();
+        io.nvmf4j.protocol.admin.GetFeaturesCommand.create(get, io.nvmf4j.protocol.admin.FeatureId.HOST_IDENTIFIER);
+        assertEquals(0x400F, h.submit(h.admin, get, h.buffer(16)).cqe().statusField() & 0x47FF);
+        SubmissionQueueEntry kato = SubmissionQueueEntry.allocate();
+        io.nvmf4j.protocol.admin.GetFeaturesCommand.create(kato, io.nvmf4j.protocol.admin.FeatureId.KEEP_ALIVE_TIMER);
+        assertEquals(0x400F, h.submit(h.admin, kato, h.buffer(4)).cqe().statusField() & 0x47FF);
+        assertEquals(0, h.submit(h.admin, kato).cqe().statusField(), "without a buffer: answered");
+    }
+
     @Test
     void discoveryControllerIdentifiesAsDiscoveryAndRefusesOtherCommands() {
         LoopHost h = discover(HOST);

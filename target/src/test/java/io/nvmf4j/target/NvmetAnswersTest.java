@@ -134,6 +134,29 @@ class NvmetAnswersTest {
         }
     }
 
+    /**
+     * Get Features moves exactly the feature's data: 16 bytes for Host Identifier, none for the others
+     * (nvmet_execute_get_features(): nvmet_check_transfer_len()); nvme-cli sends a buffer for FIDs such as 03h, 0Ch
+     * or 81h without EXHID, and nvmet answers Data SGL Length Invalid before it looks at the FID.
+     */
+    @Test
+    void getFeaturesWithADataBufferTheFeatureHasNotIsDataSglLengthInvalid() {
+        for (FeatureId f : new FeatureId[] {FeatureId.LBA_RANGE_TYPE, FeatureId.AUTONOMOUS_POWER_STATE_TRANSITION,
+                FeatureId.KEEP_ALIVE_TIMER, FeatureId.VOLATILE_WRITE_CACHE}) {
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            GetFeaturesCommand.create(sqe, f);
+            assertEquals(0x400F, status(host.submit(host.admin, sqe, host.buffer(256))), f.toString());
+        }
+        SubmissionQueueEntry hostId = SubmissionQueueEntry.allocate();
+        GetFeaturesCommand.create(hostId, FeatureId.HOST_IDENTIFIER).cdw11(1);
+        assertEquals(0x400F, status(host.submit(host.admin, hostId, host.buffer(8))), "8 bytes for a 16-byte ID");
+        assertEquals(0, status(host.submit(host.admin, hostId, host.buffer(16))));
+        // Set Features takes a longer SGL and uses none of it (nvmet_check_data_len_lte()), then refuses 81h
+        SubmissionQueueEntry set = SubmissionQueueEntry.allocate();
+        SetFeaturesCommand.create(set, FeatureId.HOST_IDENTIFIER, 1);
+        assertEquals(0x400C, status(host.submit(host.admin, set, host.buffer(16))));
+    }
+
     @Test
     void identifyCns05IsZeroesForTheNvmCommandSetAndNeedsANamespace() {
         MemorySegment d = host.buffer(4096);
