@@ -8,7 +8,7 @@
 # reported apart) and the fields that must agree (not serials, names, sizes, identifiers or the controller ID).
 # A probe that differs fails the check unless INTENTIONAL (in the comparison below) lists it with its reason; the
 # same list is in docs/CONFORMANCE.md. Prints how many probes, how many agree, and each listed difference.
-CHECK_TIMEOUT=600
+CHECK_TIMEOUT=900
 
 CT_IMG_DIR=/tmp/ct36
 
@@ -179,7 +179,7 @@ host_part() {
   cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
   kh_start_serve "$port" --file "$img" --block-size 4096 --nqn "$KH_SUBNQN" || return 1
   signal target "$port $KH_SUBNQN"
-  kh_await done 560 > /dev/null || rc=1
+  kh_await done 860 > /dev/null || rc=1
   kh_stop_serve || rc=1
   [ -d "$SYNC/nvmet" ] && [ -d "$SYNC/nvmf4j" ] || { note "the guest left no probe results"; return 1; }
   python3 "$ROOT/interop/checks/nvmet-differential.py" "$SYNC" || rc=1

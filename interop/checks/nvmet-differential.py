@@ -62,6 +62,12 @@ INTENTIONAL_FIELDS = {
                              "it has none (NVMe Base 2.0, Figure 275); nvmet's discovery Identify leaves KAS 0",
     ("id-ns", "dlfeat"): "DLFEAT 1: deallocated blocks read as zeroes (nvmf4j punches holes, RAM zeroes); nvmet "
                          "reports 0",
+    ("get-property-0x0", "CAP.CQR"): "CQR 1: NVMe-oF 1.1 (3.5, controller properties) requires contiguous queues; "
+                                     "nvmet leaves it 0",
+    ("get-property-0x0", "CAP.CSS"): "CSS bit 0 only (the NVM command set; VS 1.3): nvmet also sets bit 6 (I/O command "
+                                     "sets) without Identify CNS 1Ch that goes with it",
+    ("get-property-0x14", "value"): "CC as the host wrote it: CSS 110b for nvmet because its CAP.CSS has bit 6, 000b "
+                                    "(NVM) for nvmf4j",
     ("get-feature-0x0b", "value"): "Asynchronous Event Configuration: the host enables what OAES offers; "
                                    "nvmet offers ANA change notices (bit 11), issue 18",
 }
@@ -227,9 +233,10 @@ def feature_value(d, name):
 
 
 def prop_value(d, name):
+    # nvme-cli 2.3: "property: 0x08 (Version), value: 10300" (hex without 0x)
     text = (read(d, name, "out") or b"").decode(errors="replace")
-    m = re.findall(r"(0x[0-9a-fA-F]+)", text)
-    return int(m[-1], 16) if m else None
+    m = re.search(r"value:\s*(?:0x)?([0-9a-fA-F]+)", text)
+    return int(m.group(1), 16) if m else None
 
 
 def result(d, name):

@@ -16,8 +16,8 @@ import java.util.List;
  * Changed Namespace List (04h) and Commands Supported and Effects (05h, {@link CommandEffectsLogPage}) pages;
  * any other log page identifier is an Invalid Field (DNR) pointing at LID, as nvmet. The SGL must
  * describe exactly NUMD dwords; the SMART and changed-namespace pages must be asked for whole (512 and 4096 bytes,
- * else Internal Error, as nvmet); the log page offset is honoured by the discovery log, like nvmet, and by the pages built whole in memory
- * ({@link LogPageData}).
+ * else Internal Error, as nvmet); the log page offset is honoured by the discovery log, like nvmet, and by the
+ * pages built whole in memory ({@link LogPageData}).
  */
 final class LogPageHandlers {
 

@@ -112,7 +112,8 @@ class FirmwareAndEffectsLogPageTest {
             sqe.opcode(op);
             int field = host.submit(host.admin, sqe).cqe().statusField();
             boolean invalidOpcode = (field & 0x7FF) == 0x001;
-            assertEquals(invalidOpcode, (log.admin(op) & 1) == 0, String.format("admin opcode %02xh: status %04x", op, field));
+            assertEquals(invalidOpcode, (log.admin(op) & 1) == 0,
+                    String.format("admin opcode %02xh: status %04x", op, field));
         }
         assertEquals(0, host.connectIo(SUBNQN, 1, 31).cqe().statusField());
         for (int op = 0; op < 256; op++) {
@@ -123,7 +124,8 @@ class FirmwareAndEffectsLogPageTest {
             sqe.opcode(op).nsid(1);
             int field = host.submit(host.ioQueues.get(1), sqe).cqe().statusField();
             boolean invalidOpcode = (field & 0x7FF) == 0x001;
-            assertEquals(invalidOpcode, (log.io(op) & 1) == 0, String.format("I/O opcode %02xh: status %04x", op, field));
+            assertEquals(invalidOpcode, (log.io(op) & 1) == 0,
+                    String.format("I/O opcode %02xh: status %04x", op, field));
         }
     }
 

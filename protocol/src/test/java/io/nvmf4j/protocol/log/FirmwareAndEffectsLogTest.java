@@ -43,7 +43,8 @@ class FirmwareAndEffectsLogTest {
         assertEquals("4142434445464748", HexFormat.of().formatHex(b, 56, 64));
         assertThrows(IllegalArgumentException.class, () -> log.revision(8, "x"));
         assertThrows(IllegalArgumentException.class, () -> log.activeFirmwareInfo(0, 0));
-        assertThrows(MalformedStructureException.class, () -> FirmwareSlotLog.wrap(MemorySegment.ofArray(new byte[511])));
+        assertThrows(MalformedStructureException.class,
+                () -> FirmwareSlotLog.wrap(MemorySegment.ofArray(new byte[511])));
     }
 
     @Test
