@@ -183,7 +183,16 @@ final class FabricsCommands {
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
-        if (hostNqn == null || !subsystem.hostAllowed(hostNqn)) {
+        if (hostNqn == null) {
+            // no NUL within the field, too long or not UTF-8: an invalid parameter of the Connect data, as SPDK's
+            // nvmf_ctrlr_cmd_connect() answers "Connect HOSTNQN is not null terminated" (nvmet cannot see one: it
+            // writes a NUL into the last byte)
+            refused(req, "rejected host for {0}: HOSTNQN is not a terminated UTF-8 name", subsystem.nqn());
+            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
+            req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
+            return StatusCode.CONNECT_INVALID_PARAM.withDnr();
+        }
+        if (!subsystem.hostAllowed(hostNqn)) {
             refused(req, "rejected host {0} for {1}: not in allowed_hosts", shown(hostNqn), subsystem.nqn());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);

@@ -7,9 +7,10 @@ import io.nvmf4j.target.backend.BackendException;
 import java.lang.System.Logger.Level;
 
 /**
- * Namespace Write Protection Config (feature 84h; NVMe Base 2.0, 5.27.1.25 and 8.22), as nvmet_get_feat_write_protect()
- * and nvmet_set_feat_write_protect() serve it with Identify Controller NWPC = 1 (no write protection and write
- * protection, no "until power cycle" or permanent states). The NSID of the command names the namespace
+ * Namespace Write Protection Config (feature 84h; NVMe Base 2.0, Set Features, Figure 317, and the Namespace
+ * Write Protection chapter), as nvmet_get_feat_write_protect() and nvmet_set_feat_write_protect() serve it with
+ * Identify Controller NWPC = 1 (no write protection and write protection, no "until power cycle" or permanent
+ * states). The NSID of the command names the namespace
  * (nvmet_req_find_ns(): Invalid Namespace, or a path error for a disabled one). Write protection flushes the
  * backend first and tells every controller the namespace changed (nvmet_ns_changed()); a protected namespace
  * executes only Read and Flush ({@link IoCommands}).

@@ -119,7 +119,10 @@ class ConnectTest {
         assertTrue(fx.subsystem.controllers().isEmpty());
     }
 
-    /** A HOSTNQN without its NUL within the 256 bytes stays refused (SPDK: "not null terminated"). */
+    /**
+     * A HOSTNQN without its NUL within the 256 bytes stays refused, as an invalid parameter of the Connect data
+     * (SPDK nvmf_ctrlr_cmd_connect(): "Connect HOSTNQN is not null terminated").
+     */
     @Test
     void unterminatedHostNqnIsRefusedEvenWhereAnyHostIsAllowed() {
         fx.subsystem.allowAnyHost(true);
@@ -128,7 +131,7 @@ class ConnectTest {
         MemorySegment data = host.connectData(0xFFFF, SUBNQN, HOST);
         data.asSlice(512, 256).fill((byte) 'a');
         Request r = host.submit(host.admin, LoopHost.connectSqe(0, 31, 0), data);
-        assertEquals(0x4184, field(r));
+        assertEquals(0x4182, field(r), "CONNECT_INVALID_PARAM | DNR");
         assertEquals(1 << 16 | 512, r.cqe().dw0());
         assertTrue(fx.subsystem.controllers().isEmpty());
     }

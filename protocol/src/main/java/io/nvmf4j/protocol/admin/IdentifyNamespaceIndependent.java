@@ -6,7 +6,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The 4096-byte I/O Command Set Independent Identify Namespace data structure (Identify CNS 08h; NVMe Base 2.0,
- * 5.17.2.8, Figure 280): the namespace fields every command set shares (NSFEAT, NMIC, RESCAP, FPI, ANAGRPID,
+ * 5.17.2): the namespace fields every command set shares (NSFEAT, NMIC, RESCAP, FPI, ANAGRPID,
  * NSATTR, NVMSETID, ENDGID, NSTAT).
  *
  * <p>Linux: {@code struct nvme_id_ns_cs_indep}.
