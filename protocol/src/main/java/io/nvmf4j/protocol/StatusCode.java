@@ -58,6 +58,8 @@ public enum StatusCode {
     NS_WRITE_PROTECTED(GENERIC, 0x20, "Namespace is Write Protected"),
     CMD_INTERRUPTED(GENERIC, 0x21, "Command Interrupted"),
     TRANSIENT_TR_ERR(GENERIC, 0x22, "Transient Transport Error"),
+    /** A CSI the controller does not support (Linux {@code NVME_SC_INVALID_IO_CMD_SET}). */
+    INVALID_IO_CMD_SET(GENERIC, 0x2C, "Invalid I/O Command Set"),
     // Generic Command Status, NVM Command Set specific range (80h-BFh), NVM Command Set 1.0.
     LBA_RANGE(GENERIC, 0x80, "LBA Out of Range"),
     CAP_EXCEEDED(GENERIC, 0x81, "Capacity Exceeded"),

@@ -50,7 +50,9 @@ final class AdminCommands {
         } else if (opcode == AdminOpcode.SET_FEATURES.code()) {
             req.preparedAtMost(AdminCommands::setFeatures, direction, 0);
         } else if (opcode == AdminOpcode.GET_FEATURES.code()) {
-            req.preparedAtMost(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
+            // exactly the feature's data (nvmet_execute_get_features(): nvmet_check_transfer_len()); Set Features
+            // takes a longer SGL and uses none of it (nvmet_check_data_len_lte() in current nvmet)
+            req.prepared(AdminCommands::getFeatures, direction, featureDataLength(sqe.cdw10()));
         } else if (opcode == AdminOpcode.ASYNC_EVENT_REQUEST.code()) {
             req.prepared(AdminCommands::asyncEventRequest, direction, 0);
         } else if (opcode == AdminOpcode.KEEP_ALIVE.code()) {
@@ -128,7 +130,7 @@ final class AdminCommands {
     /** nvmet_execute_get_features(). */
     private static Status getFeatures(Request req) {
         int cdw10 = req.sqe().cdw10();
-        Status s = Transfers.checkLengthAtLeast(req, featureDataLength(cdw10));
+        Status s = Transfers.checkLength(req, featureDataLength(cdw10));
         if (!s.isSuccess()) {
             return s;
         }
@@ -140,8 +142,11 @@ final class AdminCommands {
             return StatusCode.INVALID_FIELD.withDnr();
         }
         switch (feature) {
-            case ARBITRATION, POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, ERROR_RECOVERY, INTERRUPT_COALESCING,
-                    INTERRUPT_VECTOR_CONFIGURATION, WRITE_ATOMICITY_NORMAL -> req.cqe().dw0(0);
+            // Mandatory in NVMe Base 2.0 (Figure 317) and answered by SPDK; nvmet has them under #if 0 ("no useful
+            // way to implement them") and refuses them. Interrupt Coalescing and Interrupt Vector Configuration do
+            // not exist on fabrics (NVMe-oF 1.1, 2.1): refused below like nvmet.
+            case ARBITRATION, POWER_MANAGEMENT, TEMPERATURE_THRESHOLD, ERROR_RECOVERY, WRITE_ATOMICITY_NORMAL ->
+                    req.cqe().dw0(0);
             case ASYNC_EVENT_CONFIGURATION -> req.cqe().dw0(ctrl.asyncEvents().enabled());
             case VOLATILE_WRITE_CACHE -> req.cqe().dw0(ctrl.volatileWriteCacheEnabled() ? 1 : 0);
             case NUMBER_OF_QUEUES -> req.cqe().dw0(numberOfQueuesResult(ctrl));
@@ -153,6 +158,9 @@ final class AdminCommands {
                     return StatusCode.INVALID_FIELD.withDnr();
                 }
                 req.data().asSlice(0, 16).copyFrom(java.lang.foreign.MemorySegment.ofArray(ctrl.hostId()));
+            }
+            case NAMESPACE_WRITE_PROTECTION -> {
+                return WriteProtectFeature.get(req);
             }
             default -> {
                 req.errorLocation(OFFSET_CDW10);
@@ -186,6 +194,8 @@ final class AdminCommands {
         } else if (fid == FeatureId.HOST_IDENTIFIER.code()) {
             // the host identifier is fixed by Connect
             return StatusCode.CMD_SEQ_ERROR.withDnr();
+        } else if (fid == FeatureId.NAMESPACE_WRITE_PROTECTION.code()) {
+            return WriteProtectFeature.set(req);
         } else {
             req.errorLocation(OFFSET_CDW10);
             return StatusCode.INVALID_FIELD.withDnr();

@@ -44,9 +44,10 @@ final class DiscoveryCommands {
         int opcode = sqe.opcode();
         DataDirection direction = DataDirection.ofOpcode(opcode);
         if (opcode == AdminOpcode.SET_FEATURES.code()) {
-            req.preparedAtMost(DiscoveryCommands::setFeatures, direction, 0);
+            // no data either way (nvmet_execute_disc_set_features() / _get_features(): nvmet_check_transfer_len(0))
+            req.prepared(DiscoveryCommands::setFeatures, direction, 0);
         } else if (opcode == AdminOpcode.GET_FEATURES.code()) {
-            req.preparedAtMost(DiscoveryCommands::getFeatures, direction, 0);
+            req.prepared(DiscoveryCommands::getFeatures, direction, 0);
         } else if (opcode == AdminOpcode.ASYNC_EVENT_REQUEST.code()) {
             req.prepared(AdminCommands::asyncEventRequest, direction, 0);
         } else if (opcode == AdminOpcode.KEEP_ALIVE.code()) {
@@ -68,8 +69,9 @@ final class DiscoveryCommands {
             return s;
         }
         if (IdentifyCommand.wrap(req.sqe()).cns() != IdentifyCommand.CNS_CONTROLLER) {
+            // Invalid Field at CNS, as nvmet_execute_disc_identify() in Linux 6.1 (older kernels: Invalid Opcode)
             req.errorLocation(IdentifyCommand.OFFSET_CNS);
-            return StatusCode.INVALID_OPCODE.withDnr();
+            return StatusCode.INVALID_FIELD.withDnr();
         }
         IdentifyController id = IdentifyHandlers.commonControllerData(req);
         id.cntrltype(IdentifyHandlers.CNTRLTYPE_DISCOVERY)
@@ -80,6 +82,10 @@ final class DiscoveryCommands {
     }
 
     private static Status getFeatures(Request req) {
+        Status s = Transfers.checkLength(req, 0);
+        if (!s.isSuccess()) {
+            return s;
+        }
         Controller ctrl = req.queue().controller();
         int fid = req.sqe().cdw10() & AdminCommands.FID_MASK;
         if (fid == FeatureId.KEEP_ALIVE_TIMER.code()) {
@@ -94,6 +100,10 @@ final class DiscoveryCommands {
     }
 
     private static Status setFeatures(Request req) {
+        Status s = Transfers.checkLength(req, 0);
+        if (!s.isSuccess()) {
+            return s;
+        }
         Controller ctrl = req.queue().controller();
         int fid = req.sqe().cdw10() & AdminCommands.FID_MASK;
         if (fid == FeatureId.KEEP_ALIVE_TIMER.code()) {

@@ -173,7 +173,7 @@ final class FabricsCommands {
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         String subsysNqn = nqnField(d, OFFSET_DATA_SUBNQN);
-        String hostNqn = nqnField(d, OFFSET_DATA_HOSTNQN);
+        String hostNqn = hostNqnField(d);
         // nvmet_alloc_ctrl()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
@@ -183,8 +183,17 @@ final class FabricsCommands {
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
-        if (hostNqn == null || !subsystem.hostAllowed(hostNqn)) {
-            refused(req, "rejected host {0} for {1}: not in allowed_hosts", hostNqn, subsystem.nqn());
+        if (hostNqn == null) {
+            // no NUL within the field, too long or not UTF-8: an invalid parameter of the Connect data, as SPDK's
+            // nvmf_ctrlr_cmd_connect() answers "Connect HOSTNQN is not null terminated" (nvmet cannot see one: it
+            // writes a NUL into the last byte)
+            refused(req, "rejected host for {0}: HOSTNQN is not a terminated UTF-8 name", subsystem.nqn());
+            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
+            req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
+            return StatusCode.CONNECT_INVALID_PARAM.withDnr();
+        }
+        if (!subsystem.hostAllowed(hostNqn)) {
+            refused(req, "rejected host {0} for {1}: not in allowed_hosts", shown(hostNqn), subsystem.nqn());
             req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_HOST.withDnr();
@@ -226,7 +235,7 @@ final class FabricsCommands {
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
         String subsysNqn = nqnField(d, OFFSET_DATA_SUBNQN);
-        String hostNqn = nqnField(d, OFFSET_DATA_HOSTNQN);
+        String hostNqn = hostNqnField(d);
         int cntlid = Wire.u16(d, OFFSET_DATA_CNTLID);
         // nvmet_ctrl_find_get()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
@@ -314,6 +323,25 @@ final class FabricsCommands {
             return StatusCode.CONNECT_CTRL_BUSY.withDnr();
         }
         return Status.SUCCESS;
+    }
+
+    /**
+     * The Connect data HOSTNQN: an empty field (first byte NUL) is the empty host NQN, not a malformed one. Linux
+     * nvmet compares it with {@code strcmp} in nvmet_host_allowed(), so an empty name connects wherever
+     * allow_any_host is set and nowhere else; SPDK's nvmf_ctrlr_cmd_connect() asks only that the field be
+     * NUL-terminated, then spdk_nvmf_subsystem_host_allowed() lets any host in. SPDK's own initiator tools
+     * ({@code spdk_nvme_perf}, {@code spdk_nvme_identify}) send it when no {@code hostnqn:} is given.
+     */
+    private static String hostNqnField(MemorySegment data) {
+        if (Wire.u8(data, OFFSET_DATA_HOSTNQN) == 0) {
+            return "";
+        }
+        return nqnField(data, OFFSET_DATA_HOSTNQN);
+    }
+
+    /** A host NQN for a log line: the empty one shown as such. */
+    private static String shown(String hostNqn) {
+        return hostNqn != null && hostNqn.isEmpty() ? "\"\" (empty)" : hostNqn;
     }
 
     /** The text of a 256-byte NQN field, or null when it is not a terminated UTF-8 string. */

@@ -18,8 +18,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Identify (admin opcode 06h) for NVM controllers, CNS 00h-03h, as nvmet_execute_identify() and its helpers
- * in Linux {@code admin-cmd.c} fill them; the discovery controller's Identify is in {@link DiscoveryCommands}.
+ * Identify (admin opcode 06h) for NVM controllers, CNS 00h-03h and 06h, as nvmet_execute_identify() and its
+ * helpers in Linux {@code admin-cmd.c} fill them, 05h and 08h in {@link CommandSetIdentify}; any other CNS is an
+ * Invalid Field (DNR) at CNS (nvmet_req_cns_error_complete()). The discovery controller's Identify is in
+ * {@link DiscoveryCommands}.
  */
 final class IdentifyHandlers {
 
@@ -31,12 +33,19 @@ final class IdentifyHandlers {
     static final int OAES_DISCOVERY_CHANGE = 1 << 31;
     /** CTRATT bit 0: 128-bit host identifier; bit 6: traffic based keep alive. */
     static final int CTRATT_HID_128_BIT_TBKAS = 1 | 1 << 6;
-    /** LPA bit 0: SMART per namespace; bit 2: extended data for Get Log Page (LPO). */
-    static final int LPA_SMART_PER_NS_EXTENDED = 1 | 1 << 2;
+    /**
+     * LPA bit 0: SMART per namespace; bit 1: Commands Supported and Effects log page; bit 2: extended data for Get
+     * Log Page (LPO). nvmet's value ({@code id->lpa = (1 << 0) | (1 << 1) | (1 << 2)}).
+     */
+    static final int LPA_SMART_PER_NS_EXTENDED = 1 | 1 << 1 | 1 << 2;
     /** KAS: keep-alive granularity in 100 ms units; the timer works in seconds (NVMET_KAS). */
     static final int KAS_ONE_SECOND = 10;
     static final int CNTRLTYPE_IO = 1;
     static final int CNTRLTYPE_DISCOVERY = 2;
+    /** NSATTR bit 0: the namespace is write protected (feature 84h). */
+    static final int NSATTR_WRITE_PROTECTED = 1;
+    /** NWPC bit 0: no write protect and write protect states of the Namespace Write Protection Config feature. */
+    static final int NWPC_WRITE_PROTECT = 1;
     /** NMIC bit 0: the namespace may be shared by controllers. */
     static final int NMIC_SHARED = 1;
 
@@ -60,6 +69,8 @@ final class IdentifyHandlers {
             case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> activeNamespaceList(req, cmd);
             case IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST -> namespaceDescriptors(req, cmd);
             case CNS_IO_COMMAND_SET_CONTROLLER -> ioCommandSetController(req, cmd);
+            case CommandSetIdentify.CNS_IO_COMMAND_SET_NAMESPACE -> CommandSetIdentify.ioCommandSetNamespace(req, cmd);
+            case CommandSetIdentify.CNS_NAMESPACE_INDEPENDENT -> CommandSetIdentify.namespaceIndependent(req, cmd);
             default -> {
                 req.errorLocation(IdentifyCommand.OFFSET_CNS);
                 yield StatusCode.INVALID_FIELD.withDnr();
@@ -122,6 +133,7 @@ final class IdentifyHandlers {
                 .mnan(Subsystem.MAX_NAMESPACES)
                 .oncs(IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES)
                 .vwc(IdentifyController.VWC_PRESENT)
+                .nwpc(NWPC_WRITE_PROTECT)
                 // Max command capsule: SQE + in-capsule data, in 16-byte units; response capsule: the CQE.
                 .ioccsz((SubmissionQueueEntry.SIZE + port.inlineDataSize()) / 16)
                 .iorcsz(16 / 16)
@@ -158,6 +170,9 @@ final class IdentifyHandlers {
                 .nguid(ns.nguid())
                 .eui64(ns.eui64())
                 .lbaFormat(0, LbaFormat.ofBlockSize(ns.backend().blockSize()));
+        if (ns.isWriteProtected()) {
+            id.nsattr(NSATTR_WRITE_PROTECTED);
+        }
         return Status.SUCCESS;
     }
 

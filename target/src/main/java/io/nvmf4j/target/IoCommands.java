@@ -67,6 +67,11 @@ final class IoCommands {
         }
         req.ns = ns;
         int opcode = sqe.opcode();
+        if (ns.isWriteProtected() && opcode != READ && opcode != FLUSH) {
+            // nvmet_io_cmd_check_access(): a write-protected namespace executes Read and Flush only
+            req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
+            return StatusCode.NS_WRITE_PROTECTED.status();
+        }
         DataDirection direction = DataDirection.ofOpcode(opcode);
         int blockSize = ns.backend().blockSize();
         if (opcode == READ || opcode == WRITE) {

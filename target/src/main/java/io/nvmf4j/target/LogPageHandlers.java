@@ -12,9 +12,12 @@ import java.util.List;
 
 /**
  * Get Log Page (admin opcode 02h) for NVM controllers, as nvmet_execute_get_log_page() serves it: the Error
- * Information (01h), SMART / Health Information (02h) and Changed Namespace List (04h) pages. The SGL must
+ * Information (01h), SMART / Health Information (02h), Firmware Slot Information (03h, {@link FirmwareSlotLogPage}),
+ * Changed Namespace List (04h) and Commands Supported and Effects (05h, {@link CommandEffectsLogPage}) pages;
+ * any other log page identifier is an Invalid Field (DNR) pointing at LID, as nvmet. The SGL must
  * describe exactly NUMD dwords; the SMART and changed-namespace pages must be asked for whole (512 and 4096 bytes,
- * else Internal Error, as nvmet); the log page offset is honoured only by the discovery log, like nvmet.
+ * else Internal Error, as nvmet); the log page offset is honoured by the discovery log, like nvmet, and by the
+ * pages built whole in memory ({@link LogPageData}).
  */
 final class LogPageHandlers {
 
@@ -35,8 +38,14 @@ final class LogPageHandlers {
         if (lid == LogPageId.SMART.code()) {
             return smart(req, cmd);
         }
+        if (lid == LogPageId.FW_SLOT.code()) {
+            return FirmwareSlotLogPage.get(req, cmd);
+        }
         if (lid == LogPageId.CHANGED_NS.code()) {
             return changedNamespaces(req, cmd);
+        }
+        if (lid == LogPageId.CMD_EFFECTS.code()) {
+            return CommandEffectsLogPage.get(req, cmd);
         }
         req.errorLocation(GetLogPageCommand.OFFSET_LID);
         return StatusCode.INVALID_FIELD.withDnr();

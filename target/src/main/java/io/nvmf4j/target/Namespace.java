@@ -25,6 +25,8 @@ public final class Namespace {
     private final byte[] eui64;
     private final NamespaceStatistics statistics = new NamespaceStatistics();
     private volatile boolean enabled = true;
+    /** Namespace Write Protection Config (feature 84h), nvmet's ns->readonly. */
+    private volatile boolean writeProtected;
 
     private Namespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         this.nsid = nsid;
@@ -105,6 +107,15 @@ public final class Namespace {
 
     void enabled(boolean value) {
         enabled = value;
+    }
+
+    /** Write protected (Set Features 84h): only Read and Flush are executed (nvmet_io_cmd_check_access()). */
+    public boolean isWriteProtected() {
+        return writeProtected;
+    }
+
+    void writeProtected(boolean on) {
+        writeProtected = on;
     }
 
     public NamespaceStatistics statistics() {

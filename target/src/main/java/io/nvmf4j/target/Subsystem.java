@@ -303,7 +303,7 @@ public final class Subsystem {
     }
 
     /** nvmet_ns_changed(): every controller logs the NSID and, if enabled and unmasked, raises an event. */
-    private void namespaceChanged(long nsid) {
+    void namespaceChanged(long nsid) {
         for (Controller c : controllers.values()) {
             c.namespaceChanged(nsid);
         }

@@ -12,6 +12,7 @@ import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.admin.IdentifyCommand;
+import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -92,6 +93,47 @@ class ConnectTest {
 
         fx.subsystem.allowAnyHost(true);
         assertEquals(0, field(fx.host(OTHER_HOST).connectAdmin(SUBNQN, 0)));
+    }
+
+    /**
+     * SPDK's initiator tools send an empty HOSTNQN (first byte NUL) when the user names none. Linux nvmet compares
+     * it with strcmp (nvmet_host_allowed()): a subsystem that allows any host takes it, admin and I/O queues alike.
+     */
+    @Test
+    void emptyHostNqnConnectsWhereAnyHostIsAllowedLikeNvmet() {
+        fx.subsystem.allowAnyHost(true);
+        LoopHost anonymous = fx.host("");
+        anonymous.connectAndEnable(SUBNQN);
+        assertEquals("", anonymous.controller().hostNqn());
+        Request io = anonymous.connectIo(SUBNQN, 1, 31);
+        assertEquals(0, field(io), "I/O queue of the same (empty) host NQN");
+    }
+
+    /** ... and where hosts are listed, the empty name is not one of them: Connect Invalid Host, IPO at HOSTNQN. */
+    @Test
+    void emptyHostNqnIsAnInvalidHostWhereHostsAreListed() {
+        Request r = fx.host("").connectAdmin(SUBNQN, 0);
+        assertEquals(0x4184, field(r));
+        assertEquals(1 << 16 | 512, r.cqe().dw0(), "IATTR 1, IPO 512 (HOSTNQN)");
+        assertTrue(r.refusal().contains("rejected host \"\" (empty)"), r.refusal());
+        assertTrue(fx.subsystem.controllers().isEmpty());
+    }
+
+    /**
+     * A HOSTNQN without its NUL within the 256 bytes stays refused, as an invalid parameter of the Connect data
+     * (SPDK nvmf_ctrlr_cmd_connect(): "Connect HOSTNQN is not null terminated").
+     */
+    @Test
+    void unterminatedHostNqnIsRefusedEvenWhereAnyHostIsAllowed() {
+        fx.subsystem.allowAnyHost(true);
+        LoopHost host = fx.host();
+        host.admin = host.openQueue();
+        MemorySegment data = host.connectData(0xFFFF, SUBNQN, HOST);
+        data.asSlice(512, 256).fill((byte) 'a');
+        Request r = host.submit(host.admin, LoopHost.connectSqe(0, 31, 0), data);
+        assertEquals(0x4182, field(r), "CONNECT_INVALID_PARAM | DNR");
+        assertEquals(1 << 16 | 512, r.cqe().dw0());
+        assertTrue(fx.subsystem.controllers().isEmpty());
     }
 
     @Test

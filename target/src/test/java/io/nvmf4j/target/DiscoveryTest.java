@@ -192,6 +192,19 @@ class DiscoveryTest {
         assertEquals(0x70_F0_02, pending.cqe().dw0());
     }
 
+    /** nvmet_execute_disc_get_features() / _set_features(): no data either way, else Data SGL Length Invalid. */
+    @Test
+    void discoveryFeaturesWithADataBufferAreDataSglLengthInvalidLikeNvmet() {
+        LoopHost h = discover(HOST);
+        SubmissionQueueEntry get = SubmissionQueueEntry.allocate();
+        io.nvmf4j.protocol.admin.GetFeaturesCommand.create(get, io.nvmf4j.protocol.admin.FeatureId.HOST_IDENTIFIER);
+        assertEquals(0x400F, h.submit(h.admin, get, h.buffer(16)).cqe().statusField() & 0x47FF);
+        SubmissionQueueEntry kato = SubmissionQueueEntry.allocate();
+        io.nvmf4j.protocol.admin.GetFeaturesCommand.create(kato, io.nvmf4j.protocol.admin.FeatureId.KEEP_ALIVE_TIMER);
+        assertEquals(0x400F, h.submit(h.admin, kato, h.buffer(4)).cqe().statusField() & 0x47FF);
+        assertEquals(0, h.submit(h.admin, kato).cqe().statusField(), "without a buffer: answered");
+    }
+
     @Test
     void discoveryControllerIdentifiesAsDiscoveryAndRefusesOtherCommands() {
         LoopHost h = discover(HOST);
@@ -206,8 +219,8 @@ class DiscoveryTest {
         assertEquals(Nqn.DISCOVERY_VALUE, text(id, 768, 256));
 
         IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE, 1);
-        assertEquals(0x6001, h.submit(h.admin, sqe, h.buffer(4096)).cqe().statusField(),
-                "nvmet: INVALID_OPCODE for other CNS values");
+        assertEquals(0x6002, h.submit(h.admin, sqe, h.buffer(4096)).cqe().statusField(),
+                "nvmet (6.1): INVALID_FIELD | DNR for other CNS values");
         SubmissionQueueEntry createSq = SubmissionQueueEntry.allocate();
         createSq.opcode(0x01); // Create I/O Submission Queue: not on a fabric, not on discovery
         assertEquals(0x6001, h.submit(h.admin, createSq).cqe().statusField());

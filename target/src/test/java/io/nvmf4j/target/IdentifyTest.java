@@ -64,7 +64,7 @@ class IdentifyTest {
         assertEquals(3, Wire.u8(d, 258), "ACL");
         assertEquals(3, Wire.u8(d, 259), "AERL: four outstanding");
         assertEquals(0x3, Wire.u8(d, 260), "FRMW");
-        assertEquals(0x5, Wire.u8(d, 261), "LPA: SMART per namespace, extended data");
+        assertEquals(0x7, Wire.u8(d, 261), "LPA: SMART per namespace, commands supported and effects, extended data");
         assertEquals(127, Wire.u8(d, 262), "ELPE");
         assertEquals(10, Wire.u16(d, 320), "KAS 100 ms units");
         assertEquals(0x66, Wire.u8(d, 512), "SQES");

@@ -32,7 +32,9 @@ public enum FeatureId {
     /** 8 or 16 bytes of host identifier in the data buffer (16 bytes, EXHID set, for NVMe-oF). */
     HOST_IDENTIFIER(0x81),
     RESERVATION_NOTIFICATION_MASK(0x82),
-    RESERVATION_PERSISTENCE(0x83);
+    RESERVATION_PERSISTENCE(0x83),
+    /** CDW11 bits 2:0: the namespace's write protection state (0 none, 1 write protected); NSID names it. */
+    NAMESPACE_WRITE_PROTECTION(0x84);
 
     private static final FeatureId[] BY_CODE = new FeatureId[256];
 

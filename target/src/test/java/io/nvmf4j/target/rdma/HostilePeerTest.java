@@ -208,8 +208,9 @@ class HostilePeerTest {
     }
 
     /**
-     * F2 (b): exact lengths. Get Features KATO has no data (nvmet_feat_data_len() 0); a 1 MiB SGL is allowed
-     * (nvmet_check_data_len_lte()), but the target RDMA-Writes nothing: not stale pool bytes, not even zeroes.
+     * F2 (b): exact lengths. Get Features KATO has no data (nvmet_feat_data_len() 0): a 1 MiB SGL is Data SGL
+     * Length Invalid (nvmet_execute_disc_get_features(): nvmet_check_transfer_len(req, 0)), and the target
+     * RDMA-Writes nothing: not stale pool bytes, not even zeroes.
      */
     @Test
     void getFeaturesWithoutDataWritesNothingIntoAHugeHostBuffer() throws Exception {
@@ -220,7 +221,7 @@ class HostilePeerTest {
             admin.enable();
             admin.data.asSlice(MIB, MIB).fill((byte) 0xEE);
             ScriptedRdmaHost.Response kato = admin.getFeatures(0x0F, MIB, MIB);
-            assertEquals(0, kato.status(), () -> "Get Features KATO: " + status(kato));
+            assertStatus(StatusCode.SGL_INVALID_DATA, kato);
             MemorySegment d = admin.data.asSlice(MIB, MIB);
             for (long i = 0; i < MIB; i += 8) {
                 if (d.get(ValueLayout.JAVA_LONG_UNALIGNED, i) != 0xEEEE_EEEE_EEEE_EEEEL) {
