@@ -72,6 +72,7 @@ public final class NvmeController implements AutoCloseable {
     final ControllerSetup setup;
     final ControllerRecovery recovery;
     private final KeepAlive keepAlive;
+    final AsyncEventHandler events;
 
     // Written by ControllerSetup (first connect, reconnect) and ControllerRecovery.
     RdmaHostQueue admin;
@@ -103,6 +104,7 @@ public final class NvmeController implements AutoCloseable {
         this.setup = new ControllerSetup(this);
         this.recovery = new ControllerRecovery(this);
         this.keepAlive = new KeepAlive(this);
+        this.events = new AsyncEventHandler(this);
     }
 
     /**
@@ -143,6 +145,7 @@ public final class NvmeController implements AutoCloseable {
                 throw new NvmfConnectException(controller.name + ": closed while connecting");
             }
             controller.keepAlive.start();
+            controller.events.start(false);
             return controller;
         } catch (NvmfException | RuntimeException e) {
             controller.close();
@@ -301,19 +304,47 @@ public final class NvmeController implements AutoCloseable {
         return inCapsuleBytes;
     }
 
-    /** The active namespaces found at connect time, by NSID. */
+    /**
+     * The active namespaces by NSID: found at connect time, then kept current by the Namespace Attribute Changed
+     * event (an Asynchronous Event Request is always outstanding; see {@link #onNamespaceChange}).
+     */
     public List<Namespace> namespaces() {
-        return List.copyOf(namespaces.values());
+        synchronized (namespaces) {
+            return List.copyOf(namespaces.values());
+        }
     }
 
     public Optional<Namespace> namespace(long nsid) {
-        return Optional.ofNullable(namespaces.get(nsid));
+        synchronized (namespaces) {
+            return Optional.ofNullable(namespaces.get(nsid));
+        }
     }
 
     /** The first active namespace, the usual target of a single-namespace subsystem. */
     public Namespace firstNamespace() throws NvmfException {
-        return namespaces.values().stream().findFirst()
-                .orElseThrow(() -> new NvmfException(name + ": the subsystem has no active namespace"));
+        synchronized (namespaces) {
+            return namespaces.values().stream().findFirst()
+                    .orElseThrow(() -> new NvmfException(name + ": the subsystem has no active namespace"));
+        }
+    }
+
+    /**
+     * Calls {@code listener} after each rescan that changed {@link #namespaces()}: a namespace added, removed or
+     * resized on the target (Namespace Attribute Changed, NVMe Base 2.0, 5.2 and 5.16.1.5), or a reconnect or
+     * {@link #rescanNamespaces()} that found a difference. Runs on the controller's event thread; keep it short
+     * and do not close the controller from it.
+     */
+    public void onNamespaceChange(java.util.function.Consumer<NamespaceChange> listener) {
+        events.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Rescans the active namespaces now (like {@code nvme ns-rescan}) and returns what changed; listeners are called
+     * as for an event.
+     */
+    public NamespaceChange rescanNamespaces() throws NvmfException {
+        requireUsable();
+        return events.rescan();
     }
 
     /** Commands waiting for a slot on every queue (admin first): diagnostics and back-pressure tests. */
@@ -341,6 +372,7 @@ public final class NvmeController implements AutoCloseable {
             state = ControllerState.DELETING;
         }
         keepAlive.stop();
+        events.stop();
         if (before == ControllerState.LIVE && capabilities != null) {
             try {
                 setup.shutdown();
