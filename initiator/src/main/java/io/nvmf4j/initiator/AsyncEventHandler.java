@@ -128,9 +128,17 @@ final class AsyncEventHandler {
         try {
             c.submitAdmin(set).get(c.options().commandTimeout().toMillis() + 1000,
                     java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // closing
+            return false;
         } catch (Exception e) {
+            if (stopped || c.state != ControllerState.LIVE) {
+                return false; // closed or lost meanwhile: nothing to report (a reconnect starts again)
+            }
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
+                    ? e.getCause() : e;
             LOG.warning(c.name() + ": Failed to configure AEN (cfg " + Integer.toHexString(wanted) + "): "
-                    + e.getMessage());
+                    + cause.getMessage());
         }
         return true;
     }

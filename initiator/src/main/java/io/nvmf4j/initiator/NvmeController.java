@@ -205,6 +205,38 @@ public final class NvmeController implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Get Features (NVMe Base 2.0, 5.15; {@code nvme_get_features()} of libnvme): Feature Identifier {@code fid}
+     * (CDW10 bits 7:0), Select {@code sel} (bits 10:8: 0 current, 1 default, 2 saved, 3 supported capabilities),
+     * {@code cdw11} as the feature defines it, for namespace {@code nsid} (0 when the feature is not per-namespace).
+     * {@code data}, when not null and not empty, receives the feature's data structure (at most 4096 bytes, e.g. 16
+     * for Host Identifier with EXHID). An NVMe status comes back in the result; transport failures are thrown.
+     */
+    public FeatureResult getFeatures(int fid, long nsid, int sel, int cdw11, MemorySegment data) throws NvmfException {
+        if (data != null && data.byteSize() > ADMIN_BUFFER_SIZE) {
+            throw new IllegalArgumentException("Get Features data of " + data.byteSize() + " bytes exceeds "
+                    + ADMIN_BUFFER_SIZE);
+        }
+        FutureCommand get = new FutureCommand(String.format("Get Features %02xh sel %d", fid, sel), false, true,
+                sqe -> {
+                    sqe.clear();
+                    sqe.opcode(io.nvmf4j.protocol.admin.AdminOpcode.GET_FEATURES.code());
+                    sqe.nsid(nsid);
+                    // any FID goes out as given: the controller, not the host, decides which it implements
+                    io.nvmf4j.protocol.admin.GetFeaturesCommand.wrap(sqe).fid(fid).sel(sel).cdw11(cdw11);
+                });
+        if (data == null || data.byteSize() == 0) {
+            get.noData();
+        } else {
+            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+        }
+        try {
+            return new FeatureResult((int) runAdmin(get), io.nvmf4j.protocol.Status.SUCCESS);
+        } catch (NvmeStatusException e) {
+            return new FeatureResult(0, e.status());
+        }
+    }
+
     private long runAdmin(FutureCommand command) throws NvmfException {
         requireUsable();
         admin.submit(command);
