@@ -101,42 +101,56 @@ public final class GetFeatureCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Map<String, Object> json = JsonC.object();
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(0))) {
-            int first = (int) featureId;
-            int last = featureId != 0 ? first : 0xff;
-            int count = 0;
-            FeatureResult lastError = null;
-            for (int fid = first; fid <= last; fid++) {
-                count++;
-                Answer current = get(controller, fid, nsid, sel == 8 ? 0 : sel);
-                if (!current.result().isSuccess()) {
-                    lastError = current.result();
-                    if (!current.result().isUnsupported()) {
-                        break; // nvme-cli stops at the first error other than Invalid Field
-                    }
-                    continue;
-                }
-                lastError = null;
-                if (sel == 8) {
-                    Answer dflt = get(controller, fid, nsid, 1);
-                    // nvme-cli prints a feature when the default cannot be read, differs, or (its strcmp() test)
-                    // when both data buffers read as equal C strings
-                    if (dflt.result().isSuccess() && dflt.result().dw0() == current.result().dw0()
-                            && !(current.data() != null && dflt.data() != null
-                            && cString(current.data()).equals(cString(dflt.data())))) {
-                        continue;
-                    }
-                }
-                print(out, json, current, sel, raw, format);
-            }
-            if (lastError != null && !lastError.isSuccess() && (count == 1 || !lastError.isUnsupported())) {
-                throw new NvmeStatusException(String.format("Get Features %02xh", last), lastError.status(), false);
-            }
+            walk(controller, out, json, nsid, raw, format);
+        } finally {
+            out.flush(); // what was printed before a failure stays printed, as nvme-cli's stdout
         }
         if (format == OutputOptions.Format.JSON) {
             out.print(JsonC.print(json));
         }
         out.flush();
         return 0;
+    }
+
+    /**
+     * get_feature_ids(): FID {@code -f}, or 00h..FFh. Invalid Field skips a feature and any other error ends the
+     * walk. The status is compared without its DNR and More bits, as later nvme-cli does ({@code filter_out_flags()});
+     * nvme-cli 2.3 compared them too, so against a controller that sets DNR (nvmet) its walk ends at FID 00h.
+     */
+    private void walk(NvmeController controller, PrintWriter out, Map<String, Object> json, long nsid, boolean raw,
+            OutputOptions.Format format) throws Exception {
+        int first = (int) featureId;
+        int last = featureId != 0 ? first : 0xff;
+        int count = 0;
+        FeatureResult lastError = null;
+        int errorFid = first;
+        for (int fid = first; fid <= last; fid++) {
+            count++;
+            Answer current = get(controller, fid, nsid, sel == 8 ? 0 : sel);
+            if (!current.result().isSuccess()) {
+                lastError = current.result();
+                errorFid = fid;
+                if (!current.result().isUnsupported()) {
+                    break; // nvme-cli stops at the first error other than Invalid Field
+                }
+                continue;
+            }
+            lastError = null;
+            if (sel == 8) {
+                Answer dflt = get(controller, fid, nsid, 1);
+                // nvme-cli prints a feature when the default cannot be read, differs, or (its strcmp() test)
+                // when both data buffers read as equal C strings
+                if (dflt.result().isSuccess() && dflt.result().dw0() == current.result().dw0()
+                        && !(current.data() != null && dflt.data() != null
+                        && cString(current.data()).equals(cString(dflt.data())))) {
+                    continue;
+                }
+            }
+            print(out, json, current, sel, raw, format);
+        }
+        if (lastError != null && !lastError.isSuccess() && (count == 1 || !lastError.isUnsupported())) {
+            throw new NvmeStatusException(String.format("Get Features %02xh", errorFid), lastError.status(), false);
+        }
     }
 
     private Answer get(NvmeController controller, int fid, long nsid, int select) throws Exception {
