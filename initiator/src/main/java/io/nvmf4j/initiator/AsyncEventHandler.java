@@ -55,6 +55,8 @@ final class AsyncEventHandler {
     private volatile boolean stopped;
     /** Whether an AER is outstanding (event thread only). */
     private boolean armed;
+    /** Which request is the current one: a completion of an older one (failed with its connection) is ignored. */
+    private int generation;
 
     AsyncEventHandler(NvmeController controller) {
         this.c = controller;
@@ -79,6 +81,7 @@ final class AsyncEventHandler {
         }
         submit(() -> {
             armed = false;
+            generation++;
             if (!enableNotices()) {
                 return;
             }
@@ -153,7 +156,12 @@ final class AsyncEventHandler {
         aer.deadline = false;
         aer.noData();
         armed = true;
-        aer.future.whenComplete((dw0, error) -> submit(() -> completed(dw0, error)));
+        int mine = ++generation;
+        aer.future.whenComplete((dw0, error) -> submit(() -> {
+            if (mine == generation) {
+                completed(dw0, error);
+            }
+        }));
         try {
             c.submitAdmin(aer);
         } catch (RuntimeException e) {

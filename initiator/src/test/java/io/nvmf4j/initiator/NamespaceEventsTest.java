@@ -148,6 +148,43 @@ class NamespaceEventsTest {
         }
     }
 
+    /**
+     * The request dies with its connection; after the reconnect (nvme_start_ctrl()) the host rescans, finding what
+     * changed while it was away, and arms a new request, so later events arrive again.
+     */
+    @Test
+    void afterAReconnectTheHostRescansAndHearsEventsAgain() throws Exception {
+        int fixed;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            fixed = probe.getLocalPort();
+        }
+        Port again = Port.rdma(2, "127.0.0.1", Integer.toString(fixed)).build();
+        target.addPort(again);
+        again.addSubsystem(subsystem);
+        transport.listen(again);
+        try (NvmeController c = NvmeController.connect(ConnectOptions.builder(
+                new InetSocketAddress("127.0.0.1", fixed), SUBNQN).host(HostIdentity.generate()).provider("softiwarp")
+                .ioQueues(1).commandTimeout(Duration.ofSeconds(5)).reconnectDelay(Duration.ofMillis(200))
+                .ctrlLossTimeout(Duration.ofSeconds(30)).build())) {
+            LinkedBlockingQueue<NamespaceChange> heard = new LinkedBlockingQueue<>();
+            c.onNamespaceChange(heard::add);
+            transport.close(); // every connection ends
+            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(3, RamBackend.allocate(MIB, 512)));
+            transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
+                    Duration.ofNanos(20_000), 4L << 20, 4096, false), TransportObserver.NONE);
+            transport.listen(again);
+            NamespaceChange whileAway = heard.poll(20, TimeUnit.SECONDS);
+            assertTrue(whileAway != null, "no rescan after the reconnect");
+            assertEquals(List.of(3L), whileAway.added().stream().map(Namespace::nsid).toList());
+            assertEquals(List.of(), whileAway.reported(), "found by the rescan, not named by an event");
+            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(4, RamBackend.allocate(MIB, 512)));
+            NamespaceChange later = heard.poll(10, TimeUnit.SECONDS);
+            assertTrue(later != null, "no event after the reconnect: the request was not sent again");
+            assertEquals(List.of(4L), later.reported());
+            assertEquals(List.of(1L, 2L, 3L, 4L), nsids(c));
+        }
+    }
+
     @Test
     void aRescanOnRequestFindsWhatChanged() throws Exception {
         try (NvmeController c = connect()) {
