@@ -210,6 +210,14 @@ class NvmeCliParityEndToEndTest {
         JsonNode wc = JSON.readTree(j.out()).get("feature: 0x06").get(0);
         assertEquals("Volatile Write Cache", wc.get("name").asText());
         assertTrue(wc.get("Current").asText().matches("0x0000000[01]|00000000"), j.out());
+        // -s 8 (nvme-cli's "changed"): current against default; nothing printed when they agree
+        CliRunner.Result changed = CliRunner.run(at("get-feature", "-f", "7", "-s", "8"));
+        assertEquals(0, changed.exitCode(), changed.err());
+        assertEquals("", changed.out());
+        CliRunner.Result caps = CliRunner.run(at("get-feature", "-f", "7", "-s", "3"));
+        assertEquals(0, caps.exitCode(), caps.err());
+        assertTrue(caps.out().startsWith("get-feature:0x07 (Number of Queues), Supported capabilities value:"),
+                caps.out());
         CliRunner.Result none = CliRunner.run(at("get-feature", "-f", "0xe"));
         assertEquals(1, none.exitCode(), none.out());
         assertTrue(none.err().contains("INVALID_FIELD"), none.err());
