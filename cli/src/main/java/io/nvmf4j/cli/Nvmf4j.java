@@ -40,6 +40,7 @@ public final class Nvmf4j implements Callable<Integer> {
         SUBCOMMANDS.put("dsm", "io.nvmf4j.cli.host.DsmCommand");
         SUBCOMMANDS.put("write-zeroes", "io.nvmf4j.cli.host.WriteZeroesCommand");
         SUBCOMMANDS.put("get-log", "io.nvmf4j.cli.host.GetLogCommand");
+        SUBCOMMANDS.put("get-feature", "io.nvmf4j.cli.host.GetFeatureCommand");
         SUBCOMMANDS.put("smart-log", "io.nvmf4j.cli.host.SmartLogCommand");
         SUBCOMMANDS.put("error-log", "io.nvmf4j.cli.host.ErrorLogCommand");
         SUBCOMMANDS.put("list-subsys", "io.nvmf4j.cli.host.ListSubsysCommand");

@@ -67,6 +67,7 @@ final class ControllerRecovery {
             c.setup.run(false);
             if (goLive(ControllerState.RECONNECTING)) {
                 LOG.info(name + ": reconnected");
+                c.events.start(true); // nvme_start_ctrl(): AEN re-armed, namespaces rescanned
             }
         } catch (NvmfException | RuntimeException e) {
             long lost = System.nanoTime() - lostSinceNanos;

@@ -17,6 +17,8 @@ final class FutureCommand extends HostCommand {
     private final boolean fabrics;
     private final boolean retry;
     final CompletableFuture<Long> future = new CompletableFuture<>();
+    /** False for an Asynchronous Event Request, which waits for an event as long as it takes. */
+    boolean deadline = true;
 
     FutureCommand(String description, boolean fabrics, boolean retry, Consumer<SubmissionQueueEntry> encoder) {
         this.description = description;
@@ -38,6 +40,11 @@ final class FutureCommand extends HostCommand {
     @Override
     public boolean isFabrics() {
         return fabrics;
+    }
+
+    @Override
+    public boolean hasDeadline() {
+        return deadline;
     }
 
     @Override

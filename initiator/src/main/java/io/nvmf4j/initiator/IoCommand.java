@@ -12,7 +12,7 @@ import io.nvmf4j.protocol.io.WriteZeroesCommand;
 /** One NVM command set I/O command of an {@link IoOperation} (NVM Command Set 1.0, chapter 3). */
 final class IoCommand extends HostCommand {
 
-    enum Kind { READ, WRITE, WRITE_ZEROES, FLUSH, DEALLOCATE }
+    enum Kind { READ, WRITE, WRITE_ZEROES, FLUSH, DATASET_MANAGEMENT }
 
     private final IoOperation operation;
     private final Kind kind;
@@ -21,8 +21,21 @@ final class IoCommand extends HostCommand {
     private final int blocks;
     private final boolean flag; // FUA for read/write, DEAC for write zeroes
     private final int ranges;
+    /** Dataset Management CDW11 attributes (IDR, IDW, AD). */
+    private final int attributes;
 
     IoCommand(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges) {
+        this(operation, kind, nsid, slba, blocks, flag, ranges, 0);
+    }
+
+    /** A Dataset Management of {@code ranges} ranges with {@code attributes} in CDW11. */
+    static IoCommand datasetManagement(IoOperation operation, long nsid, int ranges, int attributes) {
+        return new IoCommand(operation, Kind.DATASET_MANAGEMENT, nsid, 0, 0, false, ranges, attributes);
+    }
+
+    private IoCommand(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges,
+                      int attributes) {
+        this.attributes = attributes;
         this.operation = operation;
         this.kind = kind;
         this.nsid = nsid;
@@ -39,7 +52,7 @@ final class IoCommand extends HostCommand {
             case WRITE -> WriteCommand.encode(sqe, nsid, slba, blocks, flag);
             case WRITE_ZEROES -> WriteZeroesCommand.create(sqe, nsid, slba, blocks).deallocate(flag);
             case FLUSH -> FlushCommand.create(sqe, nsid);
-            case DEALLOCATE -> DatasetManagementCommand.create(sqe, nsid, ranges, DatasetManagementCommand.ATTR_AD);
+            case DATASET_MANAGEMENT -> DatasetManagementCommand.create(sqe, nsid, ranges, attributes);
         }
     }
 
@@ -47,7 +60,8 @@ final class IoCommand extends HostCommand {
     public String describe() {
         return switch (kind) {
             case FLUSH -> "Flush nsid " + nsid;
-            case DEALLOCATE -> "Dataset Management (deallocate) nsid " + nsid + " ranges " + ranges;
+            case DATASET_MANAGEMENT -> String.format("Dataset Management nsid %d ranges %d attributes %xh", nsid,
+                    ranges, attributes);
             default -> kind.name().charAt(0) + kind.name().substring(1).toLowerCase().replace('_', ' ') + " nsid "
                     + nsid + " slba " + slba + " blocks " + blocks;
         };

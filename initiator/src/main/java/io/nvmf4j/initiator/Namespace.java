@@ -198,12 +198,26 @@ public final class Namespace {
         if (ranges.size() > DatasetManagementCommand.MAX_RANGES) {
             throw new IllegalArgumentException("deallocate of " + blocks + " blocks needs more than 256 ranges");
         }
+        return datasetManagementAsync(ranges, DatasetManagementCommand.ATTR_AD);
+    }
+
+    /**
+     * Dataset Management (NVM Command Set 1.0, 3.2.3; {@code nvme dsm}): 1..256 {@code ranges} (each with its
+     * context attributes, length in blocks and starting LBA, the 16-byte {@link DsmRange} of Figure 39) and the
+     * CDW11 {@code attributes}: {@link DatasetManagementCommand#ATTR_IDR} (integral dataset for read),
+     * {@link DatasetManagementCommand#ATTR_IDW} (for write), {@link DatasetManagementCommand#ATTR_AD} (deallocate),
+     * any combination; the hints alone change no data.
+     */
+    public CompletableFuture<Void> datasetManagementAsync(List<DsmRange> ranges, int attributes) {
+        if (ranges.isEmpty() || ranges.size() > DatasetManagementCommand.MAX_RANGES) {
+            throw new IllegalArgumentException("Dataset Management takes 1..256 ranges, not " + ranges.size());
+        }
         MemorySegment data = MemorySegment.ofArray(new byte[ranges.size() * DsmRange.SIZE]);
         for (int i = 0; i < ranges.size(); i++) {
             ranges.get(i).encode(data, (long) i * DsmRange.SIZE);
         }
         IoOperation op = new IoOperation(1);
-        IoCommand c = new IoCommand(op, IoCommand.Kind.DEALLOCATE, nsid, slba, 0, false, ranges.size());
+        IoCommand c = IoCommand.datasetManagement(op, nsid, ranges.size(), attributes);
         c.copy(Direction.HOST_TO_CONTROLLER, data);
         queue().submit(c);
         return op.future;
@@ -237,6 +251,10 @@ public final class Namespace {
 
     public void deallocate(long slba, long blocks) throws NvmfException {
         await(deallocateAsync(slba, blocks), "deallocate");
+    }
+
+    public void datasetManagement(List<DsmRange> ranges, int attributes) throws NvmfException {
+        await(datasetManagementAsync(ranges, attributes), "dataset management");
     }
 
     private void await(CompletableFuture<Void> future, String what) throws NvmfException {

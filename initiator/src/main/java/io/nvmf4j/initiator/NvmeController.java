@@ -72,6 +72,7 @@ public final class NvmeController implements AutoCloseable {
     final ControllerSetup setup;
     final ControllerRecovery recovery;
     private final KeepAlive keepAlive;
+    final AsyncEventHandler events;
 
     // Written by ControllerSetup (first connect, reconnect) and ControllerRecovery.
     RdmaHostQueue admin;
@@ -103,6 +104,7 @@ public final class NvmeController implements AutoCloseable {
         this.setup = new ControllerSetup(this);
         this.recovery = new ControllerRecovery(this);
         this.keepAlive = new KeepAlive(this);
+        this.events = new AsyncEventHandler(this);
     }
 
     /**
@@ -143,6 +145,7 @@ public final class NvmeController implements AutoCloseable {
                 throw new NvmfConnectException(controller.name + ": closed while connecting");
             }
             controller.keepAlive.start();
+            controller.events.start(false);
             return controller;
         } catch (NvmfException | RuntimeException e) {
             controller.close();
@@ -200,6 +203,38 @@ public final class NvmeController implements AutoCloseable {
             done += chunk;
         }
         return out;
+    }
+
+    /**
+     * Get Features (NVMe Base 2.0, 5.15; {@code nvme_get_features()} of libnvme): Feature Identifier {@code fid}
+     * (CDW10 bits 7:0), Select {@code sel} (bits 10:8: 0 current, 1 default, 2 saved, 3 supported capabilities),
+     * {@code cdw11} as the feature defines it, for namespace {@code nsid} (0 when the feature is not per-namespace).
+     * {@code data}, when not null and not empty, receives the feature's data structure (at most 4096 bytes, e.g. 16
+     * for Host Identifier with EXHID). An NVMe status comes back in the result; transport failures are thrown.
+     */
+    public FeatureResult getFeatures(int fid, long nsid, int sel, int cdw11, MemorySegment data) throws NvmfException {
+        if (data != null && data.byteSize() > ADMIN_BUFFER_SIZE) {
+            throw new IllegalArgumentException("Get Features data of " + data.byteSize() + " bytes exceeds "
+                    + ADMIN_BUFFER_SIZE);
+        }
+        FutureCommand get = new FutureCommand(String.format("Get Features %02xh sel %d", fid, sel), false, true,
+                sqe -> {
+                    sqe.clear();
+                    sqe.opcode(io.nvmf4j.protocol.admin.AdminOpcode.GET_FEATURES.code());
+                    sqe.nsid(nsid);
+                    // any FID goes out as given: the controller, not the host, decides which it implements
+                    io.nvmf4j.protocol.admin.GetFeaturesCommand.wrap(sqe).fid(fid).sel(sel).cdw11(cdw11);
+                });
+        if (data == null || data.byteSize() == 0) {
+            get.noData();
+        } else {
+            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+        }
+        try {
+            return new FeatureResult((int) runAdmin(get), io.nvmf4j.protocol.Status.SUCCESS);
+        } catch (NvmeStatusException e) {
+            return new FeatureResult(0, e.status());
+        }
     }
 
     private long runAdmin(FutureCommand command) throws NvmfException {
@@ -301,19 +336,47 @@ public final class NvmeController implements AutoCloseable {
         return inCapsuleBytes;
     }
 
-    /** The active namespaces found at connect time, by NSID. */
+    /**
+     * The active namespaces by NSID: found at connect time, then kept current by the Namespace Attribute Changed
+     * event (an Asynchronous Event Request is always outstanding; see {@link #onNamespaceChange}).
+     */
     public List<Namespace> namespaces() {
-        return List.copyOf(namespaces.values());
+        synchronized (namespaces) {
+            return List.copyOf(namespaces.values());
+        }
     }
 
     public Optional<Namespace> namespace(long nsid) {
-        return Optional.ofNullable(namespaces.get(nsid));
+        synchronized (namespaces) {
+            return Optional.ofNullable(namespaces.get(nsid));
+        }
     }
 
     /** The first active namespace, the usual target of a single-namespace subsystem. */
     public Namespace firstNamespace() throws NvmfException {
-        return namespaces.values().stream().findFirst()
-                .orElseThrow(() -> new NvmfException(name + ": the subsystem has no active namespace"));
+        synchronized (namespaces) {
+            return namespaces.values().stream().findFirst()
+                    .orElseThrow(() -> new NvmfException(name + ": the subsystem has no active namespace"));
+        }
+    }
+
+    /**
+     * Calls {@code listener} after each rescan that changed {@link #namespaces()}: a namespace added, removed or
+     * resized on the target (Namespace Attribute Changed, NVMe Base 2.0, 5.2 and 5.16.1.5), or a reconnect or
+     * {@link #rescanNamespaces()} that found a difference. Runs on the controller's event thread; keep it short
+     * and do not close the controller from it.
+     */
+    public void onNamespaceChange(java.util.function.Consumer<NamespaceChange> listener) {
+        events.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Rescans the active namespaces now (like {@code nvme ns-rescan}) and returns what changed; listeners are called
+     * as for an event.
+     */
+    public NamespaceChange rescanNamespaces() throws NvmfException {
+        requireUsable();
+        return events.rescan();
     }
 
     /** Commands waiting for a slot on every queue (admin first): diagnostics and back-pressure tests. */
@@ -341,6 +404,7 @@ public final class NvmeController implements AutoCloseable {
             state = ControllerState.DELETING;
         }
         keepAlive.stop();
+        events.stop();
         if (before == ControllerState.LIVE && capabilities != null) {
             try {
                 setup.shutdown();

@@ -199,6 +199,35 @@ class HostAgainstScriptedControllerTest {
         assertEquals(1, target.receivedIo(IoOpcode.DATASET_MANAGEMENT.code()).size());
     }
 
+    /**
+     * Dataset Management with the integral-dataset hints (nvme dsm -w -r -a ...): NR is 0's based in CDW10 bits 7:0,
+     * the attributes in CDW11 (IDR bit 0, IDW bit 1, AD bit 2), and each 16-byte range is Context Attributes u32,
+     * Length in blocks u32, Starting LBA u64, little endian (NVM Command Set 1.0, Figure 39; struct nvme_dsm_range).
+     * Without AD nothing is deallocated.
+     */
+    @Test
+    void datasetManagementCarriesRangesAndAttributesAsTheSpecLaysThemOut() throws Exception {
+        NvmeController c = connect(new ScriptedController.Script(), 1, 32);
+        Namespace ns = c.firstNamespace();
+        byte[] ones = new byte[8 * 512];
+        java.util.Arrays.fill(ones, (byte) 1);
+        ns.write(200, 8, MemorySegment.ofArray(ones));
+        ns.datasetManagement(List.of(new io.nvmf4j.protocol.io.DsmRange(0x01020304, 8, 0x1122334455667788L),
+                new io.nvmf4j.protocol.io.DsmRange(0, 0xFFFFFFFFL, 200)), 0x3);
+        ScriptedController.Received r = target.receivedIo(IoOpcode.DATASET_MANAGEMENT.code()).get(0);
+        MemorySegment sqe = MemorySegment.ofArray(r.sqe());
+        java.lang.foreign.ValueLayout.OfInt le = java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED
+                .withOrder(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertEquals(1, sqe.get(le, 40), "CDW10: NR = 2 ranges, 0's based");
+        assertEquals(3, sqe.get(le, 44), "CDW11: IDR | IDW");
+        assertEquals(32, r.dataLength());
+        assertEquals("04030201" + "08000000" + "8877665544332211" + "00000000" + "ffffffff" + "c800000000000000",
+                java.util.HexFormat.of().formatHex(target.dsmRanges.get(0)));
+        byte[] back = new byte[8 * 512];
+        ns.read(200, 8, MemorySegment.ofArray(back));
+        assertArrayEquals(ones, back, "hints only: the data stays");
+    }
+
     @Test
     void manyConcurrentRequestsAreQueuedNotRefused() throws Exception {
         NvmeController c = connect(new ScriptedController.Script(), 1, 16);

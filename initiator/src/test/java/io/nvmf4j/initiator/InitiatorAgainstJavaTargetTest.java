@@ -83,6 +83,25 @@ class InitiatorAgainstJavaTargetTest {
                 .bufferSize(16384).buffersPerQueue(16).build());
     }
 
+    /** Get Features: the value in DW0, the Host Identifier's 16 bytes, Invalid Field returned (not thrown). */
+    @Test
+    void getFeaturesReturnsValuesDataAndStatus() throws Exception {
+        try (NvmeController c = connect(2, 32)) {
+            FeatureResult queues = c.getFeatures(0x07, 0, 0, 0, null);
+            assertTrue(queues.isSuccess(), queues.toString());
+            int granted = Math.min((queues.dw0() & 0xFFFF) + 1, (queues.dw0() >>> 16) + 1);
+            assertTrue(granted >= c.ioQueueCount(), "NSQA/NCQA " + Integer.toHexString(queues.dw0()));
+            assertEquals(5000, c.getFeatures(0x0f, 0xFFFF_FFFFL, 0, 0, null).dw0(), "KATO in ms");
+            MemorySegment hostId = MemorySegment.ofArray(new byte[16]);
+            assertTrue(c.getFeatures(0x81, 0, 0, 1, hostId).isSuccess());
+            java.nio.ByteBuffer uuid = java.nio.ByteBuffer.wrap(hostId.toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(host.hostId(), new java.util.UUID(uuid.getLong(), uuid.getLong()));
+            FeatureResult timestamp = c.getFeatures(0x0e, 0, 0, 0, MemorySegment.ofArray(new byte[8]));
+            assertTrue(timestamp.isUnsupported(), timestamp.toString());
+            assertEquals(ControllerState.LIVE, c.state(), "a refused feature is only a status");
+        }
+    }
+
     @Test
     void connectsIdentifiesAndListsBothNamespaces() throws Exception {
         try (NvmeController c = connect(3, 32)) {

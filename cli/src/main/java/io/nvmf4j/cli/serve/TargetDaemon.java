@@ -94,6 +94,7 @@ public final class TargetDaemon implements AutoCloseable {
         try {
             TransportObserver observer = TransportObserver.NONE;
             TargetMetrics targetMetrics = null;
+            OperatorMetrics operator = null;
             if (settings.metricsPort() != null) {
                 PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
                 targetMetrics = new TargetMetrics(registry);
@@ -103,7 +104,7 @@ public final class TargetDaemon implements AutoCloseable {
                     }
                 }
                 observer = targetMetrics;
-                OperatorMetrics operator = new OperatorMetrics(registry, target, buildVersion());
+                operator = new OperatorMetrics(registry, target, buildVersion());
                 endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), operator::refresh);
                 if (!metricsAddress.isLoopbackAddress()) {
                     LOG.log(Level.WARNING, "metrics served beyond this host on {0}: anyone who reaches it sees subsystem"
@@ -115,6 +116,7 @@ public final class TargetDaemon implements AutoCloseable {
             transport = RdmaTransport.open(target, tune.apply(transportOptions(settings, trace)), observer);
             if (targetMetrics != null) {
                 targetMetrics.registerDeviceRejections(transport.device()::rejectedPeerCounts);
+                operator.bindTransport(transport);
             }
             List<InetSocketAddress> bound = new ArrayList<>();
             for (Port port : target.ports()) {

@@ -111,7 +111,7 @@ class ConnectFlagsParsingTest {
     @Test
     void deviceCommandsHaveNoShortConnectLetters() {
         for (String command : new String[] {"id-ctrl", "id-ns", "read", "write", "flush", "dsm", "write-zeroes",
-                "get-log", "smart-log", "error-log", "perf"}) {
+                "get-log", "get-feature", "smart-log", "error-log", "perf"}) {
             CommandLine.Model.CommandSpec spec = CliRunner.commandLine().getSubcommands().get(command)
                     .getCommandSpec();
             for (String name : LongConnectFlags.CONNECT_OPTIONS) {

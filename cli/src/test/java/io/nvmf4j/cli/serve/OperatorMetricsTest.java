@@ -45,7 +45,9 @@ class OperatorMetricsTest {
             for (String series : new String[] {"jvm_memory_used_bytes", "jvm_gc_", "process_cpu_usage",
                 "process_uptime_seconds", "jvm_threads_live_threads", "nvmf4j_build_info{java=",
                 "nvmf4j_connected_hosts{subsystem=\"" + NQN + "\"} 0.0",
-                "nvmf4j_queues{subsystem=\"" + NQN + "\",type=\"admin\"} 0.0", "nvmf4j_rejected_total"}) {
+                "nvmf4j_queues{subsystem=\"" + NQN + "\",type=\"admin\"} 0.0", "nvmf4j_rejected_total",
+                "nvmf4j_buffer_pool_bytes{group=\"0\",state=\"used\"} 0.0",
+                "nvmf4j_poll_group_queues{group=\"0\"} 0.0"}) {
                 assertTrue(idle.contains(series), series + " in\n" + idle);
             }
             try (NvmeController host = NvmeController.connect(ConnectOptions.builder(
@@ -57,6 +59,11 @@ class OperatorMetricsTest {
                 String busy = scrape(metricsPort);
                 assertEveryDashboardSeriesIsServed(busy);
                 assertTrue(busy.contains("nvmf4j_connected_hosts{subsystem=\"" + NQN + "\"} 1.0"), busy);
+                // the poll group served the read: busy polls counted, its queues (admin + I/O) shown
+                assertTrue(sample(busy, "nvmf4j_poll_group_polls_total{group=\"0\",kind=\"busy\"}")
+                        > sample(idle, "nvmf4j_poll_group_polls_total{group=\"0\",kind=\"busy\"}"), busy);
+                assertTrue(sample(busy, "nvmf4j_buffer_pool_bytes{group=\"0\",state=\"free\"}") > 0, busy);
+                assertEquals(1 + host.ioQueueCount(), sample(busy, "nvmf4j_poll_group_queues{group=\"0\"}"), busy);
                 assertTrue(busy.contains("nvmf4j_queues{subsystem=\"" + NQN + "\",type=\"admin\"} 1.0"), busy);
                 assertTrue(busy.contains("nvmf4j_queues{subsystem=\"" + NQN + "\",type=\"io\"} " + host.ioQueueCount()
                         + ".0"), busy);
@@ -64,6 +71,16 @@ class OperatorMetricsTest {
         } finally {
             d.close();
         }
+    }
+
+    /** The value of one series line ({@code name{labels} value}) in a scrape. */
+    private static double sample(String scrape, String series) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        throw new AssertionError(series + " not in\n" + scrape);
     }
 
     /** packaging/grafana/nvmf4j.json is built from series this daemon really serves, nothing guessed. */

@@ -54,6 +54,15 @@ public abstract class HostCommand {
     }
 
     /**
+     * Whether the command fails after the queue's command timeout. An Asynchronous Event Request has no deadline:
+     * the controller holds it until an event occurs (Linux submits it outside blk-mq, so no request timeout
+     * applies: {@code nvme_rdma_submit_async_event()}).
+     */
+    public boolean hasDeadline() {
+        return true;
+    }
+
+    /**
      * The controller answered. {@code statusField} is the 15-bit status field (0 for success), {@code result} the
      * 64-bit command-specific result of CQE DW0-1.
      */

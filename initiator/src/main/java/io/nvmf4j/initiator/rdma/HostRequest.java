@@ -49,6 +49,6 @@ final class HostRequest {
 
     /** Whether the command's deadline has passed at {@code now}. */
     boolean expired(long now, long timeoutNanos) {
-        return command != null && now - command.startNanos > timeoutNanos;
+        return command != null && command.hasDeadline() && now - command.startNanos > timeoutNanos;
     }
 }

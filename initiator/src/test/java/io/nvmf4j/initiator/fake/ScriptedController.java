@@ -26,6 +26,7 @@ import io.nvmf4j.protocol.fabrics.ControllerStatus;
 import io.nvmf4j.protocol.fabrics.FabricsCommandType;
 import io.nvmf4j.protocol.fabrics.PropertyGetCommand;
 import io.nvmf4j.protocol.fabrics.PropertySetCommand;
+import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.DsmRange;
 import io.nvmf4j.protocol.io.IoOpcode;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
@@ -135,6 +136,8 @@ public final class ScriptedController implements AutoCloseable {
     public final List<RdmaCmRequest> cmRequests = new CopyOnWriteArrayList<>();
     public final List<byte[]> cmPrivateData = new CopyOnWriteArrayList<>();
     public final List<Received> received = new CopyOnWriteArrayList<>();
+    /** The range data of each Dataset Management received, as the host sent it. */
+    public final List<byte[]> dsmRanges = new CopyOnWriteArrayList<>();
     public final List<ConnectData> connectData = new CopyOnWriteArrayList<>();
     public final AtomicInteger keepAlives = new AtomicInteger();
     /** Failed work completions and disconnects the controller saw (a remote access error, a Terminate...). */
@@ -581,6 +584,11 @@ public final class ScriptedController implements AutoCloseable {
             if (opcode == IoOpcode.DATASET_MANAGEMENT.code()) {
                 int ranges = (sqe.cdw10() & 0xFF) + 1;
                 fetch(raw, inCapsule, ranges * DsmRange.SIZE);
+                dsmRanges.add(data.segment().asSlice(0, (long) ranges * DsmRange.SIZE)
+                        .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                if ((sqe.cdw11() & DatasetManagementCommand.ATTR_AD) == 0) {
+                    return Response.ok(0); // IDR/IDW are hints: nothing to do (nvmet_bdev_execute_dsm())
+                }
                 for (int i = 0; i < ranges; i++) {
                     DsmRange r = DsmRange.decode(data.segment(), (long) i * DsmRange.SIZE);
                     media.asSlice(r.startingLba() * script.blockSize, r.lengthInBlocks() * script.blockSize)

@@ -30,7 +30,18 @@ final class BufferPool implements AutoCloseable {
      * the same block gets the same segment back instead of a new slice per command.
      */
     private final MemorySegment[][] slices;
+    /** Written by the poll thread only (opaque stores), read by any thread (opaque loads): operators' gauges. */
     private long bytesFree;
+    private static final java.lang.invoke.VarHandle BYTES_FREE;
+
+    static {
+        try {
+            BYTES_FREE = java.lang.invoke.MethodHandles.lookup().findVarHandle(BufferPool.class, "bytesFree",
+                    long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
      * @param pd           protection domain to register with
@@ -79,8 +90,9 @@ final class BufferPool implements AutoCloseable {
         return (long) MIN_BLOCK << maxOrder;
     }
 
+    /** Free bytes; whole and recent from any thread (opaque load of the poll thread's counter). */
     long bytesFree() {
-        return bytesFree;
+        return (long) BYTES_FREE.getOpaque(this);
     }
 
     long capacity() {
@@ -108,7 +120,7 @@ final class BufferPool implements AutoCloseable {
         if (index < 0) {
             return -1;
         }
-        bytesFree -= (long) MIN_BLOCK << order;
+        BYTES_FREE.setOpaque(this, bytesFree - ((long) MIN_BLOCK << order));
         return index * ((long) MIN_BLOCK << order);
     }
 
@@ -116,7 +128,7 @@ final class BufferPool implements AutoCloseable {
     void free(long offset, long length) {
         int order = orderFor(length);
         long index = offset / ((long) MIN_BLOCK << order);
-        bytesFree += (long) MIN_BLOCK << order;
+        BYTES_FREE.setOpaque(this, bytesFree + ((long) MIN_BLOCK << order));
         while (order < maxOrder && testBit(order, index ^ 1)) {
             clearBit(order, index ^ 1);
             index >>>= 1;

@@ -51,6 +51,24 @@ final class PollGroup implements AutoCloseable {
     private long batchNanos;
     /** When the loop last had work (System.nanoTime), for the spin budget. */
     private long lastWork;
+    /**
+     * Polls that reaped completions / found none (SPDK's polls - idle_polls, idle_polls). Written by the poll thread
+     * only, by opaque stores (no fence, no lock, no allocation); read by {@link #stats()} with opaque loads.
+     */
+    private long busyPolls;
+    private long idlePolls;
+    private static final java.lang.invoke.VarHandle BUSY_POLLS;
+    private static final java.lang.invoke.VarHandle IDLE_POLLS;
+
+    static {
+        try {
+            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
+            BUSY_POLLS = l.findVarHandle(PollGroup.class, "busyPolls", long.class);
+            IDLE_POLLS = l.findVarHandle(PollGroup.class, "idlePolls", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     // queue slots: written under 'this' by accepting threads, read by the poll thread
     private volatile RdmaQueue[] slots = new RdmaQueue[16];
@@ -351,6 +369,21 @@ final class PollGroup implements AutoCloseable {
         return pool.bytesFree();
     }
 
+    /** The operator's snapshot of this group (any thread; racy-but-whole opaque reads, see {@link PollGroupStats}). */
+    PollGroupStats stats() {
+        return new PollGroupStats(id, (long) BUSY_POLLS.getOpaque(this), (long) IDLE_POLLS.getOpaque(this),
+                pool.bytesFree(), pool.capacity(), queueCount());
+    }
+
+    /** Counts one poll of the completion queue that returned {@code n} completions (poll thread only). */
+    private void countPoll(int n) {
+        if (n > 0) {
+            BUSY_POLLS.setOpaque(this, busyPolls + 1);
+        } else {
+            IDLE_POLLS.setOpaque(this, idlePolls + 1);
+        }
+    }
+
     // ---- the loop ----
 
     /** Runs {@code task} on the poll thread (soon; never inline). */
@@ -388,6 +421,7 @@ final class PollGroup implements AutoCloseable {
     private void iterate() {
         boolean worked = runTasks();
         int n = cq.poll(completions);
+        countPoll(n);
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);
@@ -425,6 +459,7 @@ final class PollGroup implements AutoCloseable {
             }
             Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
         }
+        countPoll(n);
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);

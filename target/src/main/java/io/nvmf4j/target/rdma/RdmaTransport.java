@@ -152,6 +152,19 @@ public final class RdmaTransport implements AutoCloseable {
         return n;
     }
 
+    /**
+     * A read-only snapshot of every poll group: busy and idle polls, buffer pool use, queues ({@link PollGroupStats}).
+     * Any thread; reads the poll threads' counters without stopping or locking them (the queue count takes the
+     * group's registration lock, never held by the data path).
+     */
+    public java.util.List<PollGroupStats> pollGroupStats() {
+        java.util.List<PollGroupStats> out = new ArrayList<>(groups.size());
+        for (PollGroup g : groups) {
+            out.add(g.stats());
+        }
+        return java.util.List.copyOf(out);
+    }
+
     /** Connected queues over all poll groups. */
     public int queueCount() {
         int n = 0;
