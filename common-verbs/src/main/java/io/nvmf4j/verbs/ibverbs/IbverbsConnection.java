@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * One rdma_cm id and its queue pair, on either side. Until the connection is established its CM events queue up
@@ -26,7 +26,7 @@ import java.util.logging.Logger;
  * outstanding work request with {@code IBV_WC_WR_FLUSH_ERR}.
  */
 final class IbverbsConnection implements RdmaConnection {
-    private static final Logger LOG = Logger.getLogger(IbverbsConnection.class.getName());
+    private static final Logger LOG = System.getLogger(IbverbsConnection.class.getName());
 
     private volatile IbverbsConnectionManager manager;
     private final MemorySegment id;
@@ -122,7 +122,7 @@ final class IbverbsConnection implements RdmaConnection {
             disconnectNative();
             end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "connection error: " + event));
         } else {
-            LOG.fine(() -> "connection " + this + ": " + event);
+            LOG.log(Level.DEBUG, () -> "connection " + this + ": " + event);
         }
     }
 
@@ -216,7 +216,7 @@ final class IbverbsConnection implements RdmaConnection {
         }
         int errno = Native.rdmaDisconnect(id);
         if (errno != 0) {
-            LOG.fine(() -> "rdma_disconnect: " + Errno.name(errno));
+            LOG.log(Level.DEBUG, () -> "rdma_disconnect: " + Errno.name(errno));
         }
     }
 

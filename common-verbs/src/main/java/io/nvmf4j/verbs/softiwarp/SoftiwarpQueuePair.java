@@ -26,7 +26,7 @@ import java.util.function.Consumer;
  */
 public final class SoftiwarpQueuePair implements QueuePair {
     private static final PeerLog FAILURE_LOG =
-            new PeerLog(java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()));
+            new PeerLog(System.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
     final SoftiwarpProtectionDomain pd;
     final SoftiwarpCompletionQueue sendCq;
@@ -376,8 +376,8 @@ public final class SoftiwarpQueuePair implements QueuePair {
             // flood the log); the trace goes to FINE for whoever debugs it
             device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
             FAILURE_LOG.info("softiwarp QP {0} receive failed: {1}", number, e.toString());
-            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName())
-                    .log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
+            System.getLogger(SoftiwarpQueuePair.class.getName())
+                    .log(System.Logger.Level.DEBUG, "softiwarp QP " + number + " receive failed", e);
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
             return true;
         } finally {

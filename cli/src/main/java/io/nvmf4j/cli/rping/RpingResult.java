@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.rping;
+package io.nvmf4j.cli.rping;
 
 /**
  * How an rping run went.

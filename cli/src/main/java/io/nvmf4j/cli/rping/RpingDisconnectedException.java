@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.rping;
+package io.nvmf4j.cli.rping;
 
 /**
  * The peer went away. Between pings this is how an rping session ends (the server's

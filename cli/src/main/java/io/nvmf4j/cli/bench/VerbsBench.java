@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProvider;
@@ -19,7 +19,7 @@ import java.util.Map;
  * operation by all threads in the measured window and the garbage collections in it.
  *
  * <pre>
- *   java -cp common-verbs.jar io.nvmf4j.verbs.bench.VerbsBench [--provider softiwarp] [--seconds 3]
+ *   java -cp common-verbs.jar io.nvmf4j.cli.bench.VerbsBench [--provider softiwarp] [--seconds 3]
  *        [--warmup 1] [--depth 8] [--busy-poll] [--ref rtt8=61.0 --ref rtt4k=.. --ref stream64k=.. --ref stream1m=..]
  * </pre>
  *

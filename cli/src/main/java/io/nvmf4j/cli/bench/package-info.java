@@ -3,4 +3,4 @@
  * ({@code bench/verbs.sh}): Send/Receive round trips, RDMA Write and RDMA Read bandwidth, and the
  * allocation per operation in steady state. A measurement tool, not a test: it asserts nothing.
  */
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;

@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.rping;
+package io.nvmf4j.cli.rping;
 
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.MemoryRegion;

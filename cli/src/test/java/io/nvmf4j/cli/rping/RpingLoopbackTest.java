@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.rping;
+package io.nvmf4j.cli.rping;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

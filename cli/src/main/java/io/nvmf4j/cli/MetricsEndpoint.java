@@ -1,4 +1,4 @@
-package io.nvmf4j.cli.serve;
+package io.nvmf4j.cli;
 
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -11,20 +11,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Prometheus text exposition at {@code http://ADDRESS:PORT/metrics} (127.0.0.1 unless --metrics-address), served by the JDK's HTTP server on one
- * daemon thread (scrapes are rare; they must never compete with the poll groups).
+ * Prometheus text exposition at {@code http://ADDRESS:PORT/metrics} (127.0.0.1 unless --metrics-address), served by
+ * the JDK's HTTP server on one daemon thread (scrapes are rare; they must never compete with the poll groups or the
+ * perf completion threads). The one endpoint of {@code serve --metrics-port} and {@code perf --metrics-port}.
  */
-final class MetricsEndpoint implements AutoCloseable {
+public final class MetricsEndpoint implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorService executor;
 
-    MetricsEndpoint(PrometheusMeterRegistry registry, int port) throws IOException {
-        this(registry, InetAddress.getLoopbackAddress(), port, () -> { });
+    /** On {@code address}, nothing to refresh before a scrape. */
+    public MetricsEndpoint(PrometheusMeterRegistry registry, InetSocketAddress address) throws IOException {
+        this(registry, address.getAddress(), address.getPort(), () -> { });
     }
 
     /** On {@code address} (loopback by default; 0.0.0.0 for a Prometheus elsewhere), {@code beforeScrape} first. */
-    MetricsEndpoint(PrometheusMeterRegistry registry, InetAddress address, int port, Runnable beforeScrape)
+    public MetricsEndpoint(PrometheusMeterRegistry registry, InetAddress address, int port, Runnable beforeScrape)
             throws IOException {
         server = HttpServer.create(new InetSocketAddress(address, port), 8);
         server.createContext("/metrics", exchange -> {
@@ -51,7 +53,7 @@ final class MetricsEndpoint implements AutoCloseable {
         server.start();
     }
 
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return server.getAddress();
     }
 

@@ -1,4 +1,6 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
+
+import io.nvmf4j.cli.perf.LatencyHistogram;
 
 /**
  * One row's figure for one transport.
@@ -14,8 +16,12 @@ package io.nvmf4j.verbs.bench;
 record Measurement(double value, double p99, long operations, long allocatedBytes, long collections,
         String topAllocators, String failure) {
 
-    static Measurement latency(LatencyStats stats, AllocationMeter meter) {
-        return new Measurement(stats.quantileMicros(0.5), stats.quantileMicros(0.99), stats.operations(),
+    private static final double[] MEDIAN_AND_P99 = {0.5, 0.99};
+
+    static Measurement latency(LatencyHistogram stats, AllocationMeter meter) {
+        long[] q = stats.valuesAt(MEDIAN_AND_P99);
+        return new Measurement(stats.count() == 0 ? Double.NaN : q[0] / 1000.0,
+                stats.count() == 0 ? Double.NaN : q[1] / 1000.0, stats.count(),
                 meter.allocatedBytes(), meter.collections(), meter.topAllocators(3), null);
     }
 

@@ -1,5 +1,6 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
+import io.nvmf4j.cli.perf.LatencyHistogram;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
@@ -30,10 +31,10 @@ final class VerbsPingPong {
                 SendWorkRequest send = new SendWorkRequest(1).wrId(100).opcode(SendOpcode.SEND).signaled(true)
                         .local(loop.client.buffer, size, size);
                 WorkCompletion[] wcs = newCompletions(16);
-                LatencyStats stats = new LatencyStats(4_000_000);
+                LatencyHistogram warm = new LatencyHistogram();
+                LatencyHistogram stats = new LatencyHistogram();
                 AllocationMeter meter = new AllocationMeter();
-                pingPong(loop.client, send, wcs, stats, System.nanoTime() + warmup.toNanos());
-                stats.clear();
+                pingPong(loop.client, send, wcs, warm, System.nanoTime() + warmup.toNanos());
                 meter.start();
                 pingPong(loop.client, send, wcs, stats, System.nanoTime() + window.toNanos());
                 meter.stop();
@@ -50,7 +51,7 @@ final class VerbsPingPong {
     }
 
     private static void pingPong(VerbsLoopback.End end, SendWorkRequest send, WorkCompletion[] wcs,
-            LatencyStats stats, long until) throws IOException {
+            LatencyHistogram stats, long until) throws IOException {
         var qp = end.connection.queuePair();
         while (System.nanoTime() - until < 0) {
             long t0 = System.nanoTime();

@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;

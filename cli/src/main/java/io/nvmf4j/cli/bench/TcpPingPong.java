@@ -1,5 +1,6 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
+import io.nvmf4j.cli.perf.LatencyHistogram;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,10 +29,10 @@ final class TcpPingPong {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ByteBuffer out = ByteBuffer.allocateDirect(size);
                 ByteBuffer in = ByteBuffer.allocateDirect(size);
-                LatencyStats stats = new LatencyStats(4_000_000);
+                LatencyHistogram warm = new LatencyHistogram();
+                LatencyHistogram stats = new LatencyHistogram();
                 AllocationMeter meter = new AllocationMeter();
-                loop(channel, out, in, stats, System.nanoTime() + warmup.toNanos());
-                stats.clear();
+                loop(channel, out, in, warm, System.nanoTime() + warmup.toNanos());
                 meter.start();
                 loop(channel, out, in, stats, System.nanoTime() + window.toNanos());
                 meter.stop();
@@ -42,7 +43,7 @@ final class TcpPingPong {
         }
     }
 
-    private static void loop(SocketChannel channel, ByteBuffer out, ByteBuffer in, LatencyStats stats, long until)
+    private static void loop(SocketChannel channel, ByteBuffer out, ByteBuffer in, LatencyHistogram stats, long until)
             throws IOException {
         while (System.nanoTime() - until < 0) {
             long t0 = System.nanoTime();

@@ -1,4 +1,4 @@
-package io.nvmf4j.initiator.tools;
+package io.nvmf4j.cli.probe;
 
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.Discovery;
@@ -22,7 +22,7 @@ import java.util.Random;
  * (4 KiB at random LBAs and one 128 KiB transfer) and read it back. Exit status 0 when everything worked.
  *
  * <pre>
- * java -cp ... io.nvmf4j.initiator.tools.Probe [--provider softiwarp] [--nqn SUBNQN] [--verify] [host:port]
+ * java -cp ... io.nvmf4j.cli.probe.Probe [--provider softiwarp] [--nqn SUBNQN] [--verify] [host:port]
  * </pre>
  * Without {@code --nqn} the first NVM subsystem of the discovery log is used. {@code --verify} overwrites data on
  * the namespace: use it on scratch namespaces only.

@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.bench;
+package io.nvmf4j.cli.bench;
 
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.SendOpcode;
