@@ -1,4 +1,4 @@
-package io.nvmf4j.verbs.softiwarp.fuzz;
+package io.nvmf4j.testsupport;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -20,7 +20,7 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * The property every fuzz target of this module checks, and the short generative run {@code mvn verify} does.
+ * The property every fuzz target checks, and the short generative run {@code mvn verify} does.
  *
  * <p>The property: only the documented exception types leave a parser; it neither hangs nor allocates in proportion
  * to a size the peer declares (the bytes allocated by the calling thread are measured with
@@ -28,18 +28,18 @@ import java.util.stream.Stream;
  * shows up even when the heap happens to be large enough). Jazzer ({@code bench/fuzz.sh}) treats any escaping
  * throwable as a finding; {@link #shortRun} does the same with a seeded mutator for a few thousand inputs.
  *
- * <p>(A copy of this class lives in the fuzz package of each module: test code is not shared between modules.)
+ * <p>One class for the fuzz targets of every module (the {@code nvmf4j-test-support} artifact, test scope).
  */
-final class FuzzSupport {
+public final class FuzzSupport {
 
     /** Default allocation bound per input: far above what any honest decode of a fuzz-sized input needs. */
-    static final long ALLOCATION_LIMIT = 4L << 20;
+    public static final long ALLOCATION_LIMIT = 4L << 20;
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     @FunctionalInterface
-    interface Body {
+    public interface Body {
         void run() throws Exception;
     }
 
@@ -52,7 +52,7 @@ final class FuzzSupport {
      * {@code allocationLimit} bytes.
      */
     @SafeVarargs
-    static void check(byte[] input, long allocationLimit, Body body, Class<? extends Throwable>... documented) {
+    public static void check(byte[] input, long allocationLimit, Body body, Class<? extends Throwable>... documented) {
         long allocated = runOnce(input, body, documented);
         if (allocated > allocationLimit) {
             // the first run of a code path also pays for class loading and initialisation: only an allocation
@@ -87,7 +87,7 @@ final class FuzzSupport {
         return false;
     }
 
-    static String abbreviated(byte[] input) {
+    public static String abbreviated(byte[] input) {
         String hex = HexFormat.of().formatHex(input, 0, Math.min(input.length, 96));
         return input.length > 96 ? hex + "... (" + input.length + " bytes)" : hex;
     }
@@ -95,7 +95,7 @@ final class FuzzSupport {
     // ---- short generative run for mvn verify ------------------------------------------------------------------
 
     /** Inputs per target in {@code mvn verify}; {@code -Dnvmf4j.fuzz.inputs=N} changes it. */
-    static int shortRunInputs(int defaultInputs) {
+    public static int shortRunInputs(int defaultInputs) {
         return Integer.getInteger("nvmf4j.fuzz.inputs", defaultInputs);
     }
 
@@ -106,7 +106,7 @@ final class FuzzSupport {
      * {@code target}, within {@code seconds}. The seed is fixed ({@code -Dnvmf4j.fuzz.seed} overrides it) so a
      * failure reproduces; the failing input is written to {@code target/fuzz-findings/} and named in the error.
      */
-    static int shortRun(Class<?> testClass, String method, int maxLength, int inputs, double seconds,
+    public static int shortRun(Class<?> testClass, String method, int maxLength, int inputs, double seconds,
             Consumer<byte[]> target) {
         List<byte[]> seeds = corpus(testClass, method);
         seeds.add(new byte[0]);
@@ -149,7 +149,7 @@ final class FuzzSupport {
     }
 
     /** The corpus of {@code method}: the files of {@code <package>/<Class>Inputs/<method>/} on the class path. */
-    static List<byte[]> corpus(Class<?> testClass, String method) {
+    public static List<byte[]> corpus(Class<?> testClass, String method) {
         List<byte[]> seeds = new ArrayList<>();
         URL url = testClass.getResource(testClass.getSimpleName() + "Inputs/" + method);
         if (url == null) {
@@ -170,7 +170,7 @@ final class FuzzSupport {
     private static final long[] BOUNDARIES = {0, 1, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff, 0x10000,
         0x7fffffffL, 0x80000000L, 0xffffffffL, 0x100000000L, Long.MAX_VALUE, Long.MIN_VALUE, -1L};
 
-    static byte[] mutate(Random r, byte[] base, byte[] other, int maxLength) {
+    public static byte[] mutate(Random r, byte[] base, byte[] other, int maxLength) {
         byte[] b = base.clone();
         int rounds = 1 + r.nextInt(4);
         for (int i = 0; i < rounds; i++) {
@@ -275,7 +275,7 @@ final class FuzzSupport {
         return b.length == 0 ? new byte[] {(byte) r.nextInt(256)} : b;
     }
 
-    static void assertStable(Object first, Object second, byte[] input) {
+    public static void assertStable(Object first, Object second, byte[] input) {
         if (!first.equals(second)) {
             fail("encode(decode(x)) is not stable for " + abbreviated(input) + ": " + first + " then " + second);
         }
