@@ -5,6 +5,7 @@ import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.io.IOException;
 import java.time.Duration;
@@ -109,7 +110,7 @@ final class VerbsPingPong {
                     int n = end.awaitSlice(wcs, TimeUnit.MILLISECONDS.toNanos(100));
                     for (int i = 0; i < n; i++) {
                         WorkCompletion wc = wcs[i];
-                        if (wc.status() != io.nvmf4j.verbs.WcStatus.SUCCESS) {
+                        if (wc.status() != WcStatus.SUCCESS) {
                             if (!stop) {
                                 throw new IOException("error completion " + wc);
                             }

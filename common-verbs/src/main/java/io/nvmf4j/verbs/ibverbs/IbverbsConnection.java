@@ -5,6 +5,7 @@ import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 
 import java.lang.foreign.MemorySegment;
@@ -224,7 +225,7 @@ final class IbverbsConnection implements RdmaConnection {
      * A CQ saw an error completion (other than a flush) of this connection's queue pair: the connection has ended;
      * rdma_disconnect (on another thread, off the polling thread) tells the peer.
      */
-    void onErrorCompletion(io.nvmf4j.verbs.WorkCompletion completion) {
+    void onErrorCompletion(WorkCompletion completion) {
         synchronized (this) {
             if (ended != null || closed) {
                 return;

@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
+import io.nvmf4j.verbs.DisconnectEvent;
 import io.nvmf4j.verbs.QueuePairState;
 
 import java.io.IOException;
@@ -128,7 +129,7 @@ final class ProgressEngine implements Runnable {
                             qp.engineMuted = false;
                         }
                         if (qp.overrun) {
-                            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR,
                                     "completion queue overrun: completions were lost", null);
                             continue;
                         }
@@ -187,7 +188,7 @@ final class ProgressEngine implements Runnable {
             // only the Selector itself failing gets here: without it no socket can be served
             LOG.log(Level.ERROR, "softiwarp progress engine " + thread.getName() + " failed", e);
             for (SoftiwarpQueuePair qp : queuePairs) {
-                qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR,
                         "progress engine failed: " + e, null);
             }
         } finally {
@@ -208,7 +209,7 @@ final class ProgressEngine implements Runnable {
                 qp, e.toString());
         LOG.log(Level.DEBUG, "engine failure of " + qp, e);
         try {
-            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "progress engine: " + e, null);
+            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "progress engine: " + e, null);
         } catch (RuntimeException ignored) {
             // ending it failed too: the socket is closed below
         }
@@ -258,7 +259,7 @@ final class ProgressEngine implements Runnable {
                 any = true;
                 qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {
-                qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
+                qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
             } catch (RuntimeException e) {
                 failed(qp, e);
             }
