@@ -54,7 +54,7 @@ class ModuleRulesTest {
 
     /** Internal packages that must never be exported to everyone. */
     static final Set<String> INTERNAL = Set.of("io.nvmf4j.initiator.rdma", "io.nvmf4j.verbs.softiwarp",
-            "io.nvmf4j.verbs.ibverbs", "io.nvmf4j.verbs.ibverbs.ffi");
+            "io.nvmf4j.verbs.ibverbs", "io.nvmf4j.verbs.ibverbs.ffi", "io.nvmf4j.verbs.provider");
 
     static Map<String, ModuleDescriptor> libraryModules() throws URISyntaxException {
         List<Path> roots = new ArrayList<>();
