@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ibverbs benchmark in the QEMU lab (not a test, not part of CI): on the guest's rxe0 (kernel rxe, RoCEv2 on
-# eth1), the Java Send/Receive ping-pong and RDMA Write bandwidth of the verbs bench (io.nvmf4j.verbs.bench,
+# eth1), the Java Send/Receive ping-pong and RDMA Write bandwidth of the verbs bench (io.nvmf4j.cli.bench,
 # --provider ibverbs) beside perftest's ib_send_lat and ib_write_bw on the same device in the same guest run,
 # with ratios. The guest is emulated (TCG, single-threaded for the JVM): only the ratios mean anything.
 #
@@ -23,10 +23,12 @@ if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE '
   for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25-*; do [ -x "$j/bin/java" ] && { export JAVA_HOME=$j; break; }; done
 fi
 "$root/interop/lab.sh" built || { echo "bench: building the lab (interop/lab.sh build)" >&2; "$root/interop/lab.sh" build >&2; }
-echo "bench: compiling common-verbs" >&2
-(cd "$root" && mvn -B -q -pl common-verbs compile) >&2
+echo "bench: compiling common-verbs and the verbs bench (cli)" >&2
+(cd "$root" && mvn -B -q -pl cli -am compile) >&2
 b=$WORK/share/bench
 rm -rf "$b" && mkdir -p "$b" && cp -r "$root/common-verbs/target/classes" "$b/"
+mkdir -p "$b/classes/io/nvmf4j/cli/perf" && cp -r "$root/cli/target/classes/io/nvmf4j/cli/bench" "$b/classes/io/nvmf4j/cli/" && \
+  cp "$root"/cli/target/classes/io/nvmf4j/cli/perf/LatencyHistogram*.class "$b/classes/io/nvmf4j/cli/perf/"
 cat > "$b/guest.sh" <<GUEST
 #!/bin/bash
 ulimit -l unlimited
@@ -48,7 +50,7 @@ echo "lat8=\$(lat 8) lat4k=\$(lat 4096) bw64k=\$(bw 65536 1000) bw1m=\$(bw 10485
 echo "java" >&2
 /opt/jdk/bin/java --enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -Xss1m -Xms256m -Xmx256m \
   -Dnvmf4j.ibverbs.device=$device -Dnvmf4j.bench.address=$ip -cp /lab/bench/classes \
-  io.nvmf4j.verbs.bench.VerbsBench --provider ibverbs --seconds $secs --warmup $warmup --depth 8 > java.txt 2> java.err
+  io.nvmf4j.cli.bench.VerbsBench --provider ibverbs --seconds $secs --warmup $warmup --depth 8 > java.txt 2> java.err
 echo "java rc=\$?" >&2
 echo "lat \$(cat perftest.txt)" >&2
 GUEST

@@ -21,10 +21,10 @@ for ((i = 0; i < ${#args[@]}; i++)); do [ "${args[i]}" = --seconds ] && seconds=
 if [ -z "${JAVA_HOME:-}" ] || ! "$JAVA_HOME/bin/java" -version 2>&1 | grep -qE 'version "(2[5-9]|[3-9][0-9])'; then
   for j in /usr/lib/jvm/temurin-25* /usr/lib/jvm/*-25-*; do [ -x "$j/bin/java" ] && { export JAVA_HOME=$j; break; }; done
 fi
-echo "bench: JAVA_HOME=$JAVA_HOME; building common-verbs" >&2
-(cd "$root" && mvn -B -q -DskipTests -pl common-verbs -am package) > "$out/build.log" 2>&1 \
+echo "bench: JAVA_HOME=$JAVA_HOME; building the cli jar (the verbs bench lives in cli)" >&2
+(cd "$root" && mvn -B -q -DskipTests -pl cli -am package) > "$out/build.log" 2>&1 \
   || { grep -E 'ERROR' "$out/build.log" | head -20 >&2; exit 1; }
-jar=$(ls "$root"/common-verbs/target/nvmf4j-common-verbs-*.jar | grep -v -e sources -e tests | head -1)
+jar=$root/cli/target/nvmf4j.jar
 
 # C reference: raw TCP on loopback, two processes, blocking reads (bench/tcprr.c)
 refs=()
@@ -41,4 +41,4 @@ fi
 
 # shellcheck disable=SC2086
 exec "$JAVA_HOME/bin/java" --enable-native-access=ALL-UNNAMED -Xms256m -Xmx256m ${BENCH_JAVA_OPTS:-} \
-  -cp "$jar" io.nvmf4j.verbs.bench.VerbsBench "${refs[@]}" "$@"
+  -cp "$jar" io.nvmf4j.cli.bench.VerbsBench "${refs[@]}" "$@"

@@ -2,7 +2,8 @@ package io.nvmf4j.initiator;
 
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 
 /**
  * Error recovery of a live controller, as Linux {@code nvme_rdma_error_recovery_work()} and
@@ -14,7 +15,7 @@ import java.util.logging.Logger;
 final class ControllerRecovery {
 
     /** The controller's log, as before the split (operators and tests filter on it). */
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
 
     private final NvmeController c;
     private final ConnectOptions options;
@@ -38,7 +39,7 @@ final class ControllerRecovery {
             c.state = ControllerState.RECONNECTING;
             lostSinceNanos = System.nanoTime();
         }
-        LOG.warning(name + ": connection lost (" + reason + "); reconnecting every "
+        LOG.log(Level.WARNING, name + ": connection lost (" + reason + "); reconnecting every "
                 + options.reconnectDelay().toMillis() + " ms for up to " + options.ctrlLossTimeout().toSeconds() + " s");
         c.timers.execute(this::reconnectAttempt);
     }
@@ -66,7 +67,7 @@ final class ControllerRecovery {
         try {
             c.setup.run(false);
             if (goLive(ControllerState.RECONNECTING)) {
-                LOG.info(name + ": reconnected");
+                LOG.log(Level.INFO, name + ": reconnected");
                 c.events.start(true); // nvme_start_ctrl(): AEN re-armed, namespaces rescanned
             }
         } catch (NvmfException | RuntimeException e) {
@@ -74,7 +75,7 @@ final class ControllerRecovery {
             if (!options.ctrlLossTimeout().isNegative() && lost >= options.ctrlLossTimeout().toNanos()) {
                 giveUp(e);
             } else {
-                LOG.info(name + ": reconnect failed (" + e.getMessage() + "); next try in "
+                LOG.log(Level.INFO, name + ": reconnect failed (" + e.getMessage() + "); next try in "
                         + options.reconnectDelay().toMillis() + " ms");
                 c.timers.schedule(this::reconnectAttempt, options.reconnectDelay().toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -103,7 +104,7 @@ final class ControllerRecovery {
         ControllerLostException lost = new ControllerLostException(name + ": controller at " + options.address()
                 + " lost: no reconnect within ctrl-loss-tmo " + options.ctrlLossTimeout().toSeconds() + " s (last: "
                 + last.getMessage() + ")", last);
-        LOG.warning(lost.getMessage());
+        LOG.log(Level.WARNING, lost.getMessage());
         c.admin.failPending(lost);
         for (RdmaHostQueue q : c.ioQueues) {
             q.failPending(lost);

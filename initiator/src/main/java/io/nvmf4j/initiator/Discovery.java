@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
 import io.nvmf4j.protocol.log.LogPageId;
@@ -36,7 +37,7 @@ public final class Discovery {
     /** Connects to the discovery controller in {@code options}, reads the log, disconnects. */
     public static DiscoveryLog discover(ConnectOptions options) throws NvmfException {
         if (!options.isDiscovery()) {
-            options = options.toBuilder().subsystemNqn(io.nvmf4j.protocol.Nqn.DISCOVERY).ioQueues(0)
+            options = options.toBuilder().subsystemNqn(Nqn.DISCOVERY).ioQueues(0)
                     .keepAliveTimeout(java.time.Duration.ZERO).build();
         }
         try (NvmeController controller = NvmeController.connect(options)) {

@@ -3,8 +3,8 @@ package io.nvmf4j.initiator;
 import io.nvmf4j.protocol.admin.KeepAliveCommand;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * Keep Alive every KATO / 2 on the admin queue while the controller is live ({@code nvme_keep_alive_work()},
@@ -14,7 +14,7 @@ import java.util.logging.Logger;
 final class KeepAlive {
 
     /** The controller's log, as before the split (operators and tests filter on it). */
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
 
     private final NvmeController c;
     private ScheduledFuture<?> task;

@@ -27,8 +27,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * A connected NVMe-oF controller, host side: an admin queue and N I/O queues over RDMA, enabled and identified.
@@ -57,7 +57,7 @@ import java.util.logging.Logger;
  */
 public final class NvmeController implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
 
     /** Bounce buffer size of the admin queue: one Identify structure or one log page chunk (libnvme's 4096). */
     static final int ADMIN_BUFFER_SIZE = 4096;
@@ -409,7 +409,7 @@ public final class NvmeController implements AutoCloseable {
             try {
                 setup.shutdown();
             } catch (NvmfException | RuntimeException e) {
-                LOG.log(Level.FINE, name + ": shutdown notification failed: " + e.getMessage());
+                LOG.log(Level.DEBUG, name + ": shutdown notification failed: " + e.getMessage());
             }
         }
         for (RdmaHostQueue q : ioQueues) {

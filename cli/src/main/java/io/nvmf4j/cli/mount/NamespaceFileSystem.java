@@ -16,7 +16,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 
 /**
  * A flat directory (inode 1) holding one regular file per namespace (inodes 2, 3, ...): the FUSE operations
@@ -27,7 +28,7 @@ import java.util.logging.Logger;
  */
 final class NamespaceFileSystem implements FileSystem {
 
-    private static final Logger LOG = Logger.getLogger(NamespaceFileSystem.class.getName());
+    private static final Logger LOG = System.getLogger(NamespaceFileSystem.class.getName());
 
     static final long ROOT = 1;
     /** stat.h S_IFDIR / S_IFREG. */
@@ -278,7 +279,7 @@ final class NamespaceFileSystem implements FileSystem {
     private void fail(Request r, String what, NamespaceFile f, long offset, long length, Throwable e) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         failures.incrementAndGet();
-        LOG.warning(what + " " + f.name() + " bytes " + offset + "+" + length + " failed, EIO: "
+        LOG.log(Level.WARNING, what + " " + f.name() + " bytes " + offset + "+" + length + " failed, EIO: "
                 + FailureReport.oneLine(what, cause));
         r.replyError(Errno.EIO);
     }

@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A fixed-size log-linear histogram of nanosecond latencies with three significant digits, laid out like
  * HdrHistogram (2048 sub-buckets per power of two): values below 2048 ns are exact, above that each bucket spans
  * 1/1024 of its power of two (0.1 %). Sized once for 1 ns .. 2^40 ns (~18 minutes), so recording never resizes
- * or allocates - Micrometer's auto-resizing HdrHistogram allocated on the completion thread whenever a rotation
+ * or allocates (perf's completion threads and the verbs bench record into it) - Micrometer's auto-resizing HdrHistogram allocated on the completion thread whenever a rotation
  * started a fresh one. Recording is lock-free and safe from several completion threads.
  */
-final class LatencyHistogram {
+public final class LatencyHistogram {
     private static final int SUB_BUCKET_BITS = 11;
     private static final int SUB_BUCKETS = 1 << SUB_BUCKET_BITS;       // 2048
     private static final int HALF = SUB_BUCKETS >>> 1;                  // 1024
@@ -42,7 +42,7 @@ final class LatencyHistogram {
         return ((sub + 1) << shift) - 1;
     }
 
-    void record(long nanos) {
+    public void record(long nanos) {
         long v = Math.min(Math.max(nanos, 0), MAX_VALUE);
         counts.incrementAndGet(index(v));
         count.incrementAndGet();
@@ -53,7 +53,7 @@ final class LatencyHistogram {
         }
     }
 
-    long count() {
+    public long count() {
         return count.get();
     }
 
@@ -69,7 +69,7 @@ final class LatencyHistogram {
      * The values at the given percentiles (0..1, ascending), in nanoseconds: the smallest bucket whose cumulative
      * count reaches {@code ceil(p * count)}, as its highest equivalent value, never above the largest seen.
      */
-    long[] valuesAt(double[] percentiles) {
+    public long[] valuesAt(double[] percentiles) {
         long[] out = new long[percentiles.length];
         long total = count.get();
         if (total == 0) {

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.perf;
 
+import io.nvmf4j.cli.MetricsEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

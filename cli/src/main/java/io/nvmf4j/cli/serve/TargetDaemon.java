@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.cli.MetricsEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nvmf4j.config.LoadedConfig;

@@ -10,8 +10,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * One {@code rdma_event_channel} and the thread that reads it: waits in poll(2) on the channel's fd, takes each
@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  * their listening id.
  */
 final class CmEventLoop implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(CmEventLoop.class.getName());
+    private static final Logger LOG = System.getLogger(CmEventLoop.class.getName());
     private static final int POLL_MILLIS = 100;
 
     private final String deviceName;
@@ -81,7 +81,7 @@ final class CmEventLoop implements AutoCloseable {
                 ibverbs_h.rdma_reject(event.id(), MemorySegment.NULL, (byte) 0);
                 ibverbs_h.rdma_destroy_id(event.id());
             }
-            LOG.fine(() -> deviceName + ": " + event + " for an id nobody waits for");
+            LOG.log(Level.DEBUG, () -> deviceName + ": " + event + " for an id nobody waits for");
             return;
         }
         try {

@@ -11,8 +11,8 @@ import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * What one {@code ibv_context} reports outside completions, shared by every {@link IbverbsDevice} object open on it:
@@ -28,7 +28,7 @@ import java.util.logging.Logger;
  * {@code event_handler} of {@code ib_create_qp} (nvme_rdma_qp_event) the connection is ended on such an event.
  */
 final class DeviceEvents {
-    private static final Logger LOG = Logger.getLogger(DeviceEvents.class.getName());
+    private static final Logger LOG = System.getLogger(DeviceEvents.class.getName());
     private static final int POLL_MILLIS = 100;
     private static final Map<Long, DeviceEvents> BY_CONTEXT = new HashMap<>();
 
@@ -125,7 +125,7 @@ final class DeviceEvents {
         String name = ibverbs_h.ibv_event_type_str(type).reinterpret(64).getString(0);
         if (type == ibverbs_h.IBV_EVENT_CQ_ERR()) {
             IbverbsCompletionQueue cq = cqs.get(ibv_async_event.element.cq(element).address());
-            LOG.fine(() -> deviceName + ": " + name + " on " + cq);
+            LOG.log(Level.DEBUG, () -> deviceName + ": " + name + " on " + cq);
             if (cq != null) {
                 cq.markOverflowed();
             }
@@ -134,15 +134,15 @@ final class DeviceEvents {
             MemorySegment qp = ibv_async_event.element.qp(element).reinterpret(ibv_qp.sizeof());
             int number = ibv_qp.qp_num(qp);
             IbverbsConnection connection = connectionsByQp.get(number);
-            LOG.fine(() -> deviceName + ": " + name + " on QP " + number);
+            LOG.log(Level.DEBUG, () -> deviceName + ": " + name + " on QP " + number);
             if (connection != null) {
                 connection.onQueuePairError(name);
             }
         } else if (type == ibverbs_h.IBV_EVENT_DEVICE_FATAL()) {
-            LOG.warning(() -> deviceName + ": " + name);
+            LOG.log(Level.WARNING, () -> deviceName + ": " + name);
             connectionsByQp.values().forEach(c -> c.onQueuePairError(name));
         } else {
-            LOG.fine(() -> deviceName + ": async event " + name);
+            LOG.log(Level.DEBUG, () -> deviceName + ": async event " + name);
         }
     }
 }

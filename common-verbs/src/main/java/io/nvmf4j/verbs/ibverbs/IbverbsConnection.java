@@ -5,6 +5,7 @@ import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 
 import java.lang.foreign.MemorySegment;
@@ -15,8 +16,8 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * One rdma_cm id and its queue pair, on either side. Until the connection is established its CM events queue up
@@ -26,7 +27,7 @@ import java.util.logging.Logger;
  * outstanding work request with {@code IBV_WC_WR_FLUSH_ERR}.
  */
 final class IbverbsConnection implements RdmaConnection {
-    private static final Logger LOG = Logger.getLogger(IbverbsConnection.class.getName());
+    private static final Logger LOG = System.getLogger(IbverbsConnection.class.getName());
 
     private volatile IbverbsConnectionManager manager;
     private final MemorySegment id;
@@ -122,7 +123,7 @@ final class IbverbsConnection implements RdmaConnection {
             disconnectNative();
             end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "connection error: " + event));
         } else {
-            LOG.fine(() -> "connection " + this + ": " + event);
+            LOG.log(Level.DEBUG, () -> "connection " + this + ": " + event);
         }
     }
 
@@ -216,7 +217,7 @@ final class IbverbsConnection implements RdmaConnection {
         }
         int errno = Native.rdmaDisconnect(id);
         if (errno != 0) {
-            LOG.fine(() -> "rdma_disconnect: " + Errno.name(errno));
+            LOG.log(Level.DEBUG, () -> "rdma_disconnect: " + Errno.name(errno));
         }
     }
 
@@ -224,7 +225,7 @@ final class IbverbsConnection implements RdmaConnection {
      * A CQ saw an error completion (other than a flush) of this connection's queue pair: the connection has ended;
      * rdma_disconnect (on another thread, off the polling thread) tells the peer.
      */
-    void onErrorCompletion(io.nvmf4j.verbs.WorkCompletion completion) {
+    void onErrorCompletion(WorkCompletion completion) {
         synchronized (this) {
             if (ended != null || closed) {
                 return;

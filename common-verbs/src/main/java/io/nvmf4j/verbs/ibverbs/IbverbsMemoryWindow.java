@@ -8,6 +8,7 @@ import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_mr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.provider.WindowBinding;
 
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
@@ -74,24 +75,10 @@ final class IbverbsMemoryWindow implements MemoryWindow {
         if (!region.accessFlags().contains(AccessFlag.MW_BIND)) {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "the region was registered without MW_BIND");
         }
-        if (offset < 0 || length <= 0 || offset > region.length() || length > region.length() - offset) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "window [" + offset + ", +" + length
-                    + ") is not a non-empty slice of a region of " + region.length() + " bytes");
-        }
-        boolean read = remoteAccess.contains(AccessFlag.REMOTE_READ);
-        boolean write = remoteAccess.contains(AccessFlag.REMOTE_WRITE);
-        if (!read && !write || remoteAccess.contains(AccessFlag.LOCAL_WRITE)
-                || remoteAccess.contains(AccessFlag.MW_BIND)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
-                    "a window's rights are REMOTE_READ and/or REMOTE_WRITE: " + remoteAccess);
-        }
-        if (write && !region.accessFlags().contains(AccessFlag.LOCAL_WRITE)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "REMOTE_WRITE window on a region without"
-                    + " LOCAL_WRITE");
-        }
+        WindowBinding.checkSliceAndRights(region, offset, length, remoteAccess);
         Set<AccessFlag> flags = EnumSet.noneOf(AccessFlag.class);
         flags.addAll(remoteAccess);
-        if (write) {
+        if (remoteAccess.contains(AccessFlag.REMOTE_WRITE)) {
             flags.add(AccessFlag.LOCAL_WRITE);
         }
         return flags;

@@ -188,8 +188,8 @@ final class IbverbsQueuePair implements QueuePair {
                 ibv_qp_attr.qp_state(attr, ibverbs_h.IBV_QPS_ERR());
                 int rc = ibverbs_h.ibv_modify_qp(qp, attr, ibverbs_h.IBV_QP_STATE());
                 if (rc != 0) {
-                    java.util.logging.Logger.getLogger(IbverbsQueuePair.class.getName())
-                            .fine(() -> "ibv_modify_qp(QP " + number + ", ERR): " + Errno.name(Math.abs(rc)));
+                    System.getLogger(IbverbsQueuePair.class.getName())
+                            .log(System.Logger.Level.DEBUG, () -> "ibv_modify_qp(QP " + number + ", ERR): " + Errno.name(Math.abs(rc)));
                 }
             }
         }

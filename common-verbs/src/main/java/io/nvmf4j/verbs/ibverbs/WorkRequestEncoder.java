@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.ibverbs;
 
 import io.nvmf4j.verbs.ReceiveWorkRequest;
 import io.nvmf4j.verbs.ScatterGatherList;
+import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
@@ -163,19 +164,19 @@ final class WorkRequestEncoder {
                 }
                 default -> throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "opcode " + r.opcode());
             }
-            if (r.solicited() && (r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND
-                    || r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND_WITH_INVALIDATE)) {
+            if (r.solicited() && (r.opcode() == SendOpcode.SEND
+                    || r.opcode() == SendOpcode.SEND_WITH_INVALIDATE)) {
                 flags |= SEND_SOLICITED;
             }
             if (fenceAfterRead) {
-                if (r.opcode() == io.nvmf4j.verbs.SendOpcode.RDMA_READ) {
+                if (r.opcode() == SendOpcode.RDMA_READ) {
                     readOutstanding = true;
                 } else if (readOutstanding) {
                     flags |= SEND_FENCE;
                     readOutstanding = false;
                 }
             }
-            if (r.inline() && r.opcode() != io.nvmf4j.verbs.SendOpcode.RDMA_READ
+            if (r.inline() && r.opcode() != SendOpcode.RDMA_READ
                     && r.sgList().totalLength() <= maxInline) {
                 flags |= SEND_INLINE;
             }
@@ -186,7 +187,7 @@ final class WorkRequestEncoder {
             wrs.set(ValueLayout.JAVA_INT, base + S_NUM_SGE, sgeCount);
             wrs.set(ValueLayout.JAVA_INT, base + S_OPCODE, opcode);
             wrs.set(ValueLayout.JAVA_INT, base + S_SEND_FLAGS, flags);
-            if (r.opcode() == io.nvmf4j.verbs.SendOpcode.SEND_WITH_INVALIDATE) {
+            if (r.opcode() == SendOpcode.SEND_WITH_INVALIDATE) {
                 // rdma-core 44's user-space siw provider reads the key to invalidate from wr.rdma.rkey, the
                 // others from invalidate_rkey (seen in interop/): set both
                 wrs.set(ValueLayout.JAVA_INT, base + S_INVALIDATE_RKEY, r.invalidateRkey());

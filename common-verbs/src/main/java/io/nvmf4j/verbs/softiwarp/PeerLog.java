@@ -1,7 +1,7 @@
 package io.nvmf4j.verbs.softiwarp;
 
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * Rate-limited logging of hostile or failed peers: one line per connection, never a stack trace, at most

@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
+import io.nvmf4j.verbs.DisconnectEvent;
 import io.nvmf4j.verbs.QueuePairState;
 
 import java.io.IOException;
@@ -11,8 +12,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * The provider's own thread that makes one-sided operations happen without the application: it reads every
@@ -26,7 +27,7 @@ import java.util.logging.Logger;
  * consumer went quiet without saying so (a consumer that blocks in {@code await} resumes the engine at once).
  */
 final class ProgressEngine implements Runnable {
-    private static final Logger LOG = Logger.getLogger(ProgressEngine.class.getName());
+    private static final Logger LOG = System.getLogger(ProgressEngine.class.getName());
 
     private final Selector selector;
     private final Thread thread;
@@ -128,7 +129,7 @@ final class ProgressEngine implements Runnable {
                             qp.engineMuted = false;
                         }
                         if (qp.overrun) {
-                            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR,
                                     "completion queue overrun: completions were lost", null);
                             continue;
                         }
@@ -185,9 +186,9 @@ final class ProgressEngine implements Runnable {
             }
         } catch (IOException | RuntimeException e) {
             // only the Selector itself failing gets here: without it no socket can be served
-            LOG.log(Level.SEVERE, "softiwarp progress engine " + thread.getName() + " failed", e);
+            LOG.log(Level.ERROR, "softiwarp progress engine " + thread.getName() + " failed", e);
             for (SoftiwarpQueuePair qp : queuePairs) {
-                qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR,
+                qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR,
                         "progress engine failed: " + e, null);
             }
         } finally {
@@ -206,9 +207,9 @@ final class ProgressEngine implements Runnable {
         qp.device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
         failureLog.info("softiwarp progress engine {0}: {1} failed: {2}, ending that connection", thread.getName(),
                 qp, e.toString());
-        LOG.log(Level.FINE, "engine failure of " + qp, e);
+        LOG.log(Level.DEBUG, "engine failure of " + qp, e);
         try {
-            qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "progress engine: " + e, null);
+            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "progress engine: " + e, null);
         } catch (RuntimeException ignored) {
             // ending it failed too: the socket is closed below
         }
@@ -258,7 +259,7 @@ final class ProgressEngine implements Runnable {
                 any = true;
                 qp.kickTx(); // sends posted before the connection was up (e.g. in the QueuePairSetup hook)
             } catch (ClosedChannelException e) {
-                qp.enterError(io.nvmf4j.verbs.DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
+                qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "socket closed", null);
             } catch (RuntimeException e) {
                 failed(qp, e);
             }

@@ -9,12 +9,12 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /** An established softiwarp connection: its queue pair and the end-of-connection listeners. */
 final class SoftiwarpConnection implements RdmaConnection {
-    private static final Logger LOG = Logger.getLogger(SoftiwarpConnection.class.getName());
+    private static final Logger LOG = System.getLogger(SoftiwarpConnection.class.getName());
     private static final PeerLog END_LOG = new PeerLog(LOG);
 
     private final SoftiwarpQueuePair qp;

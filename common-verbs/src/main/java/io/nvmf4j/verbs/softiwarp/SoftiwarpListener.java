@@ -25,7 +25,7 @@ import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
 
 /**
  * A listening endpoint (siw_create_listen / siw_accept_newconn): one thread accepts TCP connections and reads
@@ -41,7 +41,7 @@ import java.util.logging.Logger;
  * trace.
  */
 final class SoftiwarpListener implements RdmaListener, Runnable {
-    private static final Logger LOG = Logger.getLogger(SoftiwarpListener.class.getName());
+    private static final Logger LOG = System.getLogger(SoftiwarpListener.class.getName());
     /** Connections taken per wake-up before timeouts are looked at again. */
     private static final int ACCEPTS_PER_WAKEUP = 64;
 

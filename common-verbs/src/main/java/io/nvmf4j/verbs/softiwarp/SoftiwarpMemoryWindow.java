@@ -6,6 +6,7 @@ import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.WindowBinding;
 
 import java.lang.invoke.VarHandle;
 import java.util.Set;
@@ -64,22 +65,7 @@ final class SoftiwarpMemoryWindow extends StagEntry implements MemoryWindow {
         if (!mr.allowsWindows()) {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "the region was registered without MW_BIND");
         }
-        if (!mr.covers(offset, length)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "window [" + offset + ", +" + length
-                    + ") is not a non-empty slice of a region of " + mr.length() + " bytes");
-        }
-        boolean read = remoteAccess.contains(AccessFlag.REMOTE_READ);
-        boolean write = remoteAccess.contains(AccessFlag.REMOTE_WRITE);
-        if (!read && !write || remoteAccess.contains(AccessFlag.LOCAL_WRITE)
-                || remoteAccess.contains(AccessFlag.MW_BIND)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
-                    "a window's rights are REMOTE_READ and/or REMOTE_WRITE: " + remoteAccess);
-        }
-        if (write && !mr.accessFlags().contains(AccessFlag.LOCAL_WRITE)) {
-            // IBA: binding remote write access needs local write on the region (as REMOTE_WRITE at registration)
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "REMOTE_WRITE window on a region without"
-                    + " LOCAL_WRITE");
-        }
+        WindowBinding.checkSliceAndRights(mr, offset, length, remoteAccess);
         synchronized (this) {
             if (closed) {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "memory window is closed");
@@ -91,8 +77,8 @@ final class SoftiwarpMemoryWindow extends StagEntry implements MemoryWindow {
             parent = mr;
             address = mr.address() + offset;
             this.length = length;
-            remoteRead = read;
-            remoteWrite = write;
+            remoteRead = remoteAccess.contains(AccessFlag.REMOTE_READ);
+            remoteWrite = remoteAccess.contains(AccessFlag.REMOTE_WRITE);
             stag = index << 8 | key;
             bound = true;
             sequence = seq + 2;

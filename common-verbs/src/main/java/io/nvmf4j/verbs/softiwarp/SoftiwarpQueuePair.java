@@ -13,7 +13,6 @@ import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
-import java.io.IOException;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -25,20 +24,20 @@ import java.util.function.Consumer;
  * a time; reception runs on the progress engine only.
  */
 public final class SoftiwarpQueuePair implements QueuePair {
-    private static final PeerLog FAILURE_LOG =
-            new PeerLog(java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName()));
+    static final PeerLog FAILURE_LOG =
+            new PeerLog(System.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
     final SoftiwarpProtectionDomain pd;
     final SoftiwarpCompletionQueue sendCq;
     final SoftiwarpCompletionQueue recvCq;
     final SoftiwarpConfig config;
-    private final int number;
+    final int number;
     private volatile QueuePairAttributes attributes;
     private volatile QueuePairState state = QueuePairState.INIT;
 
     // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at sqTxHead
     final SendWqe[] sq;
-    private final Object postLock = new Object();
+    final Object postLock = new Object();
     private long sqFreeHead;
     volatile long sqTail;
     volatile long sqTxHead;
@@ -51,18 +50,18 @@ public final class SoftiwarpQueuePair implements QueuePair {
      * error takes both locks, so it excludes posters and the receiver alike.
      */
     final ReceiveWqe[] rq;
-    private final Object postRecvLock = new Object();
+    final Object postRecvLock = new Object();
     final Object rqLock = new Object();
     volatile long rqHead;
     volatile long rqTail;
-    private volatile boolean rqFlushed;
+    volatile boolean rqFlushed;
 
     // outbound read queue: [orqHead, orqTail); TX appends, RX consumes
     SendWqe[] orq;
     final Object orqLock = new Object();
     volatile long orqHead;
     volatile long orqTail;
-    private boolean orqFlushed;
+    boolean orqFlushed;
 
     // inbound read queue: [irqHead, irqTail); RX appends, TX consumes
     ReadResponseWqe[] irq;
@@ -82,13 +81,18 @@ public final class SoftiwarpQueuePair implements QueuePair {
     /** Held by whichever thread runs the receiver: the engine or an inline-polling consumer. */
     private final java.util.concurrent.atomic.AtomicBoolean rxBusy = new java.util.concurrent.atomic.AtomicBoolean();
     final Transmitter transmitter;
+    final TerminateTx terminateTx;
     final Receiver receiver;
+    /** The end of the connection: Terminate, linger, socket close, flush (siw_qp_llp_close). */
+    private final QpClose close = new QpClose(this);
+    /** Work completions in queue order (siw_sqe_complete, siw_rqe_complete). */
+    private final QpCompletions completions = new QpCompletions(this);
 
     private final Object stateLock = new Object();
-    private volatile DisconnectEvent endEvent;
-    private volatile TerminateMessage pendingTerminate;
-    private volatile boolean finished;
-    private volatile Consumer<DisconnectEvent> endListener;
+    volatile DisconnectEvent endEvent;
+    volatile TerminateMessage pendingTerminate;
+    volatile boolean finished;
+    volatile Consumer<DisconnectEvent> endListener;
 
     SoftiwarpQueuePair(SoftiwarpDevice device, int number, SoftiwarpProtectionDomain pd,
                        SoftiwarpCompletionQueue sendCq, SoftiwarpCompletionQueue recvCq, QueuePairAttributes attrs,
@@ -110,6 +114,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
         }
         sizeReadQueues(attrs.ird(), attrs.ord());
         transmitter = new Transmitter(this);
+        terminateTx = new TerminateTx(this, transmitter);
         receiver = new Receiver(this);
     }
 
@@ -265,64 +270,14 @@ public final class SoftiwarpQueuePair implements QueuePair {
         };
     }
 
-    /**
-     * Ends a send-queue WQE once (siw_sqe_complete). Completions are then reported in send queue order
-     * (ibv_poll_cq: a completion implies every earlier unsignaled request completed), so a Send posted after an
-     * unsignaled Read reports only once the Read's data is in. Errors are always reported, successes if signaled.
-     */
+    /** Ends a send-queue WQE once (siw_sqe_complete); completions are reported in send queue order. */
     void completeSend(SendWqe wqe, WcStatus status, int byteLength, int vendorError) {
-        synchronized (wqe) {
-            if (wqe.finished) {
-                return;
-            }
-            wqe.completionStatus = status;
-            wqe.completionLength = byteLength;
-            wqe.completionVendorError = vendorError;
-            wqe.finished = true;
-        }
-        retireSends();
+        completions.completeSend(wqe, status, byteLength, vendorError);
     }
 
-    private final Object retireLock = new Object();
-    private long sqRetireHead;
-
-    private void retireSends() {
-        synchronized (retireLock) {
-            long tail = sqTail;
-            while (sqRetireHead < tail) {
-                SendWqe w = sq[(int) (sqRetireHead % sq.length)];
-                if (!w.finished) {
-                    break;
-                }
-                if ((w.signaled || w.completionStatus != WcStatus.SUCCESS)
-                        && !sendCq.push(w.wrId, w.completionStatus, wcOpcode(w.opcode), w.completionLength, number,
-                        false, 0, w.completionVendorError)) {
-                    cqOverrun();
-                }
-                w.done = true;
-                sqRetireHead++;
-            }
-        }
-    }
-
-    /**
-     * Completes the receive at the head of the RQ (siw_rqe_complete). Returns false if the queue was flushed
-     * meanwhile.
-     */
+    /** Completes the receive at the head of the RQ (siw_rqe_complete); false if it was flushed meanwhile. */
     boolean completeReceive(ReceiveWqe expected, WcStatus status, int byteLength, boolean invalidated, int rkey) {
-        synchronized (rqLock) { // only the flush contends for it
-            long head = rqHead;
-            if (rqFlushed || head == rqTail || rq[(int) (head % rq.length)] != expected) {
-                return false;
-            }
-            long wrId = expected.wrId; // the last read of the slot: a poster may refill it once rqHead moves
-            // the slot is free before the completion is visible: its consumer reposts as soon as it sees it
-            rqHead = head + 1;
-            if (!recvCq.push(wrId, status, WcOpcode.RECV, byteLength, number, invalidated, rkey, 0)) {
-                cqOverrun();
-            }
-            return true;
-        }
+        return completions.completeReceive(expected, status, byteLength, invalidated, rkey);
     }
 
     /** The receive at the head of the RQ, or null if none is posted (receiver thread; no lock). */
@@ -376,8 +331,8 @@ public final class SoftiwarpQueuePair implements QueuePair {
             // flood the log); the trace goes to FINE for whoever debugs it
             device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
             FAILURE_LOG.info("softiwarp QP {0} receive failed: {1}", number, e.toString());
-            java.util.logging.Logger.getLogger(SoftiwarpQueuePair.class.getName())
-                    .log(java.util.logging.Level.FINE, "softiwarp QP " + number + " receive failed", e);
+            System.getLogger(SoftiwarpQueuePair.class.getName())
+                    .log(System.Logger.Level.DEBUG, "softiwarp QP " + number + " receive failed", e);
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
             return true;
         } finally {
@@ -428,10 +383,10 @@ public final class SoftiwarpQueuePair implements QueuePair {
         do {
             if (state == QueuePairState.ERROR) {
                 try {
-                    finishAfterError();
+                    close.finish();
                 } catch (RuntimeException e) {
                     // whatever failed, this queue pair is done: no thread may be left owning txWip or the socket
-                    abandonAfterFailure(e);
+                    close.abandon(e);
                 }
             } else {
                 try {
@@ -443,17 +398,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             missed = txWip.addAndGet(-missed);
         } while (missed != 0);
-    }
-
-    private void abandonAfterFailure(RuntimeException e) {
-        device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
-        FAILURE_LOG.info("softiwarp QP {0}: ending the connection failed: {1}", number, e.toString());
-        lingering = false;
-        finished = true;
-        SocketChannel ch = channel;
-        if (ch != null) {
-            ChannelIo.closeQuietly(ch);
-        }
     }
 
     /**
@@ -493,114 +437,25 @@ public final class SoftiwarpQueuePair implements QueuePair {
         enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, terminate);
     }
 
-    /**
-     * Set while a Terminate waits for room in the socket of an ended queue pair: the engine keeps the socket open
-     * and retries on OP_WRITE until {@link #lingerDeadline}, then closes it. No thread waits for the peer.
-     */
-    private volatile boolean lingering;
-    private long lingerDeadline;
-
+    /** Whether a Terminate of this ended queue pair still waits for room in the socket (QpClose). */
     boolean lingering() {
-        return lingering;
-    }
-
-    /** Runs inside the transmit drain once the state is ERROR. */
-    private void finishAfterError() {
-        if (finished) {
-            if (lingering) {
-                continueLinger();
-            }
-            return;
-        }
-        SocketChannel ch = channel;
-        if (ch != null) {
-            TerminateMessage terminate = pendingTerminate;
-            int outcome = Transmitter.TERMINATE_DONE;
-            if (terminate != null) {
-                outcome = transmitter.startTerminate(ch, terminate);
-            }
-            if (outcome == Transmitter.TERMINATE_MORE && engine != null) {
-                lingerDeadline = System.nanoTime() + config.terminateLinger().toNanos();
-                lingering = true;
-                engine.wakeup(); // to watch the socket for room
-            } else {
-                if (outcome != Transmitter.TERMINATE_DONE) {
-                    device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
-                }
-                ChannelIo.closeQuietly(ch);
-            }
-        }
-        flushAll();
-        finished = true;
-        Consumer<DisconnectEvent> listener = endListener;
-        if (listener != null) {
-            listener.accept(endEvent);
-        }
-    }
-
-    /** One more try at the Terminate of an ended queue pair; closes the socket when done or out of time. */
-    private void continueLinger() {
-        SocketChannel ch = channel;
-        int outcome = transmitter.continueTerminate(ch);
-        if (outcome == Transmitter.TERMINATE_MORE && System.nanoTime() - lingerDeadline < 0) {
-            return;
-        }
-        if (outcome != Transmitter.TERMINATE_DONE) {
-            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_UNDELIVERED);
-        }
-        lingering = false;
-        ChannelIo.closeQuietly(ch);
+        return close.lingering();
     }
 
     /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */
     void abortLinger() {
-        if (lingering) {
-            lingering = false;
-            SocketChannel ch = channel;
-            if (ch != null) {
-                ChannelIo.closeQuietly(ch);
-            }
-        }
+        close.abortLinger();
     }
 
     /** Set when a completion did not fit its CQ; the progress engine then ends the connection (siw: CQ error). */
     volatile boolean overrun;
 
-    private void cqOverrun() {
+    void cqOverrun() {
         overrun = true;
         ProgressEngine e = engine;
         if (e != null) {
             e.wakeup();
         }
-    }
-
-    /** Completes everything outstanding with WR_FLUSH_ERR (siw_sq_flush, siw_rq_flush). */
-    private void flushAll() {
-        synchronized (orqLock) {
-            orqFlushed = true;
-            for (long i = orqHead; i < orqTail; i++) {
-                SendWqe wqe = orq[(int) (i % orq.length)];
-                completeSend(wqe, WcStatus.WR_FLUSH_ERR, 0, 0);
-            }
-            orqHead = orqTail;
-        }
-        synchronized (postLock) {
-            for (long i = sqTxHead; i < sqTail; i++) {
-                completeSend(sq[(int) (i % sq.length)], WcStatus.WR_FLUSH_ERR, 0, 0);
-            }
-            sqTxHead = sqTail;
-        }
-        synchronized (postRecvLock) {
-            synchronized (rqLock) {
-                rqFlushed = true;
-                for (long i = rqHead; i < rqTail; i++) {
-                    recvCq.push(rq[(int) (i % rq.length)].wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, number,
-                            false, 0, 0);
-                }
-                rqHead = rqTail;
-            }
-        }
-        irqHead = irqTail;
     }
 
     /** Ends the connection from this side (rdma_disconnect): no Terminate, flush. */

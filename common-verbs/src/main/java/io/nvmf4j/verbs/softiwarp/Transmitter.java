@@ -181,7 +181,7 @@ final class Transmitter {
      * Writes the FPDUs gathered in the outbox (one {@code write} for everything that was ready at once, e.g. an
      * RDMA Write and the Send behind it, or a burst of responses); false if the socket did not take all of it.
      */
-    private boolean flushOutbox(SocketChannel ch) throws IOException {
+    boolean flushOutbox(SocketChannel ch) throws IOException {
         int end = outbox.position();
         if (end == 0) {
             return true;
@@ -454,78 +454,25 @@ final class Transmitter {
         job = JOB_NONE;
         response = null;
         qp.peerFault("peer RDMA Read of STag 0x" + Integer.toHexString(r.sourceStag) + " refused: " + check,
-                readRequestTerminate(r, check));
+                TerminateTx.forReadRequest(r, check));
         return false;
     }
 
     /**
-     * siw_send_terminate() with in_tx: an RDMAP remote protection error found while answering a Read Request;
-     * the Read Request header is reconstructed and attached (M, D, R set).
+     * Before a Terminate (siw_send_terminate()): completes the FPDU whose pieces are half on the wire - its payload
+     * is written straight from registered memory that is the application's again once the work requests are
+     * flushed - and drops one not started. False if the socket has no room for the rest (nothing more is tried).
      */
-    private static TerminateMessage readRequestTerminate(ReadResponseWqe r, MemoryCheck check) {
-        ByteBuffer rreq = ByteBuffer.allocate(ReadRequestHeader.LENGTH);
-        ReadRequestHeader.encode(rreq, r.msn, r.sinkStag, r.sinkTo, r.readSize, r.sourceStag, r.sourceTo);
-        rreq.put(DdpUntaggedHeader.OFFSET_ULP_RESERVED, new byte[4]);
-        return TerminateMessage.forInbound(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION,
-                check.rdmapCode(), rreq, ReadRequestHeader.LENGTH);
-    }
-
-    /** {@link #startTerminate}/{@link #continueTerminate}: the Terminate is out. */
-    static final int TERMINATE_DONE = 0;
-    /** The socket is full: try again when it has room (the engine does, until the linger time is over). */
-    static final int TERMINATE_MORE = 1;
-    /** It cannot be delivered (the socket failed, or an FPDU from registered memory is half on the wire). */
-    static final int TERMINATE_GIVE_UP = 2;
-
-    /** The encoded Terminate FPDU being delivered (allocated once, when the connection ends). */
-    private ByteBuffer terminateOut;
-
-    /**
-     * Best effort, as siw_send_terminate() (which sends with MSG_DONTWAIT): never waits for the peer. A Terminate
-     * must not split an FPDU, so the one on the wire is completed first - when its bytes are our own copy (the
-     * outbox), later too; a large FPDU whose payload is written straight from registered memory must complete
-     * now, because once its work requests are flushed that memory is the application's again. A large FPDU not
-     * started yet is dropped. Returns {@link #TERMINATE_DONE}, {@link #TERMINATE_MORE} or
-     * {@link #TERMINATE_GIVE_UP}.
-     */
-    int startTerminate(SocketChannel ch, TerminateMessage terminate) {
-        ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);
-        terminate.encode(out);
-        int crcValue = 0;
-        if (qp.crcEnabled) {
-            crc.reset();
-            crc.update(out, 0, terminate.lengthWithoutCrc());
-            crcValue = crc.wireValue();
-        }
-        out.putInt(terminate.lengthWithoutCrc(), crcValue);
-        out.clear();
-        terminateOut = out;
-        try {
-            boolean piecesStarted = pieceCount > 0 && (pieceIndex > 0 || pieces[0].position() > 0);
-            if (piecesStarted) {
-                // the outbox went out before these pieces started (pump writes it first), so it is empty
-                if (!writePieces(ch)) {
-                    return TERMINATE_GIVE_UP;
-                }
+    boolean finishStartedFpdu(SocketChannel ch) throws IOException {
+        boolean piecesStarted = pieceCount > 0 && (pieceIndex > 0 || pieces[0].position() > 0);
+        if (piecesStarted) {
+            // the outbox went out before these pieces started (pump writes it first), so it is empty
+            if (!writePieces(ch)) {
+                return false;
             }
-            pieceCount = 0;
-            pieceIndex = 0;
-            return continueTerminate(ch);
-        } catch (IOException | RuntimeException e) {
-            return TERMINATE_GIVE_UP;
         }
-    }
-
-    /** Writes more of the outbox and then the Terminate, without waiting; see {@link #startTerminate}. */
-    int continueTerminate(SocketChannel ch) {
-        try {
-            if (!flushOutbox(ch)) {
-                return TERMINATE_MORE;
-            }
-            ch.write(terminateOut);
-            return terminateOut.hasRemaining() ? TERMINATE_MORE : TERMINATE_DONE;
-        } catch (IOException | RuntimeException e) {
-            return TERMINATE_GIVE_UP;
-        }
+        pieceCount = 0;
+        pieceIndex = 0;
+        return true;
     }
 }

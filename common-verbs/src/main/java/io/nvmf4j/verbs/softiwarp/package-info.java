@@ -5,9 +5,13 @@
  * connection setup with the IRD/ORD words, CRC32c, and siw's negotiation rules in {@code MpaNegotiation}),
  * {@code ddp} (RFC 5041 tagged and untagged segment headers), {@code rdmap} (RFC 5040 opcodes, the Read Request
  * header, Terminate messages and codes). This package holds the verbs objects and the data path:
- * {@link io.nvmf4j.verbs.softiwarp.SoftiwarpQueuePair} with its {@code Transmitter} (siw_qp_tx.c) and
- * {@code Receiver} (siw_qp_rx.c), the {@code ProgressEngine} thread(s) that serve incoming one-sided operations
- * without the application, the {@code StagTable} (24-bit index + 8-bit key STags) and the connection manager.
+ * {@link io.nvmf4j.verbs.softiwarp.SoftiwarpQueuePair} (siw_qp.c / siw_verbs.c: state, work request posting,
+ * queues) with its {@code QpCompletions} (siw_sqe_complete, siw_rqe_complete) and {@code QpClose}
+ * (siw_qp_llp_close: Terminate, linger, flush); the {@code Transmitter} (siw_qp_tx.c) and {@code TerminateTx}
+ * (siw_send_terminate); the {@code Receiver} (siw_qp_rx.c FPDU framing: siw_tcp_rx_data, siw_get_hdr,
+ * siw_get_trailer) and {@code RdmapReceive} (siw_proc_send/write/rresp/rreq, DDP placement, siw_rdmap_complete);
+ * the {@code ProgressEngine} thread(s) that serve incoming one-sided operations without the application, the
+ * {@code StagTable} (24-bit index + 8-bit key STags) and the connection manager.
  *
  * <p>Behaviour worth knowing (mirrors siw unless said otherwise):
  * <ul>

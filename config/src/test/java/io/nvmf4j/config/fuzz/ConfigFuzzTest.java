@@ -1,5 +1,6 @@
 package io.nvmf4j.config.fuzz;
 
+import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.config.ConfigException;
 import io.nvmf4j.config.ConfigLoader;

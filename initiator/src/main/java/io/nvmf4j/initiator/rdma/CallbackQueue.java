@@ -3,8 +3,8 @@ package io.nvmf4j.initiator.rdma;
 import io.nvmf4j.initiator.NvmfException;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * Outcomes collected under the queue's lock and handed to the commands outside it (completions first, then
@@ -13,7 +13,7 @@ import java.util.logging.Logger;
  */
 final class CallbackQueue {
 
-    private static final Logger LOG = Logger.getLogger(CallbackQueue.class.getName());
+    private static final Logger LOG = System.getLogger(CallbackQueue.class.getName());
 
     /** A command that failed (timeout, connection lost, window not bound) and the error it gets. */
     private record Failure(HostCommand command, NvmfException error) {

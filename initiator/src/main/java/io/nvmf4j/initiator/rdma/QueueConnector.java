@@ -17,8 +17,8 @@ import io.nvmf4j.verbs.VerbsException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * Connection setup of one queue, as Linux {@code nvme_rdma_create_queue_ib()} + {@code nvme_rdma_route_resolved()}:
@@ -28,7 +28,7 @@ import java.util.logging.Logger;
  */
 final class QueueConnector {
 
-    private static final Logger LOG = Logger.getLogger(QueueConnector.class.getName());
+    private static final Logger LOG = System.getLogger(QueueConnector.class.getName());
 
     /** An established connection, its CQ, and the CRQSIZE the target accepted (the request's size if absent). */
     record Connected(RdmaConnection connection, CompletionQueue cq, int crqsize) {

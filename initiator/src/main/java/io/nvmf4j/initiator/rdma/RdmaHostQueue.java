@@ -14,8 +14,8 @@ import io.nvmf4j.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * One NVMe queue over one RDMA reliable connection: the host half of the NVMe/RDMA transport binding, mirroring
@@ -45,7 +45,7 @@ import java.util.logging.Logger;
  */
 public final class RdmaHostQueue implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(RdmaHostQueue.class.getName());
+    private static final Logger LOG = System.getLogger(RdmaHostQueue.class.getName());
 
     /** Response capsule size: a bare CQE (IORCSZ 1). */
     public static final int RESPONSE_SIZE = ResponseBuffers.RESPONSE_SIZE;
@@ -263,7 +263,7 @@ public final class RdmaHostQueue implements AutoCloseable {
             try {
                 conn.close();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, q.name + ": close failed", e);
+                LOG.log(Level.DEBUG, q.name + ": close failed", e);
             }
         }
         if (t != null && t != Thread.currentThread()) {

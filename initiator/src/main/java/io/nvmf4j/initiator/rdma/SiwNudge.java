@@ -5,7 +5,8 @@ import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 
 /**
  * Linux siw (6.1, siw_accept()) puts its MPA reply on the wire before it hooks the socket's data_ready up to the
@@ -18,7 +19,7 @@ import java.util.logging.Logger;
  */
 final class SiwNudge {
 
-    private static final Logger LOG = Logger.getLogger(SiwNudge.class.getName());
+    private static final Logger LOG = System.getLogger(SiwNudge.class.getName());
     static final long AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     /** Low 32 bits -1: never a command tag, no receive flag. */
     static final long WR_ID = 0xFFFF_FFFFL;
@@ -58,12 +59,12 @@ final class SiwNudge {
         try {
             qp.postSend(write);
         } catch (VerbsException e) {
-            LOG.fine(() -> name + ": zero-length RDMA Write not posted: " + e.getMessage());
+            LOG.log(Level.DEBUG, () -> name + ": zero-length RDMA Write not posted: " + e.getMessage());
             return;
         }
         sent++;
         long silentMillis = TimeUnit.NANOSECONDS.toMillis(now - oldestStart);
-        LOG.fine(() -> name + ": no response " + silentMillis + " ms after the first command; sent a zero-length "
+        LOG.log(Level.DEBUG, () -> name + ": no response " + silentMillis + " ms after the first command; sent a zero-length "
                 + "RDMA Write to make the peer read its socket");
     }
 }

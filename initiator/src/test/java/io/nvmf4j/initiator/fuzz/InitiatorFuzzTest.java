@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.fuzz;
 
+import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.ControllerState;

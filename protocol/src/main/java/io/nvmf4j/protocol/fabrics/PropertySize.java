@@ -1,5 +1,7 @@
 package io.nvmf4j.protocol.fabrics;
 
+import io.nvmf4j.protocol.MalformedStructureException;
+
 /**
  * ATTRIB bits 2:0 of Property Get / Property Set: the size of the property (NVMe Base 2.0, "Property Get command"
  * and "Property Set command";
@@ -34,13 +36,13 @@ public enum PropertySize {
      */
     static PropertySize decodeAttrib(int attrib, String command) {
         if ((attrib & 0xF8) != 0) {
-            throw new io.nvmf4j.protocol.MalformedStructureException(String.format(
+            throw new MalformedStructureException(String.format(
                     "%s byte 40 (ATTRIB): reserved bits 7:3 are set (%02xh)", command, attrib), OFFSET_ATTRIB);
         }
         return switch (attrib & 0x7) {
             case 0 -> FOUR_BYTES;
             case 1 -> EIGHT_BYTES;
-            default -> throw new io.nvmf4j.protocol.MalformedStructureException(String.format(
+            default -> throw new MalformedStructureException(String.format(
                     "%s byte 40 (ATTRIB): size %xh is reserved (0h = 4 bytes, 1h = 8 bytes)", command, attrib & 0x7),
                     OFFSET_ATTRIB);
         };

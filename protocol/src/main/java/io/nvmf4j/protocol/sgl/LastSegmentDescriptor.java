@@ -1,8 +1,5 @@
 package io.nvmf4j.protocol.sgl;
 
-import io.nvmf4j.protocol.Wire;
-import java.lang.foreign.MemorySegment;
-
 /**
  * SGL Last Segment descriptor, type 3h (NVMe Base 2.0, 4.3.2): points to the last SGL segment, which holds only
  * data (or bit bucket / keyed) descriptors. The length is
@@ -12,18 +9,10 @@ import java.lang.foreign.MemorySegment;
  * @param length  segment length in bytes: a non-zero multiple of {@value SglDescriptor#SIZE}
  * @param offset  subtype 1h (offset) instead of 0h (address)
  */
-public record LastSegmentDescriptor(long address, long length, boolean offset) implements SglDescriptor {
+public record LastSegmentDescriptor(long address, long length, boolean offset) implements SegmentPointer {
 
     public LastSegmentDescriptor {
-        Wire.checkUnsigned("segment length", length, 32);
-        if (length == 0 || length % SIZE != 0) {
-            throw new IllegalArgumentException("segment length " + length + " is not a non-zero multiple of " + SIZE);
-        }
-    }
-
-    /** The number of descriptors in the segment this descriptor points to. */
-    public int descriptorCount() {
-        return (int) (length / SIZE);
+        SegmentPointers.checkLength(length);
     }
 
     @Override
@@ -32,18 +21,7 @@ public record LastSegmentDescriptor(long address, long length, boolean offset) i
     }
 
     @Override
-    public int subtype() {
-        return offset ? SUBTYPE_OFFSET : SUBTYPE_ADDRESS;
-    }
-
-    @Override
-    public void encode(MemorySegment destination) {
-        SglDescriptor.encodeUnkeyed(destination, address, length, identifier());
-    }
-
-    @Override
     public String toString() {
-        return String.format("LastSegmentSGL[%s=%s len=%d (%d descriptors)]", offset ? "offset" : "addr",
-                offset ? Long.toString(address) : String.format("%016xh", address), length, descriptorCount());
+        return SegmentPointers.describe("LastSegmentSGL", address, length, offset);
     }
 }

@@ -15,8 +15,8 @@ import java.lang.foreign.MemorySegment;
  *  15     identifier                          15     identifier
  * </pre>
  */
-public sealed interface SglDescriptor permits DataBlockDescriptor, BitBucketDescriptor, SegmentDescriptor,
-        LastSegmentDescriptor, KeyedSglDescriptor, TransportSglDescriptor {
+public sealed interface SglDescriptor permits DataBlockDescriptor, BitBucketDescriptor, SegmentPointer,
+        KeyedSglDescriptor, TransportSglDescriptor {
 
     int SIZE = 16;
 

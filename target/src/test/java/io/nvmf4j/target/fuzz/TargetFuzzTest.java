@@ -1,5 +1,6 @@
 package io.nvmf4j.target.fuzz;
 
+import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.SubmissionQueueEntry;

@@ -17,8 +17,8 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * A libfuse low-level session (fuse_lowlevel.h, FUSE_USE_VERSION 35) serving a {@link FileSystem} on a mount
@@ -37,7 +37,7 @@ import java.util.logging.Logger;
  */
 public final class FuseSession implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(FuseSession.class.getName());
+    private static final Logger LOG = System.getLogger(FuseSession.class.getName());
 
     private final Arena arena = Arena.ofShared();
     private final FileSystem fs;
@@ -138,7 +138,7 @@ public final class FuseSession implements AutoCloseable {
         }
         if (loop.isAlive() || outstanding.get() > 0) {
             // libfuse would free requests still owed a reply; leave the session to the process exit instead.
-            LOG.warning("FUSE session on " + mountpoint + " not freed: loop alive " + loop.isAlive() + ", "
+            LOG.log(Level.WARNING, "FUSE session on " + mountpoint + " not freed: loop alive " + loop.isAlive() + ", "
                     + outstanding.get() + " replies owed");
             return problem != null ? problem : "the FUSE session on " + mountpoint + " did not stop in time";
         }

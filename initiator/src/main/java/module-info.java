@@ -1,0 +1,13 @@
+/**
+ * The NVMe-oF host library: connect, discovery, namespace I/O, keep-alive and reconnect ({@code io.nvmf4j.initiator},
+ * the API). The RDMA host queue ({@code io.nvmf4j.initiator.rdma}: per-command requests, polling, timeouts) is
+ * internal and not exported.
+ */
+module io.nvmf4j.initiator {
+    requires transitive io.nvmf4j.protocol;
+    requires transitive io.nvmf4j.verbs;
+    // ControllerSetup still logs through java.util.logging (System.Logger everywhere else; see docs/ARCHITECTURE.md)
+    requires java.logging;
+
+    exports io.nvmf4j.initiator;
+}

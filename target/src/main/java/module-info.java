@@ -1,0 +1,18 @@
+/**
+ * The NVMe-oF target: subsystems, namespaces, controllers and their command handlers ({@code io.nvmf4j.target}),
+ * namespace backends ({@code .backend}), Micrometer metrics ({@code .metrics}) and the RDMA transport
+ * ({@code .rdma}: an embedder starts {@code RdmaTransport} with {@code RdmaTransportOptions}; the poll groups,
+ * queues and request state machine in that package are package-private).
+ */
+@SuppressWarnings("requires-transitive-automatic") // micrometer-core has no descriptor; TargetMetrics takes its registry
+module io.nvmf4j.target {
+    requires transitive io.nvmf4j.protocol;
+    requires transitive io.nvmf4j.verbs;
+    requires transitive io.nvmf4j.config;
+    requires transitive micrometer.core;
+
+    exports io.nvmf4j.target;
+    exports io.nvmf4j.target.backend;
+    exports io.nvmf4j.target.metrics;
+    exports io.nvmf4j.target.rdma;
+}
