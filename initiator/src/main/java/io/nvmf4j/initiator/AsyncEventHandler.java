@@ -19,8 +19,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 
 /**
  * Asynchronous events, host side, as Linux {@code drivers/nvme/host/core.c}: after the controller goes live it
@@ -40,7 +40,7 @@ import java.util.logging.Logger;
  */
 final class AsyncEventHandler {
 
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
     /** OAES / Asynchronous Event Configuration bit 8: Namespace Attribute Notices. */
     static final int AEN_NS_ATTRIBUTE = 1 << 8;
     /** Linux's NVME_AEN_SUPPORTED: namespace attribute, firmware activation, ANA change, discovery log change. */
@@ -140,7 +140,7 @@ final class AsyncEventHandler {
             }
             Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null
                     ? e.getCause() : e;
-            LOG.warning(c.name() + ": Failed to configure AEN (cfg " + Integer.toHexString(wanted) + "): "
+            LOG.log(Level.WARNING, c.name() + ": Failed to configure AEN (cfg " + Integer.toHexString(wanted) + "): "
                     + cause.getMessage());
         }
         return true;
@@ -166,7 +166,7 @@ final class AsyncEventHandler {
             c.submitAdmin(aer);
         } catch (RuntimeException e) {
             armed = false;
-            LOG.log(Level.FINE, c.name() + ": cannot send an Asynchronous Event Request: " + e.getMessage());
+            LOG.log(Level.DEBUG, c.name() + ": cannot send an Asynchronous Event Request: " + e.getMessage());
         }
     }
 
@@ -175,7 +175,7 @@ final class AsyncEventHandler {
         armed = false;
         if (error != null) {
             // an error status: Linux does not requeue; a lost connection: the reconnect re-arms
-            LOG.log(Level.FINE, c.name() + ": Asynchronous Event Request ended: " + error.getMessage());
+            LOG.log(Level.DEBUG, c.name() + ": Asynchronous Event Request ended: " + error.getMessage());
             return;
         }
         int result = (int) (long) dw0;
@@ -190,7 +190,7 @@ final class AsyncEventHandler {
 
     private void logOnce(AsyncEvent event, int result) {
         if (logged.add(event.type() << 8 | event.info())) {
-            LOG.warning(c.name() + ": async event result " + String.format("%08x", result) + " (" + event
+            LOG.log(Level.WARNING, c.name() + ": async event result " + String.format("%08x", result) + " (" + event
                     + "; not handled, logged once per kind)");
         }
     }
@@ -200,10 +200,10 @@ final class AsyncEventHandler {
             List<Long> reported = readChangedList ? readChangedNamespaces() : List.of();
             NamespaceChange change = scan(reported);
             if (!change.isEmpty()) {
-                LOG.info(c.name() + ": " + change);
+                LOG.log(Level.INFO, c.name() + ": " + change);
             }
         } catch (NvmfException | RuntimeException e) {
-            LOG.warning(c.name() + ": namespace rescan failed: " + e.getMessage());
+            LOG.log(Level.WARNING, c.name() + ": namespace rescan failed: " + e.getMessage());
         }
     }
 
@@ -217,7 +217,7 @@ final class AsyncEventHandler {
             ChangedNamespaceList list = ChangedNamespaceList.decode(log);
             return list.overflow() ? List.of() : list.nsids();
         } catch (RuntimeException e) {
-            LOG.warning(c.name() + ": malformed Changed Namespace List ignored: " + e.getMessage());
+            LOG.log(Level.WARNING, c.name() + ": malformed Changed Namespace List ignored: " + e.getMessage());
             return List.of();
         }
     }
