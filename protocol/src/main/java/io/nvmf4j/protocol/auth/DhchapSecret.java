@@ -185,7 +185,12 @@ public final class DhchapSecret {
         if (hashId == 0) {
             return key.clone();
         }
-        return transformKey(DhchapHash.fromId(hashId).orElseThrow(), key, nqn);
+        byte[] t = transformKey(DhchapHash.fromId(hashId).orElseThrow(), key, nqn);
+        // Linux keeps the transformed key in a buffer of the original key's length and keys the HMAC with that
+        // many bytes (nvme_auth_alloc_key(key->len), crypto_shash_setkey(.., key->len)): a longer digest is cut, a
+        // shorter one zero-padded (which HMAC's own padding makes equivalent). Only keys whose length differs from
+        // their hash's, which nvme-cli never makes, see the difference.
+        return t.length == key.length ? t : Arrays.copyOf(t, key.length);
     }
 
     /** HMAC-{@code hash}(key, nqn || "NVMe-over-Fabrics"): the transformation of 8.13.5.7. */

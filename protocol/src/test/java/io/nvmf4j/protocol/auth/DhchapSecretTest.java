@@ -86,7 +86,12 @@ class DhchapSecretTest {
     void anyKeyLengthWithAnyHashWhenParsingLikeTheKernel() {
         DhchapSecret s = DhchapSecret.parse(DhchapSecret.of(1, counting(64)).format());
         assertEquals(64, s.keyLength());
-        assertEquals(32, s.transform(NQN).length);
+        // Linux keys the HMAC with key->len bytes of the transformed key buffer: digest, then zeros
+        byte[] t = s.transform(NQN);
+        assertEquals(64, t.length);
+        assertArrayEquals(new byte[32], java.util.Arrays.copyOfRange(t, 32, 64));
+        DhchapSecret shortKey = DhchapSecret.of(3, counting(32));
+        assertEquals(32, shortKey.transform(NQN).length);
     }
 
     @Test
