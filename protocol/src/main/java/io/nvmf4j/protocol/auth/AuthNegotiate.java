@@ -23,11 +23,11 @@ import java.util.List;
  * @param tid     transaction id chosen by the host
  * @param scC     secure channel concatenation (0: none; nvmf4j supports only 0)
  * @param napd    number of protocol descriptors as sent
- * @param authId  the first descriptor's AUTHID
+ * @param protocolId the first descriptor's AUTHID
  * @param hashIds offered hash ids, in the host's order of preference
  * @param dhGroupIds offered DH group ids, in the host's order
  */
-public record AuthNegotiate(int tid, int scC, int napd, int authId, List<Integer> hashIds, List<Integer> dhGroupIds)
+public record AuthNegotiate(int tid, int scC, int napd, int protocolId, List<Integer> hashIds, List<Integer> dhGroupIds)
         implements AuthMessage {
 
     public static final int HEADER_SIZE = 8;
@@ -80,7 +80,7 @@ public record AuthNegotiate(int tid, int scC, int napd, int authId, List<Integer
         MemorySegment s = AuthMessage.header(dst, SIZE, "AUTH_Negotiate", TYPE_COMMON, ID_NEGOTIATE, tid);
         Wire.u8(s, OFFSET_SC_C, scC);
         Wire.u8(s, OFFSET_NAPD, napd);
-        Wire.u8(s, HEADER_SIZE, authId);
+        Wire.u8(s, HEADER_SIZE, protocolId);
         Wire.u8(s, OFFSET_HALEN, hashIds.size());
         Wire.u8(s, OFFSET_DHLEN, dhGroupIds.size());
         for (int i = 0; i < hashIds.size(); i++) {
