@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * until authenticated, nvmet_check_auth_status()), the deadline, the log line and the metric.
  *
  * <p>A failure is final: the response carrying AUTH_Failure1 (or acknowledging the host's AUTH_Failure2) goes out,
- * then the queue is closed and the controller fails (nvmet_ctrl_fatal_error()). A transaction that has not ended
+ * then the controller fails and its queues close (nvmet_ctrl_fatal_error()). A transaction that has not ended
  * within {@link NvmeTarget#authenticationTimeout()} fails the controller too. Logged once per queue, naming host,
  * subsystem, queue and reason, never a key.
  *
@@ -38,7 +38,7 @@ final class QueueAuthentication {
     /** Largest TL / AL accepted: twice Linux' CHAP_BUF_SIZE; the largest real message is 1168 bytes. */
     static final int MAX_TRANSFER = 8192;
     /** How long the answer carrying the failure has to leave before the controller is torn down. */
-    private static final long FATAL_DELAY_MILLIS = 100;
+    private static final long FATAL_DELAY_MILLIS = 250;
 
     private final SubmissionQueue sq;
     private final Controller ctrl;
@@ -173,9 +173,12 @@ final class QueueAuthentication {
                 sq.transport().remoteAddress(), outcome.reason(), detail);
     }
 
-    /** After the response that ends the transaction: close this queue, then fail the controller. */
+    /**
+     * After the response that ends the transaction has left, fail the controller (its queues close). Not at once:
+     * the host should read the AUTH_Failure1 (nvmet's fatal error also runs from a work queue, after the
+     * response); meanwhile the queue takes nothing but authentication.
+     */
     private void failController(Request req) {
-        req.disconnectAfterResponse(true);
         sq.target().timers().schedule(() -> ctrl.fatalError("authentication failed"), FATAL_DELAY_MILLIS,
                 TimeUnit.MILLISECONDS);
     }
