@@ -101,12 +101,9 @@ final class QueueAuthentication {
     synchronized Status onSend(Request req) {
         MemorySegment data = req.data();
         if (session == null) {
-            try {
-                keylessTid = AuthMessage.peekType(data) >= 0 && data.byteSize() >= 6
-                        ? Short.toUnsignedInt(data.get(Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : 0;
-            } catch (MalformedStructureException e) {
-                keylessTid = 0;
-            }
+            // the T_ID to answer with in AUTH_Failure1 (nvmet answers a host without key the same way, later)
+            keylessTid = data.byteSize() >= AuthMessage.OFFSET_T_ID + 2
+                    ? Short.toUnsignedInt(data.get(Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : 0;
             return Status.SUCCESS;
         }
         boolean wasInProgress = session.inProgress();
