@@ -5,6 +5,7 @@
 module io.nvmf4j.protocol {
     exports io.nvmf4j.protocol;
     exports io.nvmf4j.protocol.admin;
+    exports io.nvmf4j.protocol.auth;
     exports io.nvmf4j.protocol.fabrics;
     exports io.nvmf4j.protocol.io;
     exports io.nvmf4j.protocol.log;

@@ -237,6 +237,30 @@ public final class NvmeController implements AutoCloseable {
         }
     }
 
+    /**
+     * Host-initiated re-authentication on the admin queue (what Linux exposes by writing a new key to
+     * {@code dhchap_secret} in sysfs): a new DH-HMAC-CHAP transaction with the keys of the options.
+     *
+     * @throws NvmfAuthenticationException when it fails; the controller then tears the association down
+     */
+    public void reauthenticate() throws NvmfException {
+        requireUsable();
+        authenticator().authenticate(admin, (q, cmd) -> runAdmin(cmd));
+    }
+
+    private final java.util.concurrent.atomic.AtomicReference<DhchapAuthenticator> authenticator =
+            new java.util.concurrent.atomic.AtomicReference<>();
+
+    /** DH-HMAC-CHAP of this controller's queues (one per controller: it numbers the transactions). */
+    DhchapAuthenticator authenticator() {
+        DhchapAuthenticator a = authenticator.get();
+        if (a == null) {
+            authenticator.compareAndSet(null, new DhchapAuthenticator(options, name()));
+            a = authenticator.get();
+        }
+        return a;
+    }
+
     private long runAdmin(FutureCommand command) throws NvmfException {
         requireUsable();
         admin.submit(command);
