@@ -82,8 +82,10 @@ public record AnaLogPage(long changeCount, List<Group> groups) {
                     "ANA group descriptor " + i);
             long nnsids = Wire.u32(d, DESC_OFFSET_NNSIDS);
             int code = Wire.u8(d, DESC_OFFSET_STATE) & 0xF;
-            AnaState state = AnaState.fromCode(code).orElseThrow(() -> new MalformedStructureException(
-                    "ANA group descriptor " + i + " has reserved state " + code));
+            AnaState state = AnaState.fromCode(code).orElse(null);
+            if (state == null) {
+                throw new MalformedStructureException("ANA group descriptor " + i + " has reserved state " + code);
+            }
             at += DESCRIPTOR_SIZE;
             MemorySegment ids = Wire.require(data.asSlice(Math.min(at, data.byteSize())), nnsids * 4,
                     "NSIDs of ANA group descriptor " + i);
