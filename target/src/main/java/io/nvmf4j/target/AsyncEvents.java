@@ -31,6 +31,7 @@ final class AsyncEvents {
     private boolean changedOverflow;
     private int enabled;
     private int masked;
+    private boolean reservationEventPending;
 
     AsyncEvents(int initiallyEnabled) {
         this.enabled = initiallyEnabled;
@@ -90,6 +91,31 @@ final class AsyncEvents {
             toComplete = drain();
         }
         toComplete.forEach(Runnable::run);
+    }
+
+    /**
+     * nvmet_pr_send_event_to_host(): the Reservation Log Page Available event (I/O command set specific, not subject
+     * to Asynchronous Event Configuration). Raised once until the host reads log page 80h, as the notices are, so
+     * the queue of events stays bounded whatever a peer provokes.
+     */
+    void reservationLogAvailable() {
+        List<Runnable> toComplete;
+        synchronized (this) {
+            if (reservationEventPending) {
+                return;
+            }
+            reservationEventPending = true;
+            events.add(AsyncEvent.reservationLogAvailable());
+            toComplete = drain();
+        }
+        toComplete.forEach(Runnable::run);
+    }
+
+    /** Reading log page 80h without RAE re-arms the reservation event. */
+    synchronized void clearReservationMask(boolean retainAsyncEvent) {
+        if (!retainAsyncEvent) {
+            reservationEventPending = false;
+        }
     }
 
     /** nvmet_aen_bit_disabled(): false if the event type is disabled or already raised and not yet read. */

@@ -120,7 +120,8 @@ final class IdentifyHandlers {
                 .cqes(0x44)
                 .nn(Subsystem.MAX_NAMESPACES)
                 .mnan(Subsystem.MAX_NAMESPACES)
-                .oncs(IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES)
+                .oncs(IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES
+                        | ReservationHandlers.ONCS_RESERVATIONS)
                 .vwc(IdentifyController.VWC_PRESENT)
                 // Max command capsule: SQE + in-capsule data, in 16-byte units; response capsule: the CQE.
                 .ioccsz((SubmissionQueueEntry.SIZE + port.inlineDataSize()) / 16)
@@ -155,6 +156,7 @@ final class IdentifyHandlers {
                 .flbas(0)
                 .nmic(NMIC_SHARED)
                 .dlfeat(IdentifyNamespace.DLFEAT_READ_ZEROES)
+                .rescap(ReservationHandlers.rescap(ns))
                 .nguid(ns.nguid())
                 .eui64(ns.eui64())
                 .lbaFormat(0, LbaFormat.ofBlockSize(ns.backend().blockSize()));

@@ -38,6 +38,9 @@ final class LogPageHandlers {
         if (lid == LogPageId.CHANGED_NS.code()) {
             return changedNamespaces(req, cmd);
         }
+        if (lid == LogPageId.RESERVATION.code()) {
+            return ReservationHandlers.notificationLog(req, cmd);
+        }
         req.errorLocation(GetLogPageCommand.OFFSET_LID);
         return StatusCode.INVALID_FIELD.withDnr();
     }

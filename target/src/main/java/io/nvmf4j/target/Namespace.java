@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.target.backend.NamespaceBackend;
+import io.nvmf4j.target.reservation.ReservationState;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -25,6 +26,8 @@ public final class Namespace {
     private final byte[] eui64;
     private final NamespaceStatistics statistics = new NamespaceStatistics();
     private volatile boolean enabled = true;
+    /** Registrants and reservation (8.19); carried over to the namespace that replaces this one on a resize. */
+    ReservationState reservation = new ReservationState();
 
     private Namespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         this.nsid = nsid;
@@ -105,6 +108,11 @@ public final class Namespace {
 
     void enabled(boolean value) {
         enabled = value;
+    }
+
+    /** The reservation state (NVMe Base 2.0, 8.19): registrants, holder, generation, PTPL. */
+    public ReservationState reservation() {
+        return reservation;
     }
 
     public NamespaceStatistics statistics() {

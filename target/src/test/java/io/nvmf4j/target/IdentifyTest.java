@@ -71,7 +71,7 @@ class IdentifyTest {
         assertEquals(0x44, Wire.u8(d, 513), "CQES");
         assertEquals(128, Wire.u16(d, 514), "MAXCMD");
         assertEquals(1024L, Wire.u32(d, 516), "NN");
-        assertEquals(0x0C, Wire.u16(d, 520), "ONCS DSM | Write Zeroes");
+        assertEquals(0x2C, Wire.u16(d, 520), "ONCS DSM | Write Zeroes | Reservations");
         assertEquals(1, Wire.u8(d, 525), "VWC present");
         assertEquals(0x0010_0005L, Wire.u32(d, 536), "SGLS: supported, keyed, offsets");
         assertEquals(1024L, Wire.u32(d, 540), "MNAN");
