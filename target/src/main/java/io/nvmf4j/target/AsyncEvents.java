@@ -20,10 +20,12 @@ final class AsyncEvents {
     static final int MAX_OUTSTANDING = 4;
     /** Asynchronous Event Configuration bit 8: Namespace Attribute Notices. */
     static final int AEN_NS_ATTRIBUTE = 1 << 8;
+    /** Asynchronous Event Configuration bit 11: Asymmetric Namespace Access Change Notices. */
+    static final int AEN_ANA_CHANGE = 1 << 11;
     /** Asynchronous Event Configuration bit 31: Discovery Log Page Change Notices. */
     static final int AEN_DISCOVERY_CHANGE = 1 << 31;
     /** SMART critical warning bits 7:0 plus namespace attribute notices: what Set Features accepts (NVMET_AEN_CFG_ALL). */
-    static final int AEN_SUPPORTED_NVM = 0xFF | AEN_NS_ATTRIBUTE;
+    static final int AEN_SUPPORTED_NVM = 0xFF | AEN_NS_ATTRIBUTE | AEN_ANA_CHANGE;
 
     private final ArrayDeque<Request> commands = new ArrayDeque<>();
     private final ArrayDeque<AsyncEvent> events = new ArrayDeque<>();
@@ -75,6 +77,19 @@ final class AsyncEvents {
                 return;
             }
             events.add(AsyncEvent.namespaceAttributeChanged());
+            toComplete = drain();
+        }
+        toComplete.forEach(Runnable::run);
+    }
+
+    /** nvmet_port_send_ana_event() for one controller: the ANA change notice unless disabled or masked. */
+    void anaChanged() {
+        List<Runnable> toComplete;
+        synchronized (this) {
+            if (!raise(AEN_ANA_CHANGE)) {
+                return;
+            }
+            events.add(AsyncEvent.anaChanged());
             toComplete = drain();
         }
         toComplete.forEach(Runnable::run);

@@ -80,7 +80,7 @@ public final class Controller {
         this.hostIdHigh = host.high();
         this.hostIdLow = host.low();
         this.asyncEvents = new AsyncEvents(subsystem.isDiscovery()
-                ? AsyncEvents.AEN_DISCOVERY_CHANGE : AsyncEvents.AEN_NS_ATTRIBUTE);
+                ? AsyncEvents.AEN_DISCOVERY_CHANGE : AsyncEvents.AEN_NS_ATTRIBUTE | AsyncEvents.AEN_ANA_CHANGE);
         this.cap = computeCap(port);
         long kato = katoMillis;
         if (subsystem.isDiscovery() && kato == 0) {

@@ -23,8 +23,6 @@ import java.util.List;
  */
 final class IdentifyHandlers {
 
-    /** Identify Controller CMIC: more than one port, more than one controller (no ANA reporting). */
-    static final int CMIC_MULTI_PORT_MULTI_CTRL = 0x3;
     /** OAES bit 8: Namespace Attribute Notices. */
     static final int OAES_NS_ATTRIBUTE = 1 << 8;
     /** OAES bit 31: Discovery Log Page Change Notices. */
@@ -105,9 +103,9 @@ final class IdentifyHandlers {
         IdentifyController id = commonControllerData(req);
         id.rab(6)
                 .ieee(ctrl.subsystem().ieeeOui())
-                .cmic(CMIC_MULTI_PORT_MULTI_CTRL)
+                .cmic(AnaHandlers.CMIC_MULTI_PORT_MULTI_CTRL_ANA)
                 .mdts(port.mdts())
-                .oaes(OAES_NS_ATTRIBUTE)
+                .oaes(OAES_NS_ATTRIBUTE | AnaHandlers.OAES_ANA_CHANGE)
                 .ctratt(CTRATT_HID_128_BIT_TBKAS)
                 .cntrltype(CNTRLTYPE_IO)
                 .acl(3)
@@ -116,6 +114,10 @@ final class IdentifyHandlers {
                 .lpa(LPA_SMART_PER_NS_EXTENDED)
                 .elpe(ErrorLog.SLOTS - 1)
                 .npss(0)
+                .anatt(AnaHandlers.ANATT_SECONDS)
+                .anacap(AnaHandlers.ANACAP_ALL_STATES)
+                .anagrpmax(Port.MAX_ANA_GROUPS)
+                .nanagrpid(Port.MAX_ANA_GROUPS)
                 .sqes(0x66)
                 .cqes(0x44)
                 .nn(Subsystem.MAX_NAMESPACES)
@@ -157,6 +159,7 @@ final class IdentifyHandlers {
                 .nmic(NMIC_SHARED)
                 .dlfeat(IdentifyNamespace.DLFEAT_READ_ZEROES)
                 .rescap(ReservationHandlers.rescap(ns))
+                .anagrpid(ns.anaGroupId())
                 .nguid(ns.nguid())
                 .eui64(ns.eui64())
                 .lbaFormat(0, LbaFormat.ofBlockSize(ns.backend().blockSize()));

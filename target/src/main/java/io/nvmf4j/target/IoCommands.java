@@ -69,6 +69,10 @@ final class IoCommands {
                     : StatusCode.INVALID_NS.withDnr();
         }
         req.ns = ns;
+        Status ana = AnaHandlers.check(req, ns);
+        if (ana != Status.SUCCESS) {
+            return ana;
+        }
         int opcode = sqe.opcode();
         DataDirection direction = DataDirection.ofOpcode(opcode);
         // nvmet_pr_check_cmd_access(): the read and write groups against the reservation (one volatile read when

@@ -38,6 +38,9 @@ final class LogPageHandlers {
         if (lid == LogPageId.CHANGED_NS.code()) {
             return changedNamespaces(req, cmd);
         }
+        if (lid == LogPageId.ANA.code()) {
+            return AnaHandlers.logPage(req, cmd);
+        }
         if (lid == LogPageId.RESERVATION.code()) {
             return ReservationHandlers.notificationLog(req, cmd);
         }

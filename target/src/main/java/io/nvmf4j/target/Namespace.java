@@ -28,6 +28,8 @@ public final class Namespace {
     private volatile boolean enabled = true;
     /** Registrants and reservation (8.19); carried over to the namespace that replaces this one on a resize. */
     ReservationState reservation = new ReservationState();
+    /** ANA group (Identify Namespace ANAGRPID; nvmet {@code ns->anagrpid}), 1 by default. */
+    volatile int anaGroupId = Port.DEFAULT_ANA_GROUP;
 
     private Namespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         this.nsid = nsid;
@@ -108,6 +110,22 @@ public final class Namespace {
 
     void enabled(boolean value) {
         enabled = value;
+    }
+
+    public int anaGroupId() {
+        return anaGroupId;
+    }
+
+    /**
+     * Puts the namespace in ANA group {@code grpid} (1..128; nvmet_ns_ana_grpid_store()). Set before the namespace
+     * is added; a change later is seen by hosts at their next ANA log page read.
+     */
+    public Namespace anaGroupId(int grpid) {
+        if (grpid < 1 || grpid > Port.MAX_ANA_GROUPS) {
+            throw new IllegalArgumentException("ANA group " + grpid + " outside 1.." + Port.MAX_ANA_GROUPS);
+        }
+        anaGroupId = grpid;
+        return this;
     }
 
     /** The reservation state (NVMe Base 2.0, 8.19): registrants, holder, generation, PTPL. */

@@ -113,6 +113,7 @@ public final class NvmeTarget implements AutoCloseable {
         }
         ports.add(port);
         port.onSubsystemsChange(() -> configurationChanged(port));
+        port.onAnaChange(() -> anaChanged(port));
         configurationChanged(port);
     }
 
@@ -156,6 +157,17 @@ public final class NvmeTarget implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** nvmet_port_send_ana_event(): every controller connected through {@code port} hears of an ANA change. */
+    private void anaChanged(Port port) {
+        for (Subsystem s : port.subsystems()) {
+            for (Controller c : s.controllers()) {
+                if (c.port() == port) {
+                    c.asyncEvents().anaChanged();
+                }
+            }
+        }
     }
 
     /** The discovery log generation counter (GENCTR of log page 70h). */

@@ -250,6 +250,7 @@ public final class Subsystem {
         }
         ns.enabled(old.isEnabled());
         ns.reservation = old.reservation; // same namespace, new size: registrations stay
+        ns.anaGroupId = old.anaGroupId;
         rebuildLookup();
         LOG.log(Level.INFO, "{0}: {1} now {2} bytes", nqn, ns, ns.backend().sizeInBytes());
         namespaceChanged(ns.nsid());
