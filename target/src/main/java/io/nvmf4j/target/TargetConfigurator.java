@@ -188,7 +188,7 @@ public final class TargetConfigurator {
     }
 
     /** A referral as nvmetcli saves it (addr: trtype, adrfam, traddr, trsvcid, portid, treq), nvmet's names. */
-    static Port.Referral referral(int portid, io.nvmf4j.config.Referral r) {
+    public static Port.Referral referral(int portid, io.nvmf4j.config.Referral r) {
         java.util.Map<String, String> a = r.addr();
         String where = "port " + portid + " referral " + r.name();
         int trtype = switch (a.getOrDefault("trtype", "rdma")) {

@@ -488,6 +488,51 @@ public final class LiveTarget implements AutoCloseable {
         config = withPorts(ports);
     }
 
+    /**
+     * The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups): listed groups
+     * take their state (optimized when none is given), groups no longer listed go (group 1 returns to optimized).
+     */
+    public synchronized void setAnaGroups(int portid, List<io.nvmf4j.config.AnaGroup> groups) throws RpcError {
+        Port port = port(portid);
+        java.util.Set<Integer> listed = new java.util.HashSet<>();
+        for (io.nvmf4j.config.AnaGroup g : groups) {
+            listed.add(g.grpid());
+            port.anaState(g.grpid(), io.nvmf4j.protocol.log.AnaState.fromLabel(
+                    g.state() == null ? "optimized" : g.state()).orElseThrow(
+                            () -> RpcError.invalidParams("ANA group " + g.grpid() + ": state " + g.state())));
+        }
+        for (int g : port.anaGroups().keySet()) {
+            if (!listed.contains(g)) {
+                if (g == Port.DEFAULT_ANA_GROUP) {
+                    port.anaState(g, io.nvmf4j.protocol.log.AnaState.OPTIMIZED);
+                } else {
+                    port.removeAnaGroup(g);
+                }
+            }
+        }
+        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
+                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), groups)).toList());
+    }
+
+    /** The discovery referrals of a port as a reloaded configuration lists them (enabled ones are served). */
+    public synchronized void setReferrals(int portid, List<io.nvmf4j.config.Referral> referrals) throws RpcError {
+        Port port = port(portid);
+        List<Port.Referral> wanted = new ArrayList<>();
+        try {
+            for (io.nvmf4j.config.Referral r : referrals) {
+                if (r.enable()) {
+                    wanted.add(TargetConfigurator.referral(portid, r));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw RpcError.invalidParams(e.getMessage());
+        }
+        port.referrals().forEach(port::removeReferral);
+        wanted.forEach(port::addReferral);
+        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
+                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), referrals, p.anaGroups())).toList());
+    }
+
     // ---- controllers ----
 
     public synchronized void disconnect(String nqn, int cntlid) throws RpcError {
