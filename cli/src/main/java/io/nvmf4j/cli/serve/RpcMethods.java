@@ -223,7 +223,12 @@ public final class RpcMethods {
             m.put("portid", p.portId());
             m.put("subsystems", p.subsystems().stream().map(s -> s.nqn().value()).toList());
             List<Object> groups = new ArrayList<>();
-            p.anaGroups().forEach((grpid, state) -> groups.add(Map.of("anagrpid", grpid, "ana_state", state.label())));
+            p.anaGroups().forEach((grpid, state) -> {
+                Map<String, Object> g = new LinkedHashMap<>();
+                g.put("anagrpid", grpid);
+                g.put("ana_state", state.label());
+                groups.add(g);
+            });
             m.put("ana_groups", groups);
             out.add(m);
         }
