@@ -125,7 +125,7 @@ public final class ReservationState {
                 if (reg == null || (!iekey && reg.key() != crkey)) {
                     status = CONFLICT;
                 } else {
-                    unregister(reg, host, out);
+                    unregister(reg, out);
                     status = Status.SUCCESS;
                 }
             }
@@ -207,7 +207,7 @@ public final class ReservationState {
             held = new Held(type, reg);
             for (Registrant r : registrants) {
                 if (!r.host().equals(me)) {
-                    unregister(r, me, out);
+                    unregister(r, out);
                     notify(out, r.host(), ReservationNotificationLog.TYPE_REGISTRATION_PREEMPTED);
                 }
             }
@@ -225,7 +225,7 @@ public final class ReservationState {
             held = new Held(type, reg);
             for (Registrant r : registrants) {
                 if (r.key() == prkey && !r.host().equals(me)) {
-                    unregister(r, me, out);
+                    unregister(r, out);
                     notify(out, r.host(), ReservationNotificationLog.TYPE_REGISTRATION_PREEMPTED);
                 }
             }
@@ -313,7 +313,7 @@ public final class ReservationState {
     }
 
     /** nvmet_pr_unregister_one(): removes one registrant; the reservation follows the spec's rules (8.19.5). */
-    private void unregister(Registrant reg, HostId requester, List<ReservationNotice> out) {
+    private void unregister(Registrant reg, List<ReservationNotice> out) {
         Registrant[] cur = registrants;
         List<Registrant> next = new ArrayList<>(cur.length);
         for (Registrant r : cur) {
@@ -343,7 +343,7 @@ public final class ReservationState {
         for (Registrant r : registrants) {
             if (r.key() == prkey) {
                 any = true;
-                unregister(r, requester, out);
+                unregister(r, out);
                 if (!r.host().equals(requester)) {
                     notify(out, r.host(), ReservationNotificationLog.TYPE_REGISTRATION_PREEMPTED);
                 }
