@@ -25,7 +25,7 @@ host_part() {
   kh_await reserved 300 > /dev/null || { kh_stop_serve; cat "$SYNC/serve.log"; return 1; }
   kh_stop_serve || rc=1
   note "the reservation state nvmf4j persisted:"; cat "$resv"/*.resv || rc=1
-  : > "$SYNC/serve.log.before-restart"; cp "$SYNC/serve.log" "$SYNC/serve.log.before-restart"
+  mv "$SYNC/serve.log" "$SYNC/serve.log.before-restart"   # kh_start_serve waits for a new "listening" line
   kh_start_serve "$port" "$@" || return 1
   signal restarted
   kh_await done 300 > /dev/null || rc=1
@@ -95,12 +95,19 @@ guest_part() {
   read -r port RS_SUBNQN <<< "$t"
   modprobe nvme-rdma || return 1
   head -c 512 /dev/urandom > /tmp/block
-  for n in 1 2; do
-    local hn=RS_HOST$n hi=RS_ID$n
-    note "nvme connect (host $n: ${!hn}, hostid ${!hi})"
-    timeout 90 nvme connect -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$RS_SUBNQN" --hostnqn="${!hn}" \
-        --hostid="${!hi}" --reconnect-delay=2 --ctrl-loss-tmo=240 || { note "FAIL: connect $n"; dmesg | tail -30; return 1; }
-  done
+  note "nvme connect (host 1: $RS_HOST1, hostid $RS_ID1)"
+  timeout 90 nvme connect -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$RS_SUBNQN" --hostnqn="$RS_HOST1" \
+      --hostid="$RS_ID1" --reconnect-delay=2 --ctrl-loss-tmo=240 || { note "FAIL: connect 1"; dmesg | tail -30; return 1; }
+  # host 2 through the kernel's own interface: nvme-cli 2.3 takes a second connection to the same port and
+  # subsystem for "already connected" whatever the host NQN; the kernel tells the two apart by host NQN and id
+  local opts="transport=rdma,traddr=$HOST_FROM_GUEST,trsvcid=$port,nqn=$RS_SUBNQN,hostnqn=$RS_HOST2"
+  opts+=",hostid=$RS_ID2,reconnect_delay=2,ctrl_loss_tmo=240"
+  note "host 2 ($RS_HOST2, hostid $RS_ID2): $opts > /dev/nvme-fabrics"
+  local answer
+  { exec 3<>/dev/nvme-fabrics && printf '%s' "$opts" >&3 && read -r answer <&3; } \
+      || { exec 3>&-; note "FAIL: connect 2"; dmesg | tail -30; return 1; }
+  exec 3>&-
+  note "kernel: $answer"
   c1=$(rs_ctrl "$RS_HOST1") && c2=$(rs_ctrl "$RS_HOST2") || { note "FAIL: controllers not found"; nvme list-subsys; return 1; }
   note "host 1 is $c1 ($(cat /sys/class/nvme/${c1#/dev/}/hostid)), host 2 is $c2 ($(cat /sys/class/nvme/${c2#/dev/}/hostid))"
   nvme list-subsys
