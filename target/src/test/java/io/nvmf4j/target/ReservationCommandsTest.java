@@ -270,4 +270,29 @@ class ReservationCommandsTest {
         Request r = again.submit(again.admin, get);
         assertEquals(1, r.cqe().dw0());
     }
+
+    @Test
+    void shortDataAndOddLengthsAreStatusesNotCrashes() {
+        fx = new TargetFixture();
+        LoopHost a = connect(TargetFixture.HOST, 0x10);
+        // Register data is 16 bytes: an SGL of 8 is Data SGL Length Invalid
+        SubmissionQueueEntry reg = ReservationCommands.createRegister(SubmissionQueueEntry.allocate(), 1, 0, false, 0);
+        assertEquals(0x00F, sc(a.submit(a.ioQueues.get(1), reg, a.buffer(8))));
+        // reserved actions and types
+        SubmissionQueueEntry acq = ReservationCommands.createAcquire(SubmissionQueueEntry.allocate(), 1, 7, false, 1);
+        assertEquals(0, register(a, 0, false, 0, 0, 5).cqe().statusField());
+        MemorySegment keys = a.buffer(16);
+        new ReservationKeys(5, 0).encode(keys);
+        assertEquals(0x002, sc(a.submit(a.ioQueues.get(1), acq, keys)));
+        SubmissionQueueEntry rel = ReservationCommands.createRelease(SubmissionQueueEntry.allocate(), 1, 0, false, 0);
+        assertEquals(0, a.submit(a.ioQueues.get(1), rel, keys).cqe().statusField(), "nothing held: nothing to do");
+        // the notification log read in a 4-byte piece: the first 4 bytes of the 64
+        MemorySegment part = a.buffer(4);
+        SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+        GetLogPageCommand.create(sqe, 0x80, 0xFFFF_FFFFL, 4);
+        assertEquals(0, a.submit(a.admin, sqe, part).cqe().statusField());
+        // an unknown namespace
+        SubmissionQueueEntry other = ReservationCommands.createRegister(SubmissionQueueEntry.allocate(), 9, 0, false, 0);
+        assertEquals(0x00B, sc(a.submit(a.ioQueues.get(1), other, keys)));
+    }
 }
