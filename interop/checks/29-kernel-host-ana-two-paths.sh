@@ -3,7 +3,10 @@
 # it (port 1 optimized, port 2 non-optimized). fio writes with crc32c verification through the multipath device
 # while the host flips the ANA states with `nvmf4j rpc nvmf_subsystem_listener_set_ana_state` (port 1
 # inaccessible, back to optimized, port 2 inaccessible, back): the kernel fails I/O over to the other path on
-# the ANA status and the ANA change notice, and fio ends with zero errors; nobody is disconnected.
+# the ANA status and the ANA change notice, and fio ends with zero errors; nobody is disconnected. Then a second
+# fio run while port 1 is withdrawn from the subsystem (`nvmf_subsystem_remove_listener`: its controller is
+# disconnected, its reconnects refused) and given back (`nvmf_subsystem_add_listener`): zero errors again, and the
+# kernel's controller on port 1 is live again at the end.
 CHECK_TIMEOUT=480
 
 host_part() {
@@ -45,6 +48,16 @@ JSON
   note "controllers connected after the flips: $n"
   [ "$n" = 2 ] || { note "FAIL: a path was dropped"; rc=1; }
   signal flipped
+  kh_await fio2-running 200 > /dev/null || rc=1
+  sleep 4
+  note "withdraw $KH_SUBNQN from port 1 ($p1)"
+  "$NVMF4J" rpc --socket "$sock" nvmf_subsystem_remove_listener --param nqn="$KH_SUBNQN" --param traddr=127.0.0.1 \
+      --param trsvcid="$p1" > /dev/null || rc=1
+  sleep 8
+  note "export it through port 1 again"
+  "$NVMF4J" rpc --socket "$sock" nvmf_subsystem_add_listener --param nqn="$KH_SUBNQN" --param traddr=127.0.0.1 \
+      --param trsvcid="$p1" > /dev/null || rc=1
+  signal readded
   kh_await done 300 > /dev/null || rc=1
   kh_stop_serve || rc=1
   grep -E 'WARN|ERROR' "$SYNC/serve.log" | head -20
@@ -91,6 +104,25 @@ guest_part() {
   done
   dd if="$dev" of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null && note "still reads through the other path" \
       || { note "FAIL: no path serves reads"; rc=1; }
+  note "fio again while port 1 is withdrawn and given back"
+  signal fio2-running
+  timeout 240 fio --name=ana2 --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
+      --size=16M --time_based --runtime=20 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
+      --output=/tmp/fio2.log > /dev/null 2>&1
+  frc=$?
+  grep -E 'IOPS=|err=|verify|bad' /tmp/fio2.log | head -6
+  [ $frc = 0 ] || { note "FAIL: fio (port withdrawn) rc=$frc"; tail -30 /tmp/fio2.log; rc=1; }
+  await readded 120 > /dev/null || rc=1
+  local live=0
+  for i in $(seq 150); do
+    live=0
+    for c in /sys/class/nvme/nvme*; do
+      [ "$(cat "$c/subsysnqn")" = "$subnqn" ] && [ "$(cat "$c/state")" = live ] && live=$((live + 1))
+    done
+    [ $live = 2 ] && break
+    sleep 0.2
+  done
+  [ $live = 2 ] && note "both paths live again" || { note "FAIL: $live path(s) live after the port came back"; rc=1; }
   dmesg | grep -iE 'ana|nvme' | tail -15
   nvme disconnect -n "$subnqn" || rc=1
   signal done
