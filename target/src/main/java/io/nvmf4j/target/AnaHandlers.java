@@ -6,6 +6,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.admin.GetLogPageCommand;
 import io.nvmf4j.protocol.log.AnaLogPage;
 import io.nvmf4j.protocol.log.AnaState;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
@@ -55,8 +56,8 @@ final class AnaHandlers {
     /**
      * nvmet_execute_get_log_page_ana(): one descriptor per group this port defines and per group a namespace of the
      * subsystem is in, ascending, with this port's state, the port's change count and, unless Return Groups Only
-     * (LSP bit 0), the active NSIDs of the group. Truncated to the host's buffer; reading it without RAE re-arms the
-     * ANA change notice.
+     * (LSP bit 0), the active NSIDs of the group. Served from the log page offset and truncated to the host's
+     * buffer; reading it without RAE re-arms the ANA change notice.
      */
     static Status logPage(Request req, GetLogPageCommand cmd) {
         Controller ctrl = req.queue().controller();
@@ -81,7 +82,18 @@ final class AnaHandlers {
             }
             groups.add(new AnaLogPage.Group(grpid, change, port.anaState(grpid), nsids));
         }
-        new AnaLogPage(change, groups).encode(req.data());
+        AnaLogPage page = new AnaLogPage(change, groups);
+        // the log page offset (LPO; Identify Controller LPA bit 2 says we honour it): a host may read the page in
+        // pieces, as libnvme does in 4 KiB steps of the size NANAGRPID and MNAN allow; bytes past the page read as
+        // zero, also at an offset past it, as SPDK's nvmf_get_ana_log_page() serves them
+        long offset = cmd.offset();
+        MemorySegment whole = MemorySegment.ofArray(new byte[page.size()]);
+        page.encode(whole);
+        MemorySegment out = req.data();
+        out.fill((byte) 0);
+        if (Long.compareUnsigned(offset, page.size()) < 0) {
+            MemorySegment.copy(whole, offset, out, 0, Math.min(out.byteSize(), page.size() - offset));
+        }
         ctrl.asyncEvents().clearMask(AsyncEvents.AEN_ANA_CHANGE, cmd.rae());
         return Status.SUCCESS;
     }

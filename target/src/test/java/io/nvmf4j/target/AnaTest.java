@@ -111,6 +111,21 @@ class AnaTest {
         assertEquals(List.of(), anaLog(b, true).groups().get(1).nsids(), "RGO: groups only");
     }
 
+    @Test
+    void theLogPageOffsetIsHonouredAndPastThePageReadsZeroes() {
+        LoopHost b = connect(second);
+        MemorySegment d = b.buffer(64);
+        SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+        GetLogPageCommand.create(sqe, 0x0C, 0xFFFF_FFFFL, 64).offset(16);
+        assertEquals(0, b.submit(b.admin, sqe, d).cqe().statusField());
+        assertEquals(1, Wire.u32(d, 0), "the first group descriptor starts at byte 16 of the page");
+        assertEquals(AnaState.NON_OPTIMIZED.code(), Wire.u8(d, 16));
+        GetLogPageCommand.create(sqe, 0x0C, 0xFFFF_FFFFL, 64).offset(4096);
+        d.fill((byte) 0x55);
+        assertEquals(0, b.submit(b.admin, sqe, d).cqe().statusField());
+        assertEquals(0, Wire.u64(d, 0), "past the page: zeroes, as SPDK serves a chunked read");
+    }
+
     @ParameterizedTest(name = "{0} -> status {1}")
     @CsvSource({"inaccessible, 0x302", "persistent-loss, 0x301", "change, 0x303", "non-optimized, 0x000"})
     void ioOnAPathWhereTheGroupIsNotAccessibleFailsWithThePathStatus(String state, String status) {
