@@ -253,11 +253,8 @@ final class ConfigReader extends FieldReader {
                 warning(o, np, "no \"enable\": the namespace stays disabled (as nvmetcli leaves it)");
             }
             int anaGrpid = (int) intOr(f.get("ana_grpid"), np + ".ana_grpid", 1, MAX_ANA_GROUPS, 1);
-            if (f.get("resv") instanceof JObject resv && resv.fields().containsKey("enable")
-                    && bool(resv.fields().get("enable"), np + ".resv.enable", false)) {
-                warning(resv.fields().get("enable"), np + ".resv.enable",
-                        "reservations are not supported by nvmf4j, ignored");
-            }
+            // "resv": {"enable": ...} (nvmet's per-namespace switch) is accepted and not needed: nvmf4j serves
+            // reservations on every namespace
             String dp = np + ".device";
             JsonTree deviceNode = required(o, "device", np);
             JObject device = deviceNode == null ? null : object(deviceNode, dp);

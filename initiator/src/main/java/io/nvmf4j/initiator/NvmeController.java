@@ -10,6 +10,8 @@ import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
 import io.nvmf4j.protocol.fabrics.NvmeVersion;
+import io.nvmf4j.protocol.log.AnaLogPage;
+import io.nvmf4j.protocol.log.LogPageId;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProvider;
@@ -260,6 +262,30 @@ public final class NvmeController implements AutoCloseable {
         }
         return a;
     }
+
+    /**
+     * The ANA log page (0Ch; NVMe Base 2.0, 5.16.1.12) seen through this controller's path: each ANA group's state
+     * and NSIDs, read whole at the size Linux reads it (nvme_mpath_init_identify(): the header, NANAGRPID group
+     * descriptors and MNAN NSIDs), in 4 KiB pieces. A controller that does not report ANA (CMIC bit 3 clear) has an
+     * empty page. What ANA-aware path choice reads.
+     */
+    public AnaLogPage anaLog() throws NvmfException {
+        IdentifyController id = identify();
+        if ((id.cmic() & CMIC_ANA) == 0) {
+            return new AnaLogPage(0, List.of());
+        }
+        long groups = Integer.toUnsignedLong(id.nanagrpid());
+        long nsids = id.mnan() != 0 ? Integer.toUnsignedLong(id.mnan()) : id.nn();
+        long size = AnaLogPage.HEADER_SIZE + groups * AnaLogPage.DESCRIPTOR_SIZE + nsids * 4;
+        if (groups > 0xFFFF || nsids > 0x10_0000 || size > Integer.MAX_VALUE) {
+            throw new NvmfException("controller reports " + groups + " ANA groups and " + nsids
+                    + " namespaces: an ANA log page too large to read");
+        }
+        return AnaLogPage.decode(getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, (int) size, false));
+    }
+
+    /** Identify Controller CMIC bit 3: ANA reporting. */
+    private static final int CMIC_ANA = 1 << 3;
 
     private long runAdmin(FutureCommand command) throws NvmfException {
         requireUsable();

@@ -122,6 +122,18 @@ class InitiatorAgainstJavaTargetTest {
     }
 
     @Test
+    void readsTheAnaLogPageOfItsPathInPieces() throws Exception {
+        port.anaState(1, io.nvmf4j.protocol.log.AnaState.NON_OPTIMIZED);
+        try (NvmeController c = connect(1, 32)) {
+            io.nvmf4j.protocol.log.AnaLogPage log = c.anaLog();
+            assertEquals(1, log.changeCount());
+            assertEquals(List.of(new io.nvmf4j.protocol.log.AnaLogPage.Group(1, 1,
+                    io.nvmf4j.protocol.log.AnaState.NON_OPTIMIZED, List.of(1L, 2L))), log.groups(),
+                    "8208 bytes read as 4096 + 4096 + 16: the offsets are honoured");
+        }
+    }
+
+    @Test
     void everyPathMovesTheRightBytesOnRamAndFileNamespaces() throws Exception {
         Random random = new Random(42);
         try (NvmeController c = connect(2, 32)) {

@@ -136,6 +136,10 @@ final class AdminCommands {
         }
         Controller ctrl = req.queue().controller();
         int fid = cdw10 & FID_MASK;
+        if (fid == ReservationHandlers.RESERVATION_NOTIFICATION_MASK
+                || fid == ReservationHandlers.RESERVATION_PERSISTENCE) {
+            return ReservationHandlers.getFeature(req, fid);
+        }
         FeatureId feature = FeatureId.fromCode(fid).orElse(null);
         if (feature == null) {
             req.errorLocation(OFFSET_CDW10);
@@ -191,6 +195,9 @@ final class AdminCommands {
             // WCE off: every write is completed only once stable (handled as FUA by the I/O path)
             ctrl.volatileWriteCacheEnabled((cdw11 & 1) != 0);
             req.cqe().dw0(cdw11 & 1);
+        } else if (fid == ReservationHandlers.RESERVATION_NOTIFICATION_MASK
+                || fid == ReservationHandlers.RESERVATION_PERSISTENCE) {
+            return ReservationHandlers.setFeature(req, fid);
         } else if (fid == FeatureId.HOST_IDENTIFIER.code()) {
             // the host identifier is fixed by Connect
             return StatusCode.CMD_SEQ_ERROR.withDnr();

@@ -20,10 +20,12 @@ final class AsyncEvents {
     static final int MAX_OUTSTANDING = 4;
     /** Asynchronous Event Configuration bit 8: Namespace Attribute Notices. */
     static final int AEN_NS_ATTRIBUTE = 1 << 8;
+    /** Asynchronous Event Configuration bit 11: Asymmetric Namespace Access Change Notices. */
+    static final int AEN_ANA_CHANGE = 1 << 11;
     /** Asynchronous Event Configuration bit 31: Discovery Log Page Change Notices. */
     static final int AEN_DISCOVERY_CHANGE = 1 << 31;
     /** SMART critical warning bits 7:0 plus namespace attribute notices: what Set Features accepts (NVMET_AEN_CFG_ALL). */
-    static final int AEN_SUPPORTED_NVM = 0xFF | AEN_NS_ATTRIBUTE;
+    static final int AEN_SUPPORTED_NVM = 0xFF | AEN_NS_ATTRIBUTE | AEN_ANA_CHANGE;
 
     private final ArrayDeque<Request> commands = new ArrayDeque<>();
     private final ArrayDeque<AsyncEvent> events = new ArrayDeque<>();
@@ -31,6 +33,7 @@ final class AsyncEvents {
     private boolean changedOverflow;
     private int enabled;
     private int masked;
+    private boolean reservationEventPending;
 
     AsyncEvents(int initiallyEnabled) {
         this.enabled = initiallyEnabled;
@@ -79,6 +82,19 @@ final class AsyncEvents {
         toComplete.forEach(Runnable::run);
     }
 
+    /** nvmet_port_send_ana_event() for one controller: the ANA change notice unless disabled or masked. */
+    void anaChanged() {
+        List<Runnable> toComplete;
+        synchronized (this) {
+            if (!raise(AEN_ANA_CHANGE)) {
+                return;
+            }
+            events.add(AsyncEvent.anaChanged());
+            toComplete = drain();
+        }
+        toComplete.forEach(Runnable::run);
+    }
+
     /** nvmet_send_disc_aen(): Discovery Log Page Change notice to a discovery controller. */
     void discoveryLogChanged() {
         List<Runnable> toComplete;
@@ -90,6 +106,31 @@ final class AsyncEvents {
             toComplete = drain();
         }
         toComplete.forEach(Runnable::run);
+    }
+
+    /**
+     * nvmet_pr_send_event_to_host(): the Reservation Log Page Available event (I/O command set specific, not subject
+     * to Asynchronous Event Configuration). Raised once until the host reads log page 80h, as the notices are, so
+     * the queue of events stays bounded whatever a peer provokes.
+     */
+    void reservationLogAvailable() {
+        List<Runnable> toComplete;
+        synchronized (this) {
+            if (reservationEventPending) {
+                return;
+            }
+            reservationEventPending = true;
+            events.add(AsyncEvent.reservationLogAvailable());
+            toComplete = drain();
+        }
+        toComplete.forEach(Runnable::run);
+    }
+
+    /** Reading log page 80h without RAE re-arms the reservation event. */
+    synchronized void clearReservationMask(boolean retainAsyncEvent) {
+        if (!retainAsyncEvent) {
+            reservationEventPending = false;
+        }
     }
 
     /** nvmet_aen_bit_disabled(): false if the event type is disabled or already raised and not yet read. */

@@ -5,6 +5,8 @@ import io.nvmf4j.protocol.fabrics.ControllerConfiguration;
 import io.nvmf4j.protocol.fabrics.ControllerProperty;
 import io.nvmf4j.protocol.fabrics.ControllerStatus;
 import io.nvmf4j.target.backend.BackendException;
+import io.nvmf4j.target.reservation.HostId;
+import io.nvmf4j.target.reservation.ReservationLog;
 import java.lang.System.Logger.Level;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,10 @@ public final class Controller {
     private final int cntlid;
     private final String hostNqn;
     private final byte[] hostId;
+    /** The host identifier as reservations key it, read by the I/O path's access check without an array. */
+    final long hostIdHigh;
+    final long hostIdLow;
+    private final ReservationLog reservationLog = new ReservationLog();
     private final long cap;
     private final Map<Integer, SubmissionQueue> queues = new ConcurrentHashMap<>();
     private final ErrorLog errorLog = new ErrorLog();
@@ -72,8 +78,11 @@ public final class Controller {
         this.cntlid = cntlid;
         this.hostNqn = hostNqn;
         this.hostId = hostId.clone();
+        HostId host = HostId.of(this.hostId);
+        this.hostIdHigh = host.high();
+        this.hostIdLow = host.low();
         this.asyncEvents = new AsyncEvents(subsystem.isDiscovery()
-                ? AsyncEvents.AEN_DISCOVERY_CHANGE : AsyncEvents.AEN_NS_ATTRIBUTE);
+                ? AsyncEvents.AEN_DISCOVERY_CHANGE : AsyncEvents.AEN_NS_ATTRIBUTE | AsyncEvents.AEN_ANA_CHANGE);
         this.cap = computeCap(port);
         long kato = katoMillis;
         if (subsystem.isDiscovery() && kato == 0) {
@@ -124,6 +133,16 @@ public final class Controller {
 
     void dhchapKeys(io.nvmf4j.protocol.auth.DhchapKeys keys) {
         this.dhchapKeys = keys;
+    }
+
+    /** The Host Identifier reservations are keyed by. */
+    public HostId host() {
+        return new HostId(hostIdHigh, hostIdLow);
+    }
+
+    /** This controller's Reservation Notification log (page 80h). */
+    ReservationLog reservationLog() {
+        return reservationLog;
     }
 
     public long cap() {

@@ -13,6 +13,7 @@ import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
 import io.nvmf4j.protocol.log.LogPageId;
 import io.nvmf4j.protocol.rdma.RdmaCms;
+import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.protocol.rdma.RdmaQpType;
 import io.nvmf4j.protocol.rdma.RdmaTsas;
 import java.lang.System.Logger.Level;
@@ -164,14 +165,19 @@ final class DiscoveryCommands {
                 visible.add(s);
             }
         }
-        DiscoveryLogPage page = DiscoveryLogPage.allocate(visible.size() + 1);
-        page.numrec(visible.size() + 1);
+        List<Port.Referral> referrals = port.referrals();
+        int records = visible.size() + 1 + referrals.size();
+        DiscoveryLogPage page = DiscoveryLogPage.allocate(records);
+        page.numrec(records);
         String traddr = discoveryAddress(port, localAddress);
         int index = 0;
         fill(page.entry(index++), port, traddr, target.discoverySubsystem(),
                 DiscoveryLogEntry.SUBTYPE_CURRENT_DISCOVERY);
         for (Subsystem s : visible) {
             fill(page.entry(index++), port, traddr, s, DiscoveryLogEntry.SUBTYPE_NVME);
+        }
+        for (Port.Referral r : referrals) {
+            referral(page.entry(index++), r);
         }
         page.genctr(target.discoveryGeneration()).recfmt(DiscoveryLogPage.RECFMT_0);
         return page.segment();
@@ -182,6 +188,27 @@ final class DiscoveryCommands {
         String traddr = port.traddr();
         boolean wildcard = traddr.equals("0.0.0.0") || traddr.equals("::") || traddr.isEmpty();
         return wildcard && localAddress != null ? localAddress : traddr;
+    }
+
+    /**
+     * nvmet_format_discovery_entry() for a referral: subtype 1 (a discovery service), the discovery NQN, the
+     * referral's own address and port ID; the RDMA TSAS as for our ports when the referral is RDMA.
+     */
+    private static void referral(DiscoveryLogEntry e, Port.Referral r) {
+        e.trtype(r.trtype())
+                .adrfam(r.adrfam())
+                .subtype(DiscoveryLogEntry.SUBTYPE_REFERRAL)
+                .treq(r.treq())
+                .portId(r.portId())
+                .cntlid(DiscoveryLogEntry.CNTLID_DYNAMIC)
+                .asqsz(Port.ADMIN_QUEUE_DEPTH)
+                .trsvcid(r.trsvcid())
+                .traddr(r.traddr());
+        Nqn.writeField(e.segment().asSlice(DiscoveryLogEntry.OFFSET_SUBNQN, DiscoveryLogEntry.SUBNQN_LENGTH),
+                Nqn.DISCOVERY_VALUE);
+        if (r.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
+            e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, RdmaProviderType.NOT_SPECIFIED, RdmaCms.RDMA_CM, 0));
+        }
     }
 
     /** nvmet_format_discovery_entry(): dynamic controllers only, ASQSZ 32, the port's RDMA TSAS. */

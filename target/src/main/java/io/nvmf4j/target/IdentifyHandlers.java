@@ -25,8 +25,6 @@ import java.util.List;
  */
 final class IdentifyHandlers {
 
-    /** Identify Controller CMIC: more than one port, more than one controller (no ANA reporting). */
-    static final int CMIC_MULTI_PORT_MULTI_CTRL = 0x3;
     /** OAES bit 8: Namespace Attribute Notices. */
     static final int OAES_NS_ATTRIBUTE = 1 << 8;
     /** OAES bit 31: Discovery Log Page Change Notices. */
@@ -116,9 +114,9 @@ final class IdentifyHandlers {
         IdentifyController id = commonControllerData(req);
         id.rab(6)
                 .ieee(ctrl.subsystem().ieeeOui())
-                .cmic(CMIC_MULTI_PORT_MULTI_CTRL)
+                .cmic(AnaHandlers.CMIC_MULTI_PORT_MULTI_CTRL_ANA)
                 .mdts(port.mdts())
-                .oaes(OAES_NS_ATTRIBUTE)
+                .oaes(OAES_NS_ATTRIBUTE | AnaHandlers.OAES_ANA_CHANGE)
                 .ctratt(CTRATT_HID_128_BIT_TBKAS)
                 .cntrltype(CNTRLTYPE_IO)
                 .acl(3)
@@ -127,11 +125,16 @@ final class IdentifyHandlers {
                 .lpa(LPA_SMART_PER_NS_EXTENDED)
                 .elpe(ErrorLog.SLOTS - 1)
                 .npss(0)
+                .anatt(AnaHandlers.ANATT_SECONDS)
+                .anacap(AnaHandlers.ANACAP_ALL_STATES)
+                .anagrpmax(Port.MAX_ANA_GROUPS)
+                .nanagrpid(Port.MAX_ANA_GROUPS)
                 .sqes(0x66)
                 .cqes(0x44)
                 .nn(Subsystem.MAX_NAMESPACES)
                 .mnan(Subsystem.MAX_NAMESPACES)
-                .oncs(IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES)
+                .oncs(IdentifyController.ONCS_DSM | IdentifyController.ONCS_WRITE_ZEROES
+                        | ReservationHandlers.ONCS_RESERVATIONS)
                 .vwc(IdentifyController.VWC_PRESENT)
                 .nwpc(NWPC_WRITE_PROTECT)
                 // Max command capsule: SQE + in-capsule data, in 16-byte units; response capsule: the CQE.
@@ -167,6 +170,8 @@ final class IdentifyHandlers {
                 .flbas(0)
                 .nmic(NMIC_SHARED)
                 .dlfeat(IdentifyNamespace.DLFEAT_READ_ZEROES)
+                .rescap(ReservationHandlers.rescap(ns))
+                .anagrpid(ns.anaGroupId())
                 .nguid(ns.nguid())
                 .eui64(ns.eui64())
                 .lbaFormat(0, LbaFormat.ofBlockSize(ns.backend().blockSize()));

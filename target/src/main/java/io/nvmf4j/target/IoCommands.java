@@ -30,6 +30,9 @@ final class IoCommands {
     private static final int READ = IoOpcode.READ.code();
     private static final int WRITE = IoOpcode.WRITE.code();
     private static final int FLUSH = IoOpcode.FLUSH.code();
+    private static final int WRITE_ZEROES = IoOpcode.WRITE_ZEROES.code();
+    private static final int DSM = IoOpcode.DATASET_MANAGEMENT.code();
+    private static final Status RESERVATION_CONFLICT = StatusCode.RESERVATION_CONFLICT.withDnr();
     // the handlers of the data path, created once
     private static final CommandHandler READ_HANDLER = IoCommands::read;
     private static final CommandHandler WRITE_HANDLER = IoCommands::write;
@@ -66,6 +69,10 @@ final class IoCommands {
                     : StatusCode.INVALID_NS.withDnr();
         }
         req.ns = ns;
+        Status ana = AnaHandlers.check(req, ns);
+        if (ana != Status.SUCCESS) {
+            return ana;
+        }
         int opcode = sqe.opcode();
         if (ns.isWriteProtected() && opcode != READ && opcode != FLUSH) {
             // nvmet_io_cmd_check_access(): a write-protected namespace executes Read and Flush only
@@ -73,6 +80,16 @@ final class IoCommands {
             return StatusCode.NS_WRITE_PROTECTED.status();
         }
         DataDirection direction = DataDirection.ofOpcode(opcode);
+        // nvmet_pr_check_cmd_access(): the read and write groups against the reservation (one volatile read when
+        // none is held); the reservation commands are checked as they execute
+        boolean writeGroup = opcode == WRITE || opcode == FLUSH || opcode == WRITE_ZEROES || opcode == DSM;
+        if (writeGroup || opcode == READ) {
+            Controller ctrl = req.queue().controller();
+            if (!ns.reservation.allows(ctrl.hostIdHigh, ctrl.hostIdLow, writeGroup)) {
+                req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
+                return RESERVATION_CONFLICT;
+            }
+        }
         int blockSize = ns.backend().blockSize();
         if (opcode == READ || opcode == WRITE) {
             // decoded in place into the request by protocol's static accessors (NVM Command Set 1.0, Figures
@@ -89,9 +106,11 @@ final class IoCommands {
             req.prepared(opcode == READ ? READ_HANDLER : WRITE_HANDLER, direction, length);
         } else if (opcode == FLUSH) {
             req.prepared(FLUSH_HANDLER, direction, 0);
-        } else if (opcode == IoOpcode.WRITE_ZEROES.code()) {
+        } else if (opcode == WRITE_ZEROES) {
             req.prepared(IoCommands::writeZeroes, direction, 0);
-        } else if (opcode == IoOpcode.DATASET_MANAGEMENT.code()) {
+        } else if (ReservationHandlers.isReservationCommand(opcode)) {
+            return ReservationHandlers.parse(req, opcode, direction);
+        } else if (opcode == DSM) {
             req.preparedAtMost(IoCommands::datasetManagement, direction,
                     DatasetManagementCommand.wrap(sqe).dataLength());
         } else {

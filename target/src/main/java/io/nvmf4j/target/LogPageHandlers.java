@@ -47,6 +47,12 @@ final class LogPageHandlers {
         if (lid == LogPageId.CMD_EFFECTS.code()) {
             return CommandEffectsLogPage.get(req, cmd);
         }
+        if (lid == LogPageId.ANA.code()) {
+            return AnaHandlers.logPage(req, cmd);
+        }
+        if (lid == LogPageId.RESERVATION.code()) {
+            return ReservationHandlers.notificationLog(req, cmd);
+        }
         req.errorLocation(GetLogPageCommand.OFFSET_LID);
         return StatusCode.INVALID_FIELD.withDnr();
     }

@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.target.backend.NamespaceBackend;
+import io.nvmf4j.target.reservation.ReservationState;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
@@ -27,6 +28,10 @@ public final class Namespace {
     private volatile boolean enabled = true;
     /** Namespace Write Protection Config (feature 84h), nvmet's ns->readonly. */
     private volatile boolean writeProtected;
+    /** Registrants and reservation (8.19); carried over to the namespace that replaces this one on a resize. */
+    ReservationState reservation = new ReservationState();
+    /** ANA group (Identify Namespace ANAGRPID; nvmet {@code ns->anagrpid}), 1 by default. */
+    volatile int anaGroupId = Port.DEFAULT_ANA_GROUP;
 
     private Namespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         this.nsid = nsid;
@@ -116,6 +121,27 @@ public final class Namespace {
 
     void writeProtected(boolean on) {
         writeProtected = on;
+    }
+
+    public int anaGroupId() {
+        return anaGroupId;
+    }
+
+    /**
+     * Puts the namespace in ANA group {@code grpid} (1..128; nvmet_ns_ana_grpid_store()). Set before the namespace
+     * is added; a change later is seen by hosts at their next ANA log page read.
+     */
+    public Namespace anaGroupId(int grpid) {
+        if (grpid < 1 || grpid > Port.MAX_ANA_GROUPS) {
+            throw new IllegalArgumentException("ANA group " + grpid + " outside 1.." + Port.MAX_ANA_GROUPS);
+        }
+        anaGroupId = grpid;
+        return this;
+    }
+
+    /** The reservation state (NVMe Base 2.0, 8.19): registrants, holder, generation, PTPL. */
+    public ReservationState reservation() {
+        return reservation;
     }
 
     public NamespaceStatistics statistics() {

@@ -37,6 +37,8 @@ public final class NvmeTarget implements AutoCloseable {
         return t;
     });
 
+    private volatile java.nio.file.Path reservationDirectory;
+
     public NvmeTarget() {
         subsystems.put(discovery.nqn(), discovery);
     }
@@ -54,6 +56,15 @@ public final class NvmeTarget implements AutoCloseable {
             throw new IllegalArgumentException("subsystem " + subsystem.nqn() + " already exists");
         }
         subsystem.onHostListChange(() -> configurationChanged(null));
+        java.nio.file.Path dir = reservationDirectory;
+        if (dir != null) {
+            try {
+                subsystem.persistReservationsIn(dir);
+            } catch (java.io.IOException e) {
+                subsystems.remove(subsystem.nqn(), subsystem);
+                throw new java.io.UncheckedIOException(subsystem.nqn() + ": " + e.getMessage(), e);
+            }
+        }
         LOG.log(Level.INFO, "added {0}", subsystem);
     }
 
@@ -65,6 +76,21 @@ public final class NvmeTarget implements AutoCloseable {
             }
             for (Controller c : subsystem.controllers()) {
                 c.fatalError("subsystem removed");
+            }
+        }
+    }
+
+    /**
+     * Makes reservations persistable through power loss (NVMe Base 2.0, 8.19.10; Identify Namespace RESCAP bit 0):
+     * each namespace keeps its state, once a host asks for PTPL, in a file under {@code dir}, written atomically;
+     * namespaces whose file holds such a state (the target ran before) get it back now.
+     */
+    public void persistReservationsIn(java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir);
+        reservationDirectory = dir;
+        for (Subsystem s : subsystems.values()) {
+            if (!s.isDiscovery()) {
+                s.persistReservationsIn(dir);
             }
         }
     }
@@ -87,6 +113,7 @@ public final class NvmeTarget implements AutoCloseable {
         }
         ports.add(port);
         port.onSubsystemsChange(() -> configurationChanged(port));
+        port.onAnaChange(() -> anaChanged(port));
         configurationChanged(port);
     }
 
@@ -130,6 +157,17 @@ public final class NvmeTarget implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    /** nvmet_port_send_ana_event(): every controller connected through {@code port} hears of an ANA change. */
+    private void anaChanged(Port port) {
+        for (Subsystem s : port.subsystems()) {
+            for (Controller c : s.controllers()) {
+                if (c.port() == port) {
+                    c.asyncEvents().anaChanged();
+                }
+            }
+        }
     }
 
     /** The discovery log generation counter (GENCTR of log page 70h). */

@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.protocol.QueueLimits;
+import io.nvmf4j.protocol.log.AnaState;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import java.util.List;
@@ -40,6 +41,15 @@ public final class Port {
     private final int msdbd;
     private final List<Subsystem> subsystems = new CopyOnWriteArrayList<>();
     private volatile Runnable subsystemsChanged = () -> { };
+    /**
+     * ANA state per group ID (index 1..{@value #MAX_ANA_GROUPS}), nvmet's {@code port->ana_state[]}; null where this
+     * port defines no such group (served as optimized: a port restricts nothing it was not told to). Replaced
+     * whole on a change: the I/O path reads one array.
+     */
+    private volatile AnaState[] anaStates = initialAnaStates();
+    private long anaChangeCount;
+    private volatile Runnable anaChanged = () -> { };
+    private final List<Referral> referrals = new CopyOnWriteArrayList<>();
 
     private Port(Builder b) {
         this.portId = b.portId;
@@ -53,6 +63,28 @@ public final class Port {
         this.maxQueueSize = b.maxQueueSize;
         this.mdts = b.mdts;
         this.msdbd = b.msdbd;
+    }
+
+    /** nvmet's NVMET_MAX_ANAGRPS: ANA group IDs 1..128 (Identify Controller ANAGRPMAX, NANAGRPID). */
+    public static final int MAX_ANA_GROUPS = 128;
+    /** nvmet's NVMET_DEFAULT_ANA_GRPID: every port has it, optimized unless changed. */
+    public static final int DEFAULT_ANA_GROUP = 1;
+
+    private static AnaState[] initialAnaStates() {
+        AnaState[] states = new AnaState[MAX_ANA_GROUPS + 1];
+        states[DEFAULT_ANA_GROUP] = AnaState.OPTIMIZED;
+        return states;
+    }
+
+    /**
+     * A discovery referral (Linux {@code nvmet_referral}): another discovery service, listed in this port's
+     * discovery log page as an entry of subtype 1 with the discovery NQN (nvmet_execute_disc_get_log_page()).
+     */
+    public record Referral(int trtype, int adrfam, String traddr, String trsvcid, int portId, int treq) {
+        public Referral {
+            Objects.requireNonNull(traddr, "traddr");
+            Objects.requireNonNull(trsvcid, "trsvcid");
+        }
     }
 
     /** An RDMA port on {@code traddr:trsvcid}, IPv4 or IPv6 by the form of the address. */
@@ -135,6 +167,98 @@ public final class Port {
 
     void onSubsystemsChange(Runnable action) {
         subsystemsChanged = action;
+    }
+
+    // ---- Asymmetric Namespace Access (NVMe Base 2.0, 8.1) ----
+
+    /** The state of ANA group {@code grpid} on this port (optimized for a group this port does not define). */
+    public AnaState anaState(int grpid) {
+        AnaState s = grpid >= 1 && grpid <= MAX_ANA_GROUPS ? anaStates[grpid] : null;
+        return s == null ? AnaState.OPTIMIZED : s;
+    }
+
+    /** The state the I/O path checks: null when commands on group {@code grpid} are served (no allocation). */
+    AnaState inaccessibleState(int grpid) {
+        AnaState s = anaStates[grpid];
+        return s == null || s.accessible() ? null : s;
+    }
+
+    /**
+     * Defines ANA group {@code grpid} on this port or changes its state (nvmet_ana_group_ana_state_store()): the
+     * change count goes up and every controller connected through this port gets an ANA change notice, without
+     * dropping any host.
+     */
+    public void anaState(int grpid, AnaState state) {
+        if (grpid < 1 || grpid > MAX_ANA_GROUPS) {
+            throw new IllegalArgumentException("ANA group " + grpid + " outside 1.." + MAX_ANA_GROUPS);
+        }
+        Objects.requireNonNull(state, "state");
+        synchronized (this) {
+            AnaState[] next = anaStates.clone();
+            if (next[grpid] == state) {
+                return;
+            }
+            next[grpid] = state;
+            anaStates = next;
+            anaChangeCount++;
+        }
+        anaChanged.run();
+    }
+
+    /** Removes an ANA group other than the default one (nvmet: rmdir of ana_groups/N); its namespaces read optimized. */
+    public void removeAnaGroup(int grpid) {
+        if (grpid == DEFAULT_ANA_GROUP) {
+            throw new IllegalArgumentException("ANA group 1 is the default group of every port");
+        }
+        synchronized (this) {
+            if (grpid < 1 || grpid > MAX_ANA_GROUPS || anaStates[grpid] == null) {
+                return;
+            }
+            AnaState[] next = anaStates.clone();
+            next[grpid] = null;
+            anaStates = next;
+            anaChangeCount++;
+        }
+        anaChanged.run();
+    }
+
+    /** The groups this port defines, by ID (group 1 always). */
+    public java.util.SortedMap<Integer, AnaState> anaGroups() {
+        AnaState[] s = anaStates;
+        java.util.SortedMap<Integer, AnaState> out = new java.util.TreeMap<>();
+        for (int g = 1; g <= MAX_ANA_GROUPS; g++) {
+            if (s[g] != null) {
+                out.put(g, s[g]);
+            }
+        }
+        return out;
+    }
+
+    /** The ANA log page change count (CHGCNT): how many ANA changes this port has seen. */
+    public synchronized long anaChangeCount() {
+        return anaChangeCount;
+    }
+
+    void onAnaChange(Runnable action) {
+        anaChanged = action;
+    }
+
+    // ---- referrals ----
+
+    public void addReferral(Referral referral) {
+        referrals.add(Objects.requireNonNull(referral));
+        subsystemsChanged.run(); // the discovery log changed
+    }
+
+    public void removeReferral(Referral referral) {
+        if (referrals.remove(referral)) {
+            subsystemsChanged.run();
+        }
+    }
+
+    /** The referrals the discovery log lists after the subsystems, in the order they were added. */
+    public List<Referral> referrals() {
+        return List.copyOf(referrals);
     }
 
     @Override

@@ -61,6 +61,8 @@ public final class Subsystem {
     private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final BitSet usedControllerIds = new BitSet();
     private volatile Runnable hostListChanged = () -> { };
+    /** Where namespaces keep their Persist Through Power Loss state; null: reservations do not persist. */
+    private volatile java.nio.file.Path reservationDirectory;
 
     private Subsystem(Builder b) {
         this.nqn = b.nqn;
@@ -238,6 +240,14 @@ public final class Subsystem {
         if (namespaces.size() >= MAX_NAMESPACES) {
             throw new IllegalStateException(nqn + " already has " + MAX_NAMESPACES + " namespaces");
         }
+        java.nio.file.Path dir = reservationDirectory;
+        if (dir != null && !namespaces.containsKey(ns.nsid())) {
+            try {
+                ns.reservation().persistIn(dir.resolve(reservationFileName(ns.nsid())));
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(nqn + " namespace " + ns.nsid() + ": " + e.getMessage(), e);
+            }
+        }
         if (namespaces.putIfAbsent(ns.nsid(), ns) != null) {
             throw new IllegalArgumentException(nqn + " already has namespace " + ns.nsid());
         }
@@ -268,6 +278,8 @@ public final class Subsystem {
             throw new IllegalArgumentException(nqn + " has no namespace " + ns.nsid());
         }
         ns.enabled(old.isEnabled());
+        ns.reservation = old.reservation; // same namespace, new size: registrations stay
+        ns.anaGroupId = old.anaGroupId;
         rebuildLookup();
         LOG.log(Level.INFO, "{0}: {1} now {2} bytes", nqn, ns, ns.backend().sizeInBytes());
         namespaceChanged(ns.nsid());
@@ -284,6 +296,24 @@ public final class Subsystem {
             ns.enabled(enable);
             namespaceChanged(nsid);
         }
+    }
+
+    /**
+     * Lets this subsystem's namespaces persist reservations through power loss (RESCAP bit 0) in files under
+     * {@code dir}, and takes the state each namespace's file holds (a restart of the target): SPDK's
+     * {@code ptpl_file} per namespace, named here after the subsystem and the NSID.
+     */
+    public void persistReservationsIn(java.nio.file.Path dir) throws java.io.IOException {
+        reservationDirectory = dir;
+        for (Namespace ns : namespaces.values()) {
+            ns.reservation().persistIn(dir.resolve(reservationFileName(ns.nsid())));
+        }
+    }
+
+    /** {@code <NQN with other characters than [A-Za-z0-9.-] as _>-<8 hex of SHA-256 of the NQN>.ns<NSID>.resv}. */
+    String reservationFileName(long nsid) {
+        return nqn.value().replaceAll("[^A-Za-z0-9.-]", "_") + "-" + derivedSerial(nqn).substring(0, 8) + ".ns"
+                + nsid + ".resv";
     }
 
     /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()). */

@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.config.AnaGroup;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortAddress;
@@ -9,6 +10,7 @@ import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.log.AnaState;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.target.backend.BlockDeviceBackend;
@@ -130,7 +132,7 @@ public final class TargetConfigurator {
         }
         UUID uuid = nc.uuid() != null ? nc.uuid()
                 : UUID.nameUUIDFromBytes((subnqn + "/" + nc.nsid()).getBytes(StandardCharsets.UTF_8));
-        return Namespace.of(nc.nsid(), backend, nc.nguid(), uuid, null);
+        return Namespace.of(nc.nsid(), backend, nc.nguid(), uuid, null).anaGroupId(nc.anaGrpid());
     }
 
     private static NamespaceBackend openPath(String subnqn, NamespaceConfig nc, Path path) throws IOException {
@@ -170,7 +172,53 @@ public final class TargetConfigurator {
                 .inlineDataSize(pc.param().effectiveInlineDataSize(settings))
                 .maxQueueSize(pc.param().effectiveMaxQueueSize(settings))
                 .mdts(pc.param().effectiveMdts(settings));
-        return b.build();
+        Port port = b.build();
+        // ANA groups of the port (nvmetcli ports/N/ana_groups/G/ana/state; group 1 exists anyway)
+        for (AnaGroup g : pc.anaGroups()) {
+            port.anaState(g.grpid(), AnaState.fromLabel(g.state() == null ? "optimized" : g.state())
+                    .orElseThrow(() -> new IllegalArgumentException("port " + pc.portid() + " ANA group " + g.grpid()
+                            + ": unknown state \"" + g.state() + "\"")));
+        }
+        for (io.nvmf4j.config.Referral r : pc.referrals()) {
+            if (r.enable()) {
+                port.addReferral(referral(pc.portid(), r));
+            }
+        }
+        return port;
+    }
+
+    /** A referral as nvmetcli saves it (addr: trtype, adrfam, traddr, trsvcid, portid, treq), nvmet's names. */
+    public static Port.Referral referral(int portid, io.nvmf4j.config.Referral r) {
+        java.util.Map<String, String> a = r.addr();
+        String where = "port " + portid + " referral " + r.name();
+        int trtype = switch (a.getOrDefault("trtype", "rdma")) {
+            case "rdma" -> DiscoveryLogEntry.TRTYPE_RDMA;
+            case "fc" -> DiscoveryLogEntry.TRTYPE_FC;
+            case "tcp" -> DiscoveryLogEntry.TRTYPE_TCP;
+            case "loop" -> DiscoveryLogEntry.TRTYPE_LOOP;
+            default -> throw new IllegalArgumentException(where + ": unknown trtype \"" + a.get("trtype") + "\"");
+        };
+        String traddr = a.getOrDefault("traddr", "");
+        int adrfam = switch (a.getOrDefault("adrfam", traddr.contains(":") ? "ipv6" : "ipv4")) {
+            case "ipv4" -> DiscoveryLogEntry.ADRFAM_IPV4;
+            case "ipv6" -> DiscoveryLogEntry.ADRFAM_IPV6;
+            case "ib" -> DiscoveryLogEntry.ADRFAM_IB;
+            case "fc" -> DiscoveryLogEntry.ADRFAM_FC;
+            case "loop" -> DiscoveryLogEntry.ADRFAM_LOOP;
+            default -> throw new IllegalArgumentException(where + ": unknown adrfam \"" + a.get("adrfam") + "\"");
+        };
+        int treq = switch (a.getOrDefault("treq", PortAddress.TREQ_NOT_SPECIFIED)) {
+            case "required" -> DiscoveryLogEntry.TREQ_REQUIRED;
+            case "not required" -> DiscoveryLogEntry.TREQ_NOT_REQUIRED;
+            default -> DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
+        };
+        int refPort;
+        try {
+            refPort = Integer.parseInt(a.getOrDefault("portid", "0"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(where + ": portid \"" + a.get("portid") + "\" is not a number");
+        }
+        return new Port.Referral(trtype, adrfam, traddr, a.getOrDefault("trsvcid", "4420"), refPort, treq);
     }
 
     /** "1.3", "1.4", "2.0", "1.3.0" → VS register value. */

@@ -199,7 +199,8 @@ class AdminCommandsTest {
 
     @Test
     void asyncEventsCanBeDisabledAndUnsupportedBitsAreRefused() {
-        assertEquals(0x100, getFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 0, MemorySegment.NULL).cqe().dw0());
+        // NVMET_AEN_CFG_OPTIONAL: namespace attribute and ANA change notices
+        assertEquals(0x900, getFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 0, MemorySegment.NULL).cqe().dw0());
         Request bad = setFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 1 << 9);
         assertEquals(0x6002, bad.cqe().statusField());
         assertEquals(0, setFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 0).cqe().statusField());

@@ -53,11 +53,11 @@ class IdentifyTest {
         assertEquals(String.format("%-40s", "nvmf4j test"), ascii(d, 24, 40), "MN");
         assertEquals("0.1.0   ", ascii(d, 64, 8), "FR");
         assertEquals(6, Wire.u8(d, 72), "RAB");
-        assertEquals(0x3, Wire.u8(d, 76), "CMIC multi-port, multi-controller");
+        assertEquals(0xB, Wire.u8(d, 76), "CMIC multi-port, multi-controller, ANA reporting");
         assertEquals(8, Wire.u8(d, 77), "MDTS 2^8 * 4 KiB");
         assertEquals(host.cntlid, Wire.u16(d, 78), "CNTLID");
         assertEquals(0x0001_0300L, Wire.u32(d, 80), "VER");
-        assertEquals(0x100L, Wire.u32(d, 92), "OAES namespace attribute notices");
+        assertEquals(0x900L, Wire.u32(d, 92), "OAES namespace attribute and ANA change notices");
         assertEquals(0x41L, Wire.u32(d, 96), "CTRATT 128-bit host ID, TBKAS");
         assertEquals(1, Wire.u8(d, 111), "CNTRLTYPE I/O controller");
         assertEquals(0, Wire.u16(d, 256), "OACS");
@@ -71,7 +71,7 @@ class IdentifyTest {
         assertEquals(0x44, Wire.u8(d, 513), "CQES");
         assertEquals(128, Wire.u16(d, 514), "MAXCMD");
         assertEquals(1024L, Wire.u32(d, 516), "NN");
-        assertEquals(0x0C, Wire.u16(d, 520), "ONCS DSM | Write Zeroes");
+        assertEquals(0x2C, Wire.u16(d, 520), "ONCS DSM | Write Zeroes | Reservations");
         assertEquals(1, Wire.u8(d, 525), "VWC present");
         assertEquals(0x0010_0005L, Wire.u32(d, 536), "SGLS: supported, keyed, offsets");
         assertEquals(1024L, Wire.u32(d, 540), "MNAN");

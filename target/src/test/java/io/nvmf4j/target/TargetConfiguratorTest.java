@@ -133,4 +133,50 @@ class TargetConfiguratorTest {
         assertEquals(0x0002_0100, TargetConfigurator.parseVersion("2.1.0"));
         assertThrows(IllegalArgumentException.class, () -> TargetConfigurator.parseVersion("2"));
     }
+
+    @Test
+    void twoPortsWithAnaGroupsAndAReferralFromTheConfiguration() throws Exception {
+        String json = """
+            {
+              "ports": [
+                { "portid": 1,
+                  "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4420" },
+                  "subsystems": [ "%1$s" ],
+                  "ana_groups": [ { "grpid": 1, "ana": { "state": "optimized" } },
+                                  { "grpid": 2, "ana": { "state": "optimized" } } ],
+                  "referrals": [ { "name": "other", "enable": 1,
+                                   "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "192.0.2.9",
+                                             "trsvcid": "4420", "portid": "7", "treq": "not specified" } },
+                                 { "name": "off", "enable": 0,
+                                   "addr": { "trtype": "tcp", "adrfam": "ipv4", "traddr": "192.0.2.10",
+                                             "trsvcid": "4420", "portid": "8" } } ] },
+                { "portid": 2,
+                  "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "127.0.0.1", "trsvcid": "4421" },
+                  "subsystems": [ "%1$s" ],
+                  "ana_groups": [ { "grpid": 1, "ana": { "state": "non-optimized" } },
+                                  { "grpid": 2, "ana": { "state": "inaccessible" } } ] } ],
+              "subsystems": [ {
+                  "nqn": "%1$s", "attr": { "allow_any_host": "1" },
+                  "namespaces": [ { "nsid": 1, "enable": 1, "ana_grpid": 2, "device": { "path": "disk0.img" } } ] } ]
+            }
+            """.formatted(SUBNQN);
+        try (RandomAccessFile raf = new RandomAccessFile(dir.resolve("disk0.img").toFile(), "rw")) {
+            raf.setLength(1 << 20);
+        }
+        TargetConfig config = ConfigLoader.standard().parse(json, "two-ports.json", dir).config();
+        try (NvmeTarget target = TargetConfigurator.build(config)) {
+            Subsystem s = target.subsystem(Nqn.parse(SUBNQN));
+            Port one = target.ports().get(0);
+            Port two = target.ports().get(1);
+            assertEquals(java.util.List.of(s), one.subsystems());
+            assertEquals(java.util.List.of(s), two.subsystems(), "one subsystem, two ports");
+            assertEquals(2, s.activeNamespace(1).anaGroupId());
+            assertEquals(io.nvmf4j.protocol.log.AnaState.OPTIMIZED, one.anaState(2));
+            assertEquals(io.nvmf4j.protocol.log.AnaState.NON_OPTIMIZED, two.anaState(1));
+            assertEquals(io.nvmf4j.protocol.log.AnaState.INACCESSIBLE, two.anaState(2));
+            assertEquals(java.util.List.of(new Port.Referral(1, 1, "192.0.2.9", "4420", 7, 0)), one.referrals(),
+                    "the enabled referral only");
+            assertEquals(java.util.List.of(), two.referrals());
+        }
+    }
 }

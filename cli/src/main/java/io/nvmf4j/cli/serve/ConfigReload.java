@@ -117,6 +117,14 @@ public final class ConfigReload {
                         step("export " + nqn + " through port " + p.portid(), () -> live.addListener(nqn, p.portid()));
                     }
                 }
+                // ANA states and referrals change in place: the hosts on the port stay connected
+                if (!o.anaGroups().equals(p.anaGroups())) {
+                    step("ANA groups of port " + p.portid() + ": " + p.anaGroups(),
+                            () -> live.setAnaGroups(p.portid(), p.anaGroups()));
+                }
+                if (!o.referrals().equals(p.referrals())) {
+                    step("referrals of port " + p.portid(), () -> live.setReferrals(p.portid(), p.referrals()));
+                }
             }
         }
     }

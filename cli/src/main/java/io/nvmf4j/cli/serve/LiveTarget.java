@@ -446,6 +446,93 @@ public final class LiveTarget implements AutoCloseable {
         config = withPorts(ports);
     }
 
+    /**
+     * SPDK's nvmf_subsystem_listener_set_ana_state over nvmet's model, where ANA states belong to the port: sets
+     * group {@code anagrpid} (or, with 0, every group the port defines and every group of the subsystem's
+     * namespaces) to {@code state} ("optimized", "non_optimized" or "non-optimized", "inaccessible",
+     * "persistent_loss", "change") on the port the subsystem listens on. Hosts on that port get an ANA change
+     * notice and stay connected; other subsystems exported through the port share the group's state.
+     */
+    public synchronized void setAnaState(String nqn, int portid, String state, int anagrpid) throws RpcError {
+        Subsystem s = subsystem(nqn);
+        Port port = port(portid);
+        if (!port.subsystems().contains(s)) {
+            throw RpcError.invalidParams(nqn + " does not listen on port " + portid);
+        }
+        io.nvmf4j.protocol.log.AnaState ana = io.nvmf4j.protocol.log.AnaState.fromLabel(state.replace('_', '-'))
+                .orElseThrow(() -> RpcError.invalidParams("ana_state \"" + state + "\" is not one of optimized, "
+                        + "non_optimized, inaccessible, persistent_loss, change"));
+        if (anagrpid < 0 || anagrpid > Port.MAX_ANA_GROUPS) {
+            throw RpcError.invalidParams("anagrpid " + anagrpid + " outside 1.." + Port.MAX_ANA_GROUPS);
+        }
+        java.util.SortedSet<Integer> groups = new java.util.TreeSet<>();
+        if (anagrpid != 0) {
+            groups.add(anagrpid);
+        } else {
+            groups.addAll(port.anaGroups().keySet());
+            s.namespaces().forEach(ns -> groups.add(ns.anaGroupId()));
+        }
+        for (int g : groups) {
+            port.anaState(g, ana);
+        }
+        LOG.log(Level.INFO, "port {0,number,#}: ANA group(s) {1} {2}", portid, groups, ana);
+        List<PortConfig> ports = new ArrayList<>();
+        for (PortConfig p : config.ports()) {
+            if (p.portid() == portid) {
+                List<io.nvmf4j.config.AnaGroup> ag = new ArrayList<>();
+                port.anaGroups().forEach((g, st) -> ag.add(new io.nvmf4j.config.AnaGroup(g, st.label())));
+                p = new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), ag);
+            }
+            ports.add(p);
+        }
+        config = withPorts(ports);
+    }
+
+    /**
+     * The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups): listed groups
+     * take their state (optimized when none is given), groups no longer listed go (group 1 returns to optimized).
+     */
+    public synchronized void setAnaGroups(int portid, List<io.nvmf4j.config.AnaGroup> groups) throws RpcError {
+        Port port = port(portid);
+        java.util.Set<Integer> listed = new java.util.HashSet<>();
+        for (io.nvmf4j.config.AnaGroup g : groups) {
+            listed.add(g.grpid());
+            port.anaState(g.grpid(), io.nvmf4j.protocol.log.AnaState.fromLabel(
+                    g.state() == null ? "optimized" : g.state()).orElseThrow(
+                            () -> RpcError.invalidParams("ANA group " + g.grpid() + ": state " + g.state())));
+        }
+        for (int g : port.anaGroups().keySet()) {
+            if (!listed.contains(g)) {
+                if (g == Port.DEFAULT_ANA_GROUP) {
+                    port.anaState(g, io.nvmf4j.protocol.log.AnaState.OPTIMIZED);
+                } else {
+                    port.removeAnaGroup(g);
+                }
+            }
+        }
+        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
+                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), groups)).toList());
+    }
+
+    /** The discovery referrals of a port as a reloaded configuration lists them (enabled ones are served). */
+    public synchronized void setReferrals(int portid, List<io.nvmf4j.config.Referral> referrals) throws RpcError {
+        Port port = port(portid);
+        List<Port.Referral> wanted = new ArrayList<>();
+        try {
+            for (io.nvmf4j.config.Referral r : referrals) {
+                if (r.enable()) {
+                    wanted.add(TargetConfigurator.referral(portid, r));
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            throw RpcError.invalidParams(e.getMessage());
+        }
+        port.referrals().forEach(port::removeReferral);
+        wanted.forEach(port::addReferral);
+        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
+                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), referrals, p.anaGroups())).toList());
+    }
+
     // ---- controllers ----
 
     public synchronized void disconnect(String nqn, int cntlid) throws RpcError {

@@ -48,6 +48,7 @@ public final class RpcMethods {
         m.put("nvmf4j_subsystem_set_attr", "nqn name value");
         m.put("nvmf_subsystem_add_listener", "nqn (portid | traddr trsvcid [adrfam])");
         m.put("nvmf_subsystem_remove_listener", "nqn (portid | traddr trsvcid)");
+        m.put("nvmf_subsystem_listener_set_ana_state", "nqn (portid | traddr trsvcid) ana_state [anagrpid]");
         m.put("nvmf4j_get_ports", "");
         m.put("nvmf4j_add_port", "traddr trsvcid [portid] [adrfam]");
         m.put("nvmf4j_remove_port", "portid");
@@ -116,6 +117,12 @@ public final class RpcMethods {
             }
             case "nvmf_subsystem_remove_listener" -> {
                 live.removeListener(p.text("nqn"), listenerPort(p, false));
+                yield true;
+            }
+            case "nvmf_subsystem_listener_set_ana_state" -> {
+                String nqn = p.text("nqn");
+                live.setAnaState(nqn, listenerPort(p, false), p.text("ana_state"),
+                        p.optText("anagrpid") == null ? 0 : (int) p.number("anagrpid"));
                 yield true;
             }
             case "nvmf4j_get_ports" -> ports();
@@ -215,6 +222,14 @@ public final class RpcMethods {
             Map<String, Object> m = listenAddress(p);
             m.put("portid", p.portId());
             m.put("subsystems", p.subsystems().stream().map(s -> s.nqn().value()).toList());
+            List<Object> groups = new ArrayList<>();
+            p.anaGroups().forEach((grpid, state) -> {
+                Map<String, Object> g = new LinkedHashMap<>();
+                g.put("anagrpid", grpid);
+                g.put("ana_state", state.label());
+                groups.add(g);
+            });
+            m.put("ana_groups", groups);
             out.add(m);
         }
         return out;

@@ -73,6 +73,11 @@ public final class ServeCommand implements Callable<Integer> {
                     + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock for a user who cannot write /run)")
     Path rpcSocket;
 
+    @Option(names = "--reservation-dir", paramLabel = "DIR",
+            description = "keep reservations a host asks to persist through power loss (PTPL) in files under DIR; "
+                    + "a restart over the same DIR restores them (default: reservations do not persist)")
+    Path reservationDir;
+
     @Option(names = "--no-rpc", description = "no management socket")
     boolean noRpc;
 
@@ -141,7 +146,7 @@ public final class ServeCommand implements Callable<Integer> {
         TargetDaemon daemon;
         try {
             limits.applySoftiwarpProperties();
-            daemon = TargetDaemon.start(loaded, trace, limits::apply, metricsAt);
+            daemon = TargetDaemon.start(loaded, trace, limits::apply, metricsAt, reservationDir);
         } catch (IOException | RuntimeException e) {
             err.println("nvmf4j serve: " + e.getMessage());
             return 1;

@@ -87,9 +87,27 @@ public final class TargetDaemon implements AutoCloseable {
     /** As above, with the metrics endpoint on {@code metricsAddress} (--metrics-address). */
     public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune,
                                      java.net.InetAddress metricsAddress) throws IOException, VerbsException {
+        return start(loaded, trace, tune, metricsAddress, null);
+    }
+
+    /**
+     * As above; with {@code reservationDir} (--reservation-dir) reservations can persist through power loss there,
+     * and what a previous run persisted is in force before the first host connects.
+     */
+    public static TargetDaemon start(LoadedConfig loaded, boolean trace, UnaryOperator<RdmaTransportOptions> tune,
+                                     java.net.InetAddress metricsAddress, java.nio.file.Path reservationDir)
+            throws IOException, VerbsException {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
+        if (reservationDir != null) {
+            try {
+                target.persistReservationsIn(reservationDir);
+            } catch (IOException | RuntimeException e) {
+                target.close();
+                throw e;
+            }
+        }
         MetricsEndpoint endpoint = null;
         RdmaTransport transport = null;
         try {

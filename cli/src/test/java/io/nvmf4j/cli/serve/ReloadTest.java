@@ -92,4 +92,36 @@ class ReloadTest {
             daemon.close();
         }
     }
+
+    @Test
+    void aReloadChangesAnaStatesAndReferralsInPlace() throws Exception {
+        Path a = image("a.img");
+        int port = TestDaemons.freePort();
+        TargetConfig start = QuickConfig.builder().nqn(NQN).file(a).listen("127.0.0.1:" + port)
+                .provider(Provider.SOFTIWARP).pollGroups(1).build().config();
+        Path file = dir.resolve("config.json");
+        Files.writeString(file, start.toJson());
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs("--config", file.toString(), "--no-rpc");
+        TargetDaemon daemon = TargetDaemon.start(serve.load(), false);
+        try {
+            io.nvmf4j.target.Port running = daemon.target().ports().getFirst();
+            var p = start.ports().getFirst();
+            var edited = new io.nvmf4j.config.PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(),
+                    List.of(new io.nvmf4j.config.Referral("other", java.util.Map.of("trtype", "rdma", "adrfam",
+                            "ipv4", "traddr", "192.0.2.5", "trsvcid", "4420", "portid", "4"), true)),
+                    List.of(new io.nvmf4j.config.AnaGroup(1, "inaccessible")));
+            Files.writeString(file, new TargetConfig(start.hosts(), List.of(edited), start.subsystems(),
+                    start.nvmf4j()).toJson());
+            ConfigReload.Result r = serve.reload(daemon.live());
+            assertTrue(r.problems().isEmpty(), r.problems().toString());
+            assertEquals(2, r.changes().size(), r.changes().toString());
+            assertEquals(io.nvmf4j.protocol.log.AnaState.INACCESSIBLE, running.anaState(1));
+            assertEquals(List.of(new io.nvmf4j.target.Port.Referral(1, 1, "192.0.2.5", "4420", 4, 0)),
+                    running.referrals());
+            assertTrue(daemon.target().ports().getFirst() == running, "the same port: nobody was disconnected");
+        } finally {
+            daemon.close();
+        }
+    }
 }

@@ -23,6 +23,8 @@ public record AsyncEvent(int type, int info, int logPageId) {
     public static final int NOTICE_FIRMWARE_ACTIVATION_STARTING = 0x01;
     public static final int NOTICE_TELEMETRY_LOG_CHANGED = 0x02;
     public static final int NOTICE_ANA_CHANGE = 0x03;
+    /** I/O Command Set specific status: Reservation Log Page Available; read log page 80h (Linux NVME_AEN_RESV_LOG_PAGE_AVALIABLE). */
+    public static final int IO_COMMAND_SET_RESERVATION_LOG_AVAILABLE = 0x00;
     /** Notice: Discovery Log Page Change; read log page 70h (NVMe-oF 1.1, 5.3). */
     public static final int NOTICE_DISCOVERY_LOG_CHANGED = 0xF0;
 
@@ -46,6 +48,19 @@ public record AsyncEvent(int type, int info, int logPageId) {
     /** The Discovery Log Page Change notice, pointing at log page 70h. */
     public static AsyncEvent discoveryLogChanged() {
         return new AsyncEvent(TYPE_NOTICE, NOTICE_DISCOVERY_LOG_CHANGED, 0x70);
+    }
+
+    /** The Asymmetric Namespace Access Change notice, pointing at the ANA log page (0Ch; NVMe Base 2.0, 8.1.4). */
+    public static AsyncEvent anaChanged() {
+        return new AsyncEvent(TYPE_NOTICE, NOTICE_ANA_CHANGE, 0x0C);
+    }
+
+    /**
+     * The Reservation Log Page Available event (type I/O Command Set specific, NVMe Base 2.0, Figure 150), pointing
+     * at the Reservation Notification log page (80h); nvmet_pr_send_event_to_host() raises it.
+     */
+    public static AsyncEvent reservationLogAvailable() {
+        return new AsyncEvent(TYPE_IO_COMMAND_SET, IO_COMMAND_SET_RESERVATION_LOG_AVAILABLE, 0x80);
     }
 
     /** Decodes completion DW0; reserved bits are ignored, as a host must. */
