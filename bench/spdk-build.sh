@@ -12,19 +12,21 @@
 #   --guest     for the QEMU lab guest: implies --rdma and --examples, and --target-arch=x86-64-v2 (the TCG guest
 #               CPU has AVX2 but not AVX-512; a native build of this host would die there on SIGILL)
 #   --examples  also build SPDK's examples (bdevperf lives there: build/examples/bdevperf)
+#   --no-send-with-inval  (implied by --guest) build nvmf_tgt without Send with Invalidate, for kernel siw: see below
 #   -j N        make jobs (default: the CPU count)
 #
 # Needs the Debian packages below (checked, not installed: the script tells the apt-get line to run).
 set -euo pipefail
 
 die() { echo "spdk-build: $*" >&2; exit 1; }
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-SRC="" OUT="" RDMA=0 GUEST=0 EXAMPLES=0 JOBS=$(nproc)
+SRC="" OUT="" RDMA=0 GUEST=0 EXAMPLES=0 NO_SEND_INV=0 JOBS=$(nproc)
 while [ $# -gt 0 ]; do
   case "$1" in
     --rdma) RDMA=1 ;;
-    --guest) GUEST=1; RDMA=1; EXAMPLES=1 ;;
+    --guest) GUEST=1; RDMA=1; EXAMPLES=1; NO_SEND_INV=1 ;;
+    --no-send-with-inval) NO_SEND_INV=1 ;;
     --examples) EXAMPLES=1 ;;
     -j) JOBS="$2"; shift ;;
     -h|--help) usage ;;
@@ -76,6 +78,17 @@ export OPENSSL_CONF="$OUT/.openssl-empty.cnf"
 start=$(date +%s)
 echo "spdk-build: ./configure ${args[*]}" >&2
 ./configure "${args[@]}" > "$OUT/.spdk-configure.log" 2>&1 || { tail -30 "$OUT/.spdk-configure.log" >&2; die "configure failed (log: $OUT/.spdk-configure.log)"; }
+if [ "$NO_SEND_INV" = 1 ]; then
+  # SPDK's NVMe-oF RDMA target answers a command whose keyed SGL asks for invalidation (subtype Fh) with Send with
+  # Invalidate, putting the key in wr.invalidate_rkey (lib/nvmf/rdma.c, nvmf_rdma_request_parse_sgl). rdma-core's
+  # user-space siw provider (providers/siw/siw.c, push_send_wqe) copies wr.rdma.rkey into the work queue element
+  # for every opcode and never reads invalidate_rkey, so over siw the Send names a wrong STag and the host
+  # (nvmf4j as the kernel's siw would) refuses it: REM_INV_REQ_ERR and a Terminate "STag cannot be invalidated".
+  # Without the option the target answers with a plain Send and the host invalidates the key itself.
+  sed -i 's/^CONFIG_RDMA_SEND_WITH_INVAL?=y/CONFIG_RDMA_SEND_WITH_INVAL?=n/' mk/config.mk
+  grep -q '^CONFIG_RDMA_SEND_WITH_INVAL?=n' mk/config.mk || die "could not turn CONFIG_RDMA_SEND_WITH_INVAL off in mk/config.mk"
+  echo "spdk-build: CONFIG_RDMA_SEND_WITH_INVAL=n (siw: see the comment in $0)" >&2
+fi
 echo "spdk-build: make -j$JOBS (several minutes; log: $OUT/.spdk-make.log)" >&2
 make -j"$JOBS" > "$OUT/.spdk-make.log" 2>&1 || { tail -40 "$OUT/.spdk-make.log" >&2; die "make failed (log: $OUT/.spdk-make.log)"; }
 end=$(date +%s)
