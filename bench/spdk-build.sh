@@ -59,7 +59,8 @@ done
   run: apt-get install -y$missing"
 
 echo "spdk-build: copying $SRC to $OUT" >&2
-# Copy the tree (a rerun refreshes sources but keeps the objects, so make only rebuilds what changed).
+# Copy the tree (a rerun into the same OUT_DIR reconfigures, and configure makes DPDK build anew: as long as the
+# first build).
 cp -a "$SRC/." "$OUT/"
 cd "$OUT"
 
