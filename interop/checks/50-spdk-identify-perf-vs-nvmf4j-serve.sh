@@ -20,7 +20,9 @@ guest_part() {
   t=$(await target 200) || return 1
   read -r port nqn <<< "$t"
   local trid; trid=$(sp_trid "$HOST_FROM_GUEST" "$port" "$nqn" "$SP_HOSTNQN")
-  if sp_run 180 /tmp/identify.log "$SP_BIN/spdk_nvme_identify" -r "$trid"; then
+  if SP_SHOW_LINES=12 sp_run 180 /tmp/identify.log "$SP_BIN/spdk_nvme_identify" -r "$trid"; then
+    cp /tmp/identify.log "$SYNC/identify.txt"   # the whole report, for the record
+    grep -E '\*ERROR\*|not supported|Invalid' /tmp/identify.log | sed 's/^/    identify said: /' | head -10
     grep -qE "^Subsystem NQN: +$nqn\$" /tmp/identify.log || { note "FAIL: identify shows no subsystem NQN $nqn"; rc=1; }
     grep -qE '^Size \(in LBAs\): +131072 ' /tmp/identify.log || { note "FAIL: identify: the namespace is not 131072 LBAs"; rc=1; }
     [ $rc = 0 ] && note "identify: subsystem $nqn, namespace of 131072 LBAs"
