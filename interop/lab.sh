@@ -20,7 +20,8 @@
 #   forwarded to guest 10.0.2.15:4420, default 14420), HOSTFWD (extra ",hostfwd=..." for
 #   NET=user), ACCEL (tcg; kvm does NOT work on kvm_pvm hosts), ACCELOPT (",thread=single" for
 #   JVM work in the guest: multi-threaded TCG made JIT'd code crash in ~10-30% of runs), CPU
-#   (-cpu model, default max), PRUNE (1), KEEP_DEBS (0), JDK (host JDK dir shared into the guest).
+#   (-cpu model, default max), PRUNE (1), KEEP_DEBS (0), JDK (host JDK dir shared into the guest),
+#   SPDK_DIR (an SPDK build from bench/spdk-build.sh --guest, shared read-only as the 9p tag "spdk").
 #
 # Networking stays on the host's loopback: NET=user is QEMU user networking (slirp) with host
 # forwards bound to 127.0.0.1. NET=tap creates tap devices with private addresses and therefore
@@ -216,6 +217,9 @@ boot() {  # boot <cmd-string|shell>
   [ "$cmd" = shell ] || cmd=$(printf '%s' "$cmd" | base64 -w0)
   local jdkargs=()
   [ -d "$JDK" ] && jdkargs=(-virtfs "local,path=$JDK,mount_tag=jdk,security_model=none,readonly=on")
+  # an SPDK build for the checks 5*-spdk-* (guest/spdk.sh mounts the tag "spdk" at /opt/spdk), read-only
+  [ -n "${SPDK_DIR:-}" ] && [ -d "$SPDK_DIR" ] &&
+    jdkargs+=(-virtfs "local,path=$(readlink -f "$SPDK_DIR"),mount_tag=spdk,security_model=none,readonly=on")
   mkdir -p share
   exec qemu-system-x86_64 -nodefaults -no-user-config -accel "$ACCEL${ACCELOPT:-}" -cpu "${CPU:-max}" -smp "$SMP" -m "$MEM" \
     -display none -serial stdio -monitor none -no-reboot \

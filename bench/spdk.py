@@ -1,0 +1,492 @@
+#!/usr/bin/env python3
+"""SPDK's NVMe/TCP target and spdk_nvme_perf beside nvmf4j (serve --ram 1G + perf over softiwarp), one run.
+
+  bench/spdk.sh --spdk DIR [--rounds 3] [--seconds 8] [--ramp 2] [--json FILE] [--html FILE] [--only REGEX]
+
+DIR is an SPDK build made by bench/spdk-build.sh (build/bin/nvmf_tgt, build/bin/spdk_nvme_perf, scripts/rpc.py).
+Each round measures the same five workloads on three sides, in alternating order (round 2 reverses round 1's):
+  * SPDK: nvmf_tgt on core 0 (-m 0x1, --no-huge), TCP transport, a 1 GiB malloc bdev of 512-byte blocks written
+    whole once before the first round; spdk_nvme_perf on core 1 (-c 0x2, --no-huge) over 127.0.0.1;
+  * nvmf4j pinned: `nvmf4j serve --ram 1G` under `taskset -c 0`, `nvmf4j perf` under `taskset -c 1`;
+  * nvmf4j unpinned: the same without taskset.
+Only the side being measured runs: the others' targets are stopped with SIGSTOP (SPDK's reactor busy-polls a
+whole core even when idle) and resumed with SIGCONT for their turn.
+Figures: 4 KiB randread QD1 p50/p99/p99.9; 4 KiB randread and randwrite QD32 IOPS; 128 KiB sequential read and
+write QD8 MB/s (10^6 bytes); target CPU seconds per million I/Os (utime + stime of the target process from
+/proc/PID/stat). The table gives the median of the rounds per figure and ratio = nvmf4j / SPDK.
+"""
+import argparse
+import datetime
+import html as htmlmod
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+NVMF4J = os.path.join(ROOT, "bin", "nvmf4j")
+NQN_SPDK = "nqn.2016-06.io.spdk:cnode1"
+NQN_NVMF4J = "nqn.2026-12.io.nvmf4j:bench"
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# label, queue depth, I/O size, pattern (spdk_nvme_perf's and nvmf4j perf's -q -o -w alike)
+WORKLOADS = [
+    ("qd1-randread-4k", 1, 4096, "randread"),
+    ("qd32-randread-4k", 32, 4096, "randread"),
+    ("qd32-randwrite-4k", 32, 4096, "randwrite"),
+    ("seqread-128k", 8, 131072, "read"),
+    ("seqwrite-128k", 8, 131072, "write"),
+]
+SIDES = ["spdk", "nvmf4j-pinned", "nvmf4j-unpinned"]
+
+
+def log(msg):
+    print("spdk-bench: " + msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log(msg)
+    sys.exit(1)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    """utime + stime of the whole process (all threads), /proc/PID/stat fields 14 and 15."""
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    fields = s[s.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def loadavg():
+    return [float(x) for x in open("/proc/loadavg").read().split()[:3]]
+
+
+def uptime_line():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "load average: %s" % loadavg()
+
+
+def stop(p):
+    if p is not None and p.poll() is None:
+        os.kill(p.pid, signal.SIGSTOP)
+
+
+def cont(p):
+    if p is not None and p.poll() is None:
+        os.kill(p.pid, signal.SIGCONT)
+
+
+def terminate(p, grace=15):
+    if p is None or p.poll() is not None:
+        return
+    os.kill(p.pid, signal.SIGCONT)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(grace)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+# ---------------------------------------------------------------------------------------------- SPDK
+
+class Spdk:
+    """nvmf_tgt on core 0 with a 1 GiB malloc bdev behind an NVMe/TCP listener on 127.0.0.1."""
+
+    def __init__(self, d, port):
+        self.dir = d
+        self.port = port
+        self.sock = "/tmp/nvmf4j-spdk-bench-%d.sock" % os.getpid()
+        self.logfile = os.path.join(OUT, "spdk-nvmf_tgt.log")
+        self.log = open(self.logfile, "w")
+        # --disable-cpumask-locks: the per-core lock files would refuse a second SPDK app on core 0 (another
+        # user's); the measurement itself keeps one SPDK app per core.
+        self.p = subprocess.Popen([os.path.join(d, "build/bin/nvmf_tgt"), "-m", "0x1", "--no-huge", "-s", "2048",
+                                   "-r", self.sock, "--disable-cpumask-locks"],
+                                  stdout=self.log, stderr=subprocess.STDOUT, env=spdk_env(d), start_new_session=True)
+        self.pid = self.p.pid
+        deadline = time.time() + 60
+        while not self.rpc_ok("spdk_get_version"):
+            if self.p.poll() is not None or time.time() > deadline:
+                self.close()
+                die("nvmf_tgt did not start; see " + self.logfile)
+            time.sleep(0.3)
+        for args in (["nvmf_create_transport", "-t", "TCP"],
+                     ["bdev_malloc_create", "-b", "Malloc0", "1024", "512"],
+                     ["nvmf_create_subsystem", NQN_SPDK, "-a", "-s", "SPDK00000000000001"],
+                     ["nvmf_subsystem_add_ns", NQN_SPDK, "Malloc0"],
+                     ["nvmf_subsystem_add_listener", NQN_SPDK, "-t", "tcp", "-a", "127.0.0.1", "-s", str(port)]):
+            r = self.rpc(*args)
+            if r.returncode != 0:
+                self.close()
+                die("rpc.py %s failed: %s" % (" ".join(args), r.stderr[-1000:]))
+
+    def rpc(self, *args):
+        return subprocess.run([sys.executable, os.path.join(self.dir, "scripts/rpc.py"), "-s", self.sock, "-t", "30"]
+                              + list(args), capture_output=True, text=True, timeout=60)
+
+    def rpc_ok(self, *args):
+        try:
+            return os.path.exists(self.sock) and self.rpc(*args).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def close(self):
+        terminate(self.p)
+        self.log.close()
+        try:
+            os.unlink(self.sock)
+        except OSError:
+            pass
+
+
+def spdk_env(d):
+    env = dict(os.environ)
+    conf = os.path.join(OUT, "openssl-empty.cnf")
+    open(conf, "w").close()
+    env["OPENSSL_CONF"] = conf   # SPDK's TLS init fails on some distributions' default OpenSSL config
+    return env
+
+
+def spdk_perf(d, port, args, seconds, ramp, label, target_pid):
+    trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%d subnqn:%s" % (port, NQN_SPDK)
+    cmd = [os.path.join(d, "build/bin/spdk_nvme_perf"), "--no-huge", "-s", "512", "-c", "0x2", "-r", trid] + args
+    if seconds:
+        cmd += ["-t", str(int(seconds))]
+    if ramp:
+        cmd += ["-a", str(int(ramp))]
+    errlog = os.path.join(OUT, "spdk-perf-%s.log" % label)
+    c0, w0 = cpu_seconds(target_pid), time.time()
+    with open(errlog, "w") as err:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=spdk_env(d),
+                           timeout=(seconds or 60) + (ramp or 0) + 120)
+    c1, w1 = cpu_seconds(target_pid), time.time()
+    with open(errlog, "a") as err:
+        err.write(r.stdout)
+    if r.returncode != 0:
+        log("spdk_nvme_perf %s failed (exit %d); see %s" % (label, r.returncode, errlog))
+        return None
+    out = parse_spdk_perf(r.stdout)
+    if out is None:
+        log("spdk_nvme_perf %s printed no Total line; see %s" % (label, errlog))
+        return None
+    # SPDK's reactor spins whole cores: its CPU is a rate (cores busy) over the process's life, times the
+    # seconds one I/O takes at the measured rate.
+    out["target_cores_busy"] = (c1 - c0) / (w1 - w0)
+    out["target_cpu_s_per_m_io"] = out["target_cores_busy"] / out["iops"] * 1e6 if out["iops"] else None
+    return out
+
+
+def parse_spdk_perf(text):
+    """spdk_nvme_perf's report (app/spdk_nvme_perf/perf.c, print_performance): the "Total : IOPS MiB/s avg min max"
+    line and, with -L, the "Summary latency data" cut-offs ("%9.5f%% : %9.3fus", check_cutoff)."""
+    m = re.search(r"^\s*Total\s*:\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", text, re.M)
+    if not m:
+        return None
+    iops, mib = float(m.group(1)), float(m.group(2))
+    out = {"iops": iops, "mb_per_s": mib * 1048576 / 1e6, "lat_avg_us": float(m.group(3))}
+    pct = {}
+    for pm in re.finditer(r"^\s*([\d.]+)%\s*:\s*([\d.]+)us", text, re.M):
+        pct[float(pm.group(1))] = float(pm.group(2))
+    for key, p in (("p50", 50.0), ("p99", 99.0), ("p99.9", 99.9)):
+        if p in pct:
+            out[key] = pct[p]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- nvmf4j
+
+def java_env():
+    env = dict(os.environ)
+    if env.get("BENCH_JAVA_OPTS"):
+        env["NVMF4J_JAVA_OPTS"] = " ".join(x for x in (env.get("NVMF4J_JAVA_OPTS", ""), env["BENCH_JAVA_OPTS"]) if x)
+    return env
+
+
+class Serve:
+    """`nvmf4j serve --ram 1G` (softiwarp) in its own process, optionally under taskset; bin/nvmf4j and taskset
+    both exec, so the child's pid is the JVM's."""
+
+    def __init__(self, port, name, cpus):
+        self.port = port
+        self.logfile = os.path.join(OUT, "spdk-bench-serve-%s.log" % name)
+        self.log = open(self.logfile, "w")
+        cmd = [NVMF4J, "serve", "--ram", "1G", "--nqn", NQN_NVMF4J, "--provider", "softiwarp",
+               "--listen", "127.0.0.1:%d" % port]
+        if cpus is not None:
+            cmd = ["taskset", "-c", cpus] + cmd
+        self.p = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=java_env(),
+                                  start_new_session=True)
+        self.pid = self.p.pid
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if self.p.poll() is not None:
+                die("nvmf4j serve exited (%s); see %s" % (self.p.returncode, self.logfile))
+            with open(self.logfile) as f:
+                if "listening on" in f.read():
+                    return
+            time.sleep(0.2)
+        self.close()
+        die("nvmf4j serve did not listen within 120 s; see " + self.logfile)
+
+    def close(self):
+        terminate(self.p)
+        self.log.close()
+
+
+def nvmf4j_perf(serve, args, seconds, ramp, label, cpus, html):
+    cmd = [NVMF4J, "perf", "--traddr", "127.0.0.1", "--trsvcid", str(serve.port), "--nqn", NQN_NVMF4J,
+           "--provider", "softiwarp", "-t", str(seconds), "-a", str(ramp), "--label", label,
+           "--cpu-of", str(serve.pid), "--json"] + [str(a) for a in args]
+    if html:
+        cmd += ["--report", html, "--report-append"]
+    if cpus is not None:
+        cmd = ["taskset", "-c", cpus] + cmd
+    errlog = os.path.join(OUT, "spdk-bench-perf-%s.log" % label)
+    with open(errlog, "w") as err:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=java_env(),
+                           timeout=seconds + ramp + 180)
+    if r.returncode != 0:
+        log("nvmf4j perf %s failed (exit %d); see %s" % (label, r.returncode, errlog))
+        return None
+    m = re.search(r"^\{", r.stdout, re.M)
+    if not m:
+        log("nvmf4j perf %s printed no JSON; see %s" % (label, errlog))
+        return None
+    d = json.JSONDecoder().raw_decode(r.stdout, m.start())[0]
+    op = d["read"] if d["read"]["ios"] > 0 else d["write"]
+    lat = op["latency_us"]
+    cpu = d.get("cpu") or {}
+    return {"iops": d["total"]["iops"], "mb_per_s": op["bytes"] / d["seconds"] / 1e6, "lat_avg_us": lat.get("avg"),
+            "p50": lat.get("p50"), "p99": lat.get("p99"), "p99.9": lat.get("p99.9"),
+            "target_cpu_s_per_m_io": cpu.get("target_cpu_seconds_per_million_ios"),
+            "initiator_cpu_s_per_m_io": cpu.get("initiator_cpu_seconds_per_million_ios"), "perf_json": d}
+
+
+# ---------------------------------------------------------------------------------------------- the table
+
+# figure, unit, workload label, key in a result, better
+FIGURES = [
+    ("4K randread QD1 p50", "us", "qd1-randread-4k", "p50", "lower"),
+    ("4K randread QD1 p99", "us", "qd1-randread-4k", "p99", "lower"),
+    ("4K randread QD1 p99.9", "us", "qd1-randread-4k", "p99.9", "lower"),
+    ("4K randread QD32", "IOPS", "qd32-randread-4k", "iops", "higher"),
+    ("4K randwrite QD32", "IOPS", "qd32-randwrite-4k", "iops", "higher"),
+    ("128K seq read QD8", "MB/s", "seqread-128k", "mb_per_s", "higher"),
+    ("128K seq write QD8", "MB/s", "seqwrite-128k", "mb_per_s", "higher"),
+    ("target CPU s / M I/O, 4K randread QD1", "s", "qd1-randread-4k", "target_cpu_s_per_m_io", "lower"),
+    ("target CPU s / M I/O, 4K randread QD32", "s", "qd32-randread-4k", "target_cpu_s_per_m_io", "lower"),
+    ("target CPU s / M I/O, 4K randwrite QD32", "s", "qd32-randwrite-4k", "target_cpu_s_per_m_io", "lower"),
+    ("target CPU s / M I/O, 128K seq read QD8", "s", "seqread-128k", "target_cpu_s_per_m_io", "lower"),
+    ("target CPU s / M I/O, 128K seq write QD8", "s", "seqwrite-128k", "target_cpu_s_per_m_io", "lower"),
+]
+
+
+def median_of(results, side, label, key):
+    xs = [r[side][label][key] for r in results
+          if r.get(side, {}).get(label) and r[side][label].get(key) is not None]
+    return (statistics.median(xs), xs) if xs else (None, [])
+
+
+def table(results, labels):
+    rows = []
+    for figure, unit, label, key, better in FIGURES:
+        if label not in labels:
+            continue
+        row = {"figure": figure, "unit": unit, "workload": label, "better": better}
+        for side in SIDES:
+            m, xs = median_of(results, side, label, key)
+            row[side] = m
+            row[side + "_rounds"] = xs
+        for side in SIDES[1:]:
+            s, n = row["spdk"], row[side]
+            row["ratio_" + side] = n / s if s and n is not None else None
+        rows.append(row)
+    return rows
+
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    if unit in ("IOPS", "MB/s"):
+        return "{:,.0f}".format(v)
+    return "%.1f" % v if v < 1000 else "{:,.0f}".format(v)
+
+
+def table_lines(rows):
+    head = ["figure", "unit", "SPDK", "nvmf4j pinned", "ratio", "nvmf4j unpinned", "ratio"]
+    lines = []
+    for r in rows:
+        ratio = lambda k: "-" if r[k] is None else "%.2fx" % r[k]
+        lines.append([r["figure"], r["unit"], fmt(r["spdk"], r["unit"]), fmt(r["nvmf4j-pinned"], r["unit"]),
+                      ratio("ratio_nvmf4j-pinned"), fmt(r["nvmf4j-unpinned"], r["unit"]),
+                      ratio("ratio_nvmf4j-unpinned")])
+    w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
+    f = lambda cols: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cols))
+    return [f(head), "  ".join("-" * x for x in w)] + [f(l) for l in lines]
+
+
+def html_block(path, heading, notes, rows):
+    """The table on top of the HTML page nvmf4j perf --report wrote (the same place bench/run puts its own); a page
+    of bench/run given with --html gains this block beside its own."""
+    head = ["figure", "unit", "SPDK", "nvmf4j pinned", "ratio", "nvmf4j unpinned", "ratio"]
+    trs = ["<tr>" + "".join("<th>%s</th>" % c for c in head) + "</tr>"]
+    for r in rows:
+        ratio = lambda k: "-" if r[k] is None else "%.2fx" % r[k]
+        cells = [htmlmod.escape(r["figure"]), r["unit"], fmt(r["spdk"], r["unit"]), fmt(r["nvmf4j-pinned"], r["unit"]),
+                 ratio("ratio_nvmf4j-pinned"), fmt(r["nvmf4j-unpinned"], r["unit"]), ratio("ratio_nvmf4j-unpinned")]
+        trs.append("<tr><td style=\"text-align:left\">" + "</td><td>".join(cells) + "</td></tr>")
+    block = ("<h2>bench/spdk.sh: SPDK NVMe/TCP beside nvmf4j on the same machine</h2>\n<p>%s</p>\n%s<table>\n%s\n"
+             "</table>\n" % (htmlmod.escape(heading), "".join("<p>%s</p>\n" % htmlmod.escape(n) for n in notes),
+                             "\n".join(trs)))
+    if os.path.exists(path):
+        page = open(path).read()
+        marker = "<h1>nvmf4j perf</h1>\n"
+        page = page.replace(marker, marker + block, 1) if marker in page else page + block
+    else:
+        page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bench/spdk.sh</title></head><body>\n%s" \
+               "</body></html>\n" % block
+    with open(path, "w") as f:
+        f.write(page)
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+def main():
+    p = argparse.ArgumentParser(prog="bench/spdk.sh", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--spdk", required=True, metavar="DIR", help="SPDK build directory (bench/spdk-build.sh OUT_DIR)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds; the table gives each figure's median (default 3)")
+    p.add_argument("--seconds", type=int, default=8, help="measured seconds per run (default 8)")
+    p.add_argument("--ramp", type=int, default=2, help="warm-up seconds before each window, -a of both perfs (default 2)")
+    p.add_argument("--only", metavar="REGEX", help="only the workloads whose label matches (e.g. qd32)")
+    p.add_argument("--json", help="JSON output (default bench/out/spdk-<date>.json)")
+    p.add_argument("--html", help="HTML page (default bench/out/spdk-<date>.html); an existing bench/run page gains "
+                   "the table and this run's nvmf4j perf runs")
+    a = p.parse_args()
+    d = os.path.realpath(a.spdk)
+    for b in ("build/bin/nvmf_tgt", "build/bin/spdk_nvme_perf", "scripts/rpc.py"):
+        if not os.path.exists(os.path.join(d, b)):
+            die("%s/%s is missing: build SPDK with bench/spdk-build.sh SRC %s" % (d, b, d))
+    if a.rounds < 1:
+        die("--rounds must be >= 1")
+    os.makedirs(OUT, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    json_path = a.json or os.path.join(OUT, "spdk-%s.json" % stamp)
+    html_path = a.html or os.path.join(OUT, "spdk-%s.html" % stamp)
+    workloads = [w for w in WORKLOADS if not a.only or re.search(a.only, w[0])]
+    t0 = time.time()
+    up_before, load_before = uptime_line(), loadavg()
+    log("uptime before: " + up_before)
+    r = subprocess.run([NVMF4J, "modules"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        die("bin/nvmf4j modules failed (the CLI does not build):\n" + r.stderr[-2000:])
+
+    spdk = pinned = unpinned = None
+    results = []
+    try:
+        sport = free_port()
+        log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, 1 GiB malloc bdev" % sport)
+        spdk = Spdk(d, sport)
+        log("SPDK warm-up: the whole malloc bdev written once (128 KiB QD8, 8192 I/Os)")
+        if spdk_perf(d, sport, ["-q", "8", "-o", "131072", "-w", "write", "-d", "8192"], 60, 0, "warmup",
+                     spdk.pid) is None:
+            die("the SPDK warm-up write failed")
+        stop(spdk.p)
+        log("nvmf4j serve --ram 1G, pinned to core 0 (perf on core 1)")
+        pinned = Serve(free_port(), "pinned", "0")
+        stop(pinned.p)
+        log("nvmf4j serve --ram 1G, unpinned")
+        unpinned = Serve(free_port(), "unpinned", None)
+        stop(unpinned.p)
+        warm = set()
+        for rnd in range(1, a.rounds + 1):
+            order = SIDES if rnd % 2 == 1 else list(reversed(SIDES))
+            res = {"round": rnd, "order": order, "loadavg_start": loadavg()}
+            for side in order:
+                res[side] = {}
+                if side == "spdk":
+                    cont(spdk.p)
+                    for label, qd, size, rw in workloads:
+                        args = ["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
+                        log("round %d spdk %s" % (rnd, label))
+                        res[side][label] = spdk_perf(d, sport, args, a.seconds, a.ramp, "%s-r%d" % (label, rnd),
+                                                     spdk.pid)
+                    stop(spdk.p)
+                    continue
+                serve, cpus = (pinned, "1") if side == "nvmf4j-pinned" else (unpinned, None)
+                cont(serve.p)
+                if side not in warm:   # like SPDK's: every block of the RAM namespace written once
+                    log("%s warm-up: sequential 128 KiB writes over the 1 GiB namespace" % side)
+                    nvmf4j_perf(serve, ["-q", 8, "-o", "128k", "-w", "write"], 4, 1, "warmup-" + side, cpus, None)
+                    warm.add(side)
+                for label, qd, size, rw in workloads:
+                    log("round %d %s %s" % (rnd, side, label))
+                    html = html_path if rnd == a.rounds else None   # the last round's runs in the report
+                    res[side][label] = nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+                                                   "%s-%s-r%d" % (side, label, rnd), cpus, html)
+                stop(serve.p)
+            res["loadavg_end"] = loadavg()
+            results.append(res)
+    finally:
+        for x in (spdk, pinned, unpinned):
+            if x is not None:
+                x.close()
+
+    up_after, load_after = uptime_line(), loadavg()
+    rows = table(results, {w[0] for w in workloads})
+    heading = ("bench/spdk.sh, %s, %d CPUs, %d rounds (medians), %d s per run (+%d s warm-up), load %.2f before / "
+               "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
+    notes = ["SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, malloc bdev 1 GiB / 512 B; spdk_nvme_perf -c 0x2 --no-huge"
+             % spdk_version(d),
+             "nvmf4j: serve --ram 1G (softiwarp) and perf; pinned = taskset -c 0 / -c 1; ratio = nvmf4j / SPDK",
+             "uptime before: " + up_before, "uptime after:  " + up_after]
+    print()
+    print(heading)
+    for n in notes:
+        print(n)
+    for line in table_lines(rows):
+        print(line)
+    for r in results:   # strip the perf JSON of nvmf4j runs to keep the file readable, keep the figures
+        for side in SIDES[1:]:
+            for v in r.get(side, {}).values():
+                if v:
+                    v.pop("perf_json", None)
+    with open(json_path, "w") as f:
+        json.dump({"date": stamp, "heading": heading, "notes": notes, "spdk_dir": d, "rounds": a.rounds,
+                   "seconds": a.seconds, "ramp": a.ramp, "uptime_before": up_before, "uptime_after": up_after,
+                   "loadavg_before": load_before, "loadavg_after": load_after, "table": rows, "results": results,
+                   "wall_seconds": time.time() - t0}, f, indent=2)
+    html_block(html_path, heading, notes, rows)
+    log("wrote %s and %s (%.0f s)" % (json_path, html_path, time.time() - t0))
+    missing = [r["figure"] for r in rows if any(r[side] is None for side in SIDES)]
+    if missing:
+        log("no figure (a run failed) for: " + ", ".join(missing))
+    return 1 if missing else 0
+
+
+def spdk_version(d):
+    try:
+        text = open(os.path.join(d, "include/spdk/version.h")).read()
+        v = [re.search(r"#define SPDK_VERSION_%s\s+(\d+)" % k, text).group(1) for k in ("MAJOR", "MINOR")]
+        return "%s.%02d" % (v[0], int(v[1]))
+    except (OSError, AttributeError):
+        return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
