@@ -48,7 +48,12 @@ final class CommandEffectsLogPage {
                 .io(IoOpcode.READ.code(), supported)
                 .io(IoOpcode.WRITE.code(), writes)
                 .io(IoOpcode.WRITE_ZEROES.code(), writes)
-                .io(IoOpcode.DATASET_MANAGEMENT.code(), writes);
+                .io(IoOpcode.DATASET_MANAGEMENT.code(), writes)
+                // reservations (8.19) change no logical block; nvmet lists them with CSUPP alone
+                .io(IoOpcode.RESERVATION_REGISTER.code(), supported)
+                .io(IoOpcode.RESERVATION_REPORT.code(), supported)
+                .io(IoOpcode.RESERVATION_ACQUIRE.code(), supported)
+                .io(IoOpcode.RESERVATION_RELEASE.code(), supported);
         return log;
     }
 }

@@ -93,11 +93,15 @@ class FirmwareAndEffectsLogPageTest {
         assertEquals("01000000", hex(page, 1032, 1036), "Read");
         assertEquals("03000000", hex(page, 1056, 1060), "Write Zeroes");
         assertEquals("03000000", hex(page, 1060, 1064), "Dataset Management");
+        // Reservation Register, Report, Acquire, Release (CSUPP)
+        for (int op : new int[] {0x0D, 0x0E, 0x11, 0x15}) {
+            assertEquals("01000000", hex(page, 1024 + 4 * op, 1028 + 4 * op), "iocs[" + op + "]");
+        }
         int nonZero = 0;
         for (long i = 0; i < 4096; i += 4) {
             nonZero += Wire.u32(page, i) != 0 ? 1 : 0;
         }
-        assertEquals(12, nonZero, "nothing else is supported");
+        assertEquals(16, nonZero, "nothing else is supported");
     }
 
     /** The page against the dispatch: CSUPP exactly where a command is not an Invalid Opcode. */
