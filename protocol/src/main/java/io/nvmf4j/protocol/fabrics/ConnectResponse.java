@@ -33,6 +33,20 @@ public final class ConnectResponse {
         return cntlid.value();
     }
 
+    /**
+     * DW0 of a successful Connect that asks for in-band authentication: AUTHREQ.ATR (bit 17) when the host must
+     * authenticate before any other command on this queue (Linux nvmet_connect_result(): {@code
+     * NVME_CONNECT_AUTHREQ_ATR} when the controller has a host key).
+     */
+    public static int success(ControllerId cntlid, boolean authenticationRequired) {
+        return cntlid.value() | (authenticationRequired ? AUTHREQ_ATR : 0);
+    }
+
+    /** AUTHREQ.ASCR (bit 18): secure channel concatenation required (nvmf4j never asks for it). */
+    public static boolean secureChannelRequired(int dw0) {
+        return (dw0 & AUTHREQ_ASCR) != 0;
+    }
+
     /** The controller id in DW0 of a successful Connect. */
     public static ControllerId controllerId(int dw0) {
         return ControllerId.of(dw0 & 0xFFFF);

@@ -11,7 +11,7 @@ import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
  * 63:40 type specific (NVMe-oF 1.1, "Fabrics Command"; Linux {@code struct nvmf_common_command}).
  */
 public sealed interface FabricsCommand permits ConnectCommand, PropertyGetCommand, PropertySetCommand,
-        DisconnectCommand {
+        DisconnectCommand, AuthenticationSendCommand, AuthenticationReceiveCommand {
 
     int OFFSET_OPCODE = SubmissionQueueEntry.OFFSET_OPCODE;
     int OFFSET_FCTYPE = 4;
@@ -42,10 +42,8 @@ public sealed interface FabricsCommand permits ConnectCommand, PropertyGetComman
             case PROPERTY_GET -> PropertyGetCommand.decode(sqe);
             case PROPERTY_SET -> PropertySetCommand.decode(sqe);
             case DISCONNECT -> DisconnectCommand.decode(sqe);
-            case AUTH_SEND, AUTH_RECEIVE -> throw new MalformedStructureException(String.format(
-                    "fabrics command byte 4 (FCTYPE): %02xh (%s) is not supported", sqe.segment().get(
-                            java.lang.foreign.ValueLayout.JAVA_BYTE, OFFSET_FCTYPE), typeOf(sqe).title()),
-                    OFFSET_FCTYPE);
+            case AUTH_SEND -> AuthenticationSendCommand.decode(sqe);
+            case AUTH_RECEIVE -> AuthenticationReceiveCommand.decode(sqe);
         };
     }
 

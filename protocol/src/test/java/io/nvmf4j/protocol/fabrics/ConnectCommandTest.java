@@ -116,9 +116,9 @@ class ConnectCommandTest {
                         () -> ConnectCommand.decode(SubmissionQueueEntry.wrap(Hex.segment(propertyGet)))).getMessage());
 
         String authSend = LINUX_ADMIN_CONNECT.replaceFirst("7f 40 0000 01", "7f 40 0000 05");
-        assertEquals("fabrics command byte 4 (FCTYPE): 05h (Authentication Send) is not supported",
-                assertThrows(MalformedStructureException.class,
-                        () -> FabricsCommand.decode(SubmissionQueueEntry.wrap(Hex.segment(authSend)))).getMessage());
+        // Authentication Send is decoded now (DH-HMAC-CHAP): a Connect SQE with FCTYPE 05h reads as one
+        assertEquals(FabricsCommandType.AUTH_SEND,
+                FabricsCommand.decode(SubmissionQueueEntry.wrap(Hex.segment(authSend))).fctype());
     }
 
     @Test

@@ -40,4 +40,14 @@ class ConnectResponseTest {
         assertEquals(0x0000_002A, p.toDw0());
         assertEquals(p, ConnectResponse.InvalidParameter.fromDw0(0x2A));
     }
+
+    @Test
+    void authenticationRequiredSetsAuthreqAtrBit17() {
+        int dw0 = ConnectResponse.success(ControllerId.of(5), true);
+        assertEquals(0x0002_0005, dw0);
+        assertTrue(ConnectResponse.authenticationRequired(dw0));
+        assertFalse(ConnectResponse.secureChannelRequired(dw0));
+        assertEquals(5, ConnectResponse.success(
+                ControllerId.of(5), false));
+    }
 }

@@ -1,0 +1,64 @@
+package io.nvmf4j.protocol.fabrics;
+
+import io.nvmf4j.protocol.CommandId;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.sgl.SglDescriptor;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Authentication Receive (FCTYPE 06h; NVMe Base 2.0, 6.1 "Authentication Receive command"; Linux {@code struct
+ * nvmf_auth_receive_command}): fetches the controller's next authentication message into a buffer of AL bytes.
+ *
+ * <pre>
+ *  0 opcode 7Fh | 2..3 CID | 4 FCTYPE 06h | 24..39 SGL1 (the AL-byte buffer)
+ *  40 reserved (NSSF) | 41 SPSP0 | 42 SPSP1 | 43 SECP | 44..47 AL | 48..63 reserved
+ * </pre>
+ *
+ * For DH-HMAC-CHAP: SECP E9h, SPSP0 01h, SPSP1 01h ({@link io.nvmf4j.protocol.auth.AuthMessage}).
+ */
+public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, int secp, int spsp0, int spsp1, long al)
+        implements FabricsCommand {
+
+    public static final int OFFSET_SPSP0 = 41;
+    public static final int OFFSET_SPSP1 = 42;
+    public static final int OFFSET_SECP = 43;
+    public static final int OFFSET_AL = 44;
+
+    public AuthenticationReceiveCommand {
+        java.util.Objects.requireNonNull(cid, "cid");
+        java.util.Objects.requireNonNull(sgl1, "sgl1");
+        Wire.checkUnsigned("SECP", secp, 8);
+        Wire.checkUnsigned("SPSP0", spsp0, 8);
+        Wire.checkUnsigned("SPSP1", spsp1, 8);
+        Wire.checkUnsigned("AL", al, 32);
+    }
+
+    /** Room for a DH-HMAC-CHAP message of up to {@code length} bytes (SECP E9h, SPSP0/1 01h as Linux sends). */
+    public static AuthenticationReceiveCommand dhchap(CommandId cid, SglDescriptor sgl1, int length) {
+        return new AuthenticationReceiveCommand(cid, sgl1, 0xE9, 0x01, 0x01, length);
+    }
+
+    @Override
+    public FabricsCommandType fctype() {
+        return FabricsCommandType.AUTH_RECEIVE;
+    }
+
+    @Override
+    public void encode(SubmissionQueueEntry sqe) {
+        FabricsCommand.encodeHeader(sqe, FabricsCommandType.AUTH_RECEIVE, cid);
+        MemorySegment s = sqe.segment();
+        sgl1.encode(sqe.dptr());
+        Wire.u8(s, OFFSET_SPSP0, spsp0);
+        Wire.u8(s, OFFSET_SPSP1, spsp1);
+        Wire.u8(s, OFFSET_SECP, secp);
+        Wire.u32(s, OFFSET_AL, al);
+    }
+
+    public static AuthenticationReceiveCommand decode(SubmissionQueueEntry sqe) {
+        FabricsCommand.expect(sqe, FabricsCommandType.AUTH_RECEIVE);
+        MemorySegment s = sqe.segment();
+        return new AuthenticationReceiveCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
+                Wire.u8(s, OFFSET_SECP), Wire.u8(s, OFFSET_SPSP0), Wire.u8(s, OFFSET_SPSP1), Wire.u32(s, OFFSET_AL));
+    }
+}
