@@ -2,6 +2,10 @@ package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.QueueLimits;
+import io.nvmf4j.protocol.auth.DhchapDhGroup;
+import io.nvmf4j.protocol.auth.DhchapHash;
+import io.nvmf4j.protocol.auth.DhchapKeys;
+import io.nvmf4j.protocol.auth.DhchapSecret;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -29,6 +33,11 @@ import java.util.Objects;
  * @param buffersPerQueue   bounce buffers per queue
  * @param provider          RDMA provider name ({@code --provider}), null for automatic choice
  * @param device            RDMA device name, null for the provider's first device
+ * @param dhchap            DH-HMAC-CHAP keys ({@code -S/--dhchap-secret}, {@code -C/--dhchap-ctrl-secret}), null
+ *                          for none. With a host key every queue authenticates when the Connect response asks
+ *                          (AUTHREQ.ATR); with a controller key too, every queue authenticates even unasked and
+ *                          requires the controller to prove its key (bidirectional). {@code toString()} never
+ *                          shows a key.
  */
 public record ConnectOptions(
         InetSocketAddress address,
@@ -46,7 +55,8 @@ public record ConnectOptions(
         int bufferSize,
         int buffersPerQueue,
         String provider,
-        String device) {
+        String device,
+        DhchapKeys dhchap) {
 
     /** See {@link QueueLimits#DEFAULT_IO_QUEUE_SIZE}. */
     public static final int DEFAULT_QUEUE_SIZE = QueueLimits.DEFAULT_IO_QUEUE_SIZE;
@@ -115,6 +125,12 @@ public record ConnectOptions(
         b.buffersPerQueue = buffersPerQueue;
         b.provider = provider;
         b.device = device;
+        if (dhchap != null) {
+            b.dhchapSecret = dhchap.key();
+            b.dhchapCtrlSecret = dhchap.ctrlKey();
+            b.dhchapHashes = dhchap.hashes();
+            b.dhchapDhGroups = dhchap.dhGroups();
+        }
         return b;
     }
 
@@ -136,6 +152,10 @@ public record ConnectOptions(
         private int buffersPerQueue = 32;
         private String provider;
         private String device;
+        private DhchapSecret dhchapSecret;
+        private DhchapSecret dhchapCtrlSecret;
+        private java.util.Set<DhchapHash> dhchapHashes = java.util.Set.of();
+        private java.util.Set<DhchapDhGroup> dhchapDhGroups = java.util.Set.of();
 
         private Builder(InetSocketAddress address, Nqn subsystemNqn) {
             this.address = address;
@@ -158,12 +178,27 @@ public record ConnectOptions(
         public Builder buffersPerQueue(int v) { this.buffersPerQueue = v; return this; }
         public Builder provider(String v) { this.provider = v; return this; }
         public Builder device(String v) { this.device = v; return this; }
+        /** The host's DH-HMAC-CHAP secret (nvme-cli {@code --dhchap-secret}); null for none. */
+        public Builder dhchapSecret(DhchapSecret v) { this.dhchapSecret = v; return this; }
+        /** The controller's secret for bidirectional authentication ({@code --dhchap-ctrl-secret}). */
+        public Builder dhchapCtrlSecret(DhchapSecret v) { this.dhchapCtrlSecret = v; return this; }
+        /** Hash functions to offer (empty: all three, SHA-256 first, as Linux). */
+        public Builder dhchapHashes(java.util.Set<DhchapHash> v) { this.dhchapHashes = v; return this; }
+        /** DH groups to offer (empty: all six, null first, as Linux). */
+        public Builder dhchapDhGroups(java.util.Set<DhchapDhGroup> v) { this.dhchapDhGroups = v; return this; }
 
         public ConnectOptions build() {
             HostIdentity h = host != null ? host : HostIdentity.fromSystem();
+            if (dhchapCtrlSecret != null && dhchapSecret == null) {
+                // Linux nvmf_parse_options() too: a controller key without a host key is meaningless
+                throw new IllegalArgumentException("a DH-HMAC-CHAP controller secret needs a host secret "
+                        + "(--dhchap-ctrl-secret requires --dhchap-secret)");
+            }
+            DhchapKeys keys = dhchapSecret == null ? null
+                    : new DhchapKeys(dhchapSecret, dhchapCtrlSecret, dhchapHashes, dhchapDhGroups);
             return new ConnectOptions(address, subsystemNqn, h, ioQueues, queueSize, keepAliveTimeout,
                     ctrlLossTimeout, reconnectDelay, connectTimeout, commandTimeout, spinBudget, inCapsuleData,
-                    bufferSize, buffersPerQueue, provider, device);
+                    bufferSize, buffersPerQueue, provider, device, keys);
         }
     }
 }

@@ -51,6 +51,11 @@ final class ControllerSetup {
         this.name = controller.name();
     }
 
+    /** DH-HMAC-CHAP after each Connect (nvmf_connect_admin_queue() / nvmf_connect_io_queue()). */
+    private void authenticate(RdmaHostQueue queue, long connectResult) throws NvmfException {
+        c.authenticator().afterConnect(queue, connectResult, this::runInit);
+    }
+
     /** The whole sequence; {@code fresh} on the first connect, false on a reconnect. */
     void run(boolean fresh) throws NvmfException {
         if (fresh) {
@@ -86,7 +91,9 @@ final class ControllerSetup {
         FutureCommand connect = initCommand("Connect admin queue to " + options.subsystemNqn(), true,
                 sqe -> ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), admin.sqsize(), katoMillis).encode(sqe));
         connect.copy(HostCommand.Direction.HOST_TO_CONTROLLER, connectData(ControllerId.DYNAMIC));
-        c.controllerId = ConnectResponse.controllerId((int) runInit(admin, connect));
+        long result = runInit(admin, connect);
+        c.controllerId = ConnectResponse.controllerId((int) result);
+        authenticate(admin, result);
         admin.markLive();
     }
 
@@ -201,7 +208,7 @@ final class ControllerSetup {
             FutureCommand qc = initCommand("Connect " + queue.qid(), true,
                     sqe -> ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), queue.sqsize()).encode(sqe));
             qc.copy(HostCommand.Direction.HOST_TO_CONTROLLER, connectData(c.controllerId));
-            runInit(queue, qc);
+            authenticate(queue, runInit(queue, qc));
             queue.markLive();
         }
     }

@@ -202,6 +202,32 @@ public final class NvmeController implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Host-initiated re-authentication on the admin queue (what Linux exposes by writing a new key to
+     * {@code dhchap_secret} in sysfs): a new DH-HMAC-CHAP transaction with the keys of the options.
+     *
+     * @throws NvmfAuthenticationException when it fails; the controller then tears the association down
+     */
+    public void reauthenticate() throws NvmfException {
+        requireUsable();
+        authenticator().authenticate(admin, (q, cmd) -> runAdmin(cmd));
+    }
+
+    private volatile DhchapAuthenticator authenticator;
+
+    DhchapAuthenticator authenticator() {
+        DhchapAuthenticator a = authenticator;
+        if (a == null) {
+            synchronized (this) {
+                if (authenticator == null) {
+                    authenticator = new DhchapAuthenticator(options, name());
+                }
+                a = authenticator;
+            }
+        }
+        return a;
+    }
+
     private long runAdmin(FutureCommand command) throws NvmfException {
         requireUsable();
         admin.submit(command);

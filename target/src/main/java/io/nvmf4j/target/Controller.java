@@ -61,6 +61,8 @@ public final class Controller {
     private ScheduledFuture<?> keepAliveTimer;
     private volatile boolean trafficSinceCheck;
     private volatile boolean released;
+    /** The host's DH-HMAC-CHAP keys, taken at the admin Connect; null when it connects without authentication. */
+    private volatile io.nvmf4j.protocol.auth.DhchapKeys dhchapKeys;
 
     Controller(NvmeTarget target, Subsystem subsystem, Port port, int cntlid, String hostNqn, byte[] hostId,
             long katoMillis) {
@@ -113,6 +115,15 @@ public final class Controller {
 
     public byte[] hostId() {
         return hostId.clone();
+    }
+
+    /** The DH-HMAC-CHAP keys every queue of this controller must prove, or null. */
+    io.nvmf4j.protocol.auth.DhchapKeys dhchapKeys() {
+        return dhchapKeys;
+    }
+
+    void dhchapKeys(io.nvmf4j.protocol.auth.DhchapKeys keys) {
+        this.dhchapKeys = keys;
     }
 
     public long cap() {

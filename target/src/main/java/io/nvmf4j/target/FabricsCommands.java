@@ -126,7 +126,13 @@ final class FabricsCommands {
                 r.errorLocation(OFFSET_FCTYPE);
                 return INVALID_QUEUE_TYPE;
             }, DataDirection.NONE, 0);
-            default -> { // Connect on a bound queue, authentication (not supported), unknown types
+            case AUTH_SEND -> {
+                return AuthenticationCommands.parseSend(req);
+            }
+            case AUTH_RECEIVE -> {
+                return AuthenticationCommands.parseReceive(req);
+            }
+            default -> { // Connect on a bound queue, unknown types
                 LOG.log(Level.DEBUG, "unknown fabrics command type {0} on the admin queue", fctype(req.sqe()));
                 req.errorLocation(OFFSET_FCTYPE);
                 return StatusCode.INVALID_OPCODE.withDnr();
@@ -135,11 +141,20 @@ final class FabricsCommands {
         return Status.SUCCESS;
     }
 
-    /** nvmet_parse_fabrics_io_cmd() plus Disconnect (NVMe-oF 1.1, 3.4), which nvmet does not implement. */
+    /**
+     * nvmet_parse_fabrics_io_cmd() (Authentication Send/Receive) plus Disconnect (NVMe-oF 1.1, 3.4), which nvmet
+     * does not implement.
+     */
     static Status parseIo(Request req) {
         if (fctype(req.sqe()) == FCTYPE_DISCONNECT) {
             req.prepared(FabricsCommands::disconnect, DataDirection.NONE, 0);
             return Status.SUCCESS;
+        }
+        if (fctype(req.sqe()) == FabricsCommandType.AUTH_SEND.value()) {
+            return AuthenticationCommands.parseSend(req);
+        }
+        if (fctype(req.sqe()) == FabricsCommandType.AUTH_RECEIVE.value()) {
+            return AuthenticationCommands.parseReceive(req);
         }
         LOG.log(Level.DEBUG, "unknown fabrics command type {0} on an I/O queue", fctype(req.sqe()));
         req.errorLocation(OFFSET_FCTYPE);
@@ -192,6 +207,8 @@ final class FabricsCommands {
         int sqsize = Wire.u16(req.sqe().segment(), OFFSET_CONNECT_SQSIZE);
         long kato = Wire.u32(req.sqe().segment(), OFFSET_CONNECT_KATO);
         byte[] hostId = d.asSlice(OFFSET_DATA_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        // keys taken now for the controller's life, like nvmet_setup_auth() copies them at Connect
+        io.nvmf4j.protocol.auth.DhchapKeys keys = subsystem.hostKeys(hostNqn).orElse(null);
         Controller ctrl = subsystem.registerController(
                 id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato));
         if (ctrl == null) {
@@ -204,10 +221,16 @@ final class FabricsCommands {
             subsystem.unregisterController(ctrl);
             return installed;
         }
+        ctrl.dhchapKeys(keys);
+        if (keys != null) {
+            sq.requireAuthentication(keys);
+        }
         ctrl.startKeepAlive();
-        LOG.log(Level.INFO, "created {0} controller {1} for subsystem {2} for host {3} on {4}",
-                subsystem.isDiscovery() ? "discovery" : "NVM", ctrl.id(), subsystem.nqn(), hostNqn, sq.port());
-        req.cqe().dw0(ConnectResponse.success(ControllerId.of(ctrl.id())));
+        LOG.log(Level.INFO, "created {0} controller {1} for subsystem {2} for host {3} on {4}{5}",
+                subsystem.isDiscovery() ? "discovery" : "NVM", ctrl.id(), subsystem.nqn(), hostNqn, sq.port(),
+                keys != null ? " (DH-HMAC-CHAP required)" : "");
+        // AUTHREQ.ATR when the host has a key (nvmet_connect_result())
+        req.cqe().dw0(ConnectResponse.success(ControllerId.of(ctrl.id()), keys != null));
         return Status.SUCCESS;
     }
 
@@ -276,6 +299,11 @@ final class FabricsCommands {
                 req.cqe().dw0(ctrl.id());
             }
             return installed;
+        }
+        io.nvmf4j.protocol.auth.DhchapKeys keys = ctrl.dhchapKeys();
+        if (keys != null) {
+            sq.requireAuthentication(keys);
+            req.cqe().dw0(ConnectResponse.AUTHREQ_ATR);
         }
         LOG.log(Level.INFO, "added queue {0} to controller {1} of {2}", qid, ctrl.id(), subsystem.nqn());
         return Status.SUCCESS;

@@ -158,6 +158,43 @@ public final class NvmeTarget implements AutoCloseable {
         return new SubmissionQueue(this, port, transport);
     }
 
+    private volatile AuthenticationObserver authenticationObserver = AuthenticationObserver.NONE;
+    private volatile java.time.Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
+    private final java.security.SecureRandom secureRandom = new java.security.SecureRandom();
+
+    /**
+     * How long one DH-HMAC-CHAP transaction may take, from Connect (or from the host's AUTH_Negotiate of a
+     * re-authentication) to its end: 10 s, like the transport's connect timeout. nvmet waits KATO or 120 s
+     * ({@code nvmet_auth_expired_work()}) and then only resets the step; here a queue that has not authenticated
+     * by then is disconnected, so a peer that stops holds nothing past the bound.
+     */
+    public static final java.time.Duration DEFAULT_AUTHENTICATION_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+    /** Receives the outcome of every DH-HMAC-CHAP transaction (metrics). */
+    public void authenticationObserver(AuthenticationObserver observer) {
+        this.authenticationObserver = observer == null ? AuthenticationObserver.NONE : observer;
+    }
+
+    AuthenticationObserver authenticationObserver() {
+        return authenticationObserver;
+    }
+
+    /** See {@link #DEFAULT_AUTHENTICATION_TIMEOUT}. */
+    public void authenticationTimeout(java.time.Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("authentication timeout must be positive: " + timeout);
+        }
+        this.authenticationTimeout = timeout;
+    }
+
+    public java.time.Duration authenticationTimeout() {
+        return authenticationTimeout;
+    }
+
+    java.security.SecureRandom secureRandom() {
+        return secureRandom;
+    }
+
     ScheduledExecutorService timers() {
         return timers;
     }

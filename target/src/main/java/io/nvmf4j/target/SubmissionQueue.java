@@ -38,6 +38,8 @@ public final class SubmissionQueue {
     private volatile int size;
     private volatile int sqHead;
     private volatile boolean destroyed;
+    /** DH-HMAC-CHAP state of this queue; null while its host needs none and has sent no Authentication Send. */
+    private volatile QueueAuthentication authentication;
 
     SubmissionQueue(NvmeTarget target, Port port, TransportQueue transport) {
         this.target = target;
@@ -96,6 +98,10 @@ public final class SubmissionQueue {
             status = StatusCode.INVALID_FIELD.withDnr();
         } else if (controller == null) {
             status = FabricsCommands.parseConnect(request);
+        } else if (!authenticationPermits(sqe)) {
+            // nvmet_check_auth_status(): a host with a key must authenticate this queue before anything else
+            // (no error location, as nvmet: no error log entry for each refused command)
+            status = StatusCode.AUTH_REQUIRED.withDnr();
         } else if (qid != 0) {
             status = IoCommands.parse(request);
         } else {
@@ -169,6 +175,32 @@ public final class SubmissionQueue {
         }
     }
 
+    private boolean authenticationPermits(SubmissionQueueEntry sqe) {
+        QueueAuthentication a = authentication;
+        return a == null || a.permits(sqe);
+    }
+
+    /** True once this queue may carry commands: no authentication needed, or it succeeded. */
+    public boolean authenticated() {
+        QueueAuthentication a = authentication;
+        return a == null || a.authenticated();
+    }
+
+    /** After a Connect of a host with keys: from now on only authentication until it succeeds. */
+    void requireAuthentication(io.nvmf4j.protocol.auth.DhchapKeys keys) {
+        authentication = QueueAuthentication.required(this, controller, keys);
+    }
+
+    /** This queue's authentication; created (for a host without keys, which will be refused) on first use. */
+    synchronized QueueAuthentication authentication() {
+        QueueAuthentication a = authentication;
+        if (a == null) {
+            a = QueueAuthentication.keyless(this, controller);
+            authentication = a;
+        }
+        return a;
+    }
+
     /**
      * Binds this queue to a controller (nvmet_install_queue()/nvmet_sq_setup()); false when it already is bound.
      */
@@ -193,6 +225,10 @@ public final class SubmissionQueue {
             return;
         }
         destroyed = true;
+        QueueAuthentication a = authentication;
+        if (a != null) {
+            a.close();
+        }
         Controller c = controller;
         if (c != null) {
             c.queueDestroyed(this);

@@ -2,6 +2,7 @@ package io.nvmf4j.target;
 
 import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.auth.DhchapKeys;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -19,6 +20,10 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * model, firmware revision), who may connect (allow-any-host or a list of host NQNs, nvmet_host_allowed()), its
  * namespaces by NSID, the controller ID range it allocates from (nvmet's {@code cntlid_min..cntlid_max}) and the
  * number of I/O queues a controller may have ({@code max_qid}).
+ *
+ * <p>An allowed host may carry DH-HMAC-CHAP keys ({@link #allowHost(String, DhchapKeys)}; nvmet's configfs
+ * {@code hosts/<nqn>/dhchap_key}, {@code dhchap_ctrl_key}, {@code dhchap_hash}, {@code dhchap_dhgroup}): such a host
+ * is never served without a successful authentication on every queue (NVMe Base 2.0, 8.13).
  *
  * <p>The discovery subsystem ({@link Nqn#DISCOVERY_VALUE}) is a subsystem of type {@link Type#DISCOVERY}: no
  * namespaces, no I/O queues, any host.
@@ -48,6 +53,7 @@ public final class Subsystem {
     private final int ieeeOui;
     private volatile boolean allowAnyHost;
     private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
+    private final Map<String, DhchapKeys> hostKeys = new ConcurrentHashMap<>();
     private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
     /** Namespaces by NSID below {@link #FAST_NSIDS}, rebuilt on every change: the I/O path looks up without boxing. */
     private volatile Namespace[] byNsid = new Namespace[0];
@@ -69,6 +75,7 @@ public final class Subsystem {
         this.ieeeOui = b.ieeeOui;
         this.allowAnyHost = b.allowAnyHost || type == Type.DISCOVERY;
         this.allowedHosts.addAll(b.allowedHosts);
+        this.hostKeys.putAll(b.hostKeys);
     }
 
     public static Builder builder(Nqn nqn) {
@@ -189,7 +196,29 @@ public final class Subsystem {
         }
     }
 
+    /**
+     * Allows {@code hostNqn} with DH-HMAC-CHAP keys: its Connect responses ask for authentication (AUTHREQ.ATR) and
+     * each of its queues accepts nothing but Authentication Send/Receive until it authenticated. {@code keys} null
+     * allows the host without authentication (and forgets keys it had). Controllers already connected keep the keys
+     * they authenticated with (nvmet copies them at Connect too).
+     */
+    public void allowHost(String hostNqn, DhchapKeys keys) {
+        Objects.requireNonNull(hostNqn);
+        if (keys == null) {
+            hostKeys.remove(hostNqn);
+        } else {
+            hostKeys.put(hostNqn, keys);
+        }
+        allowHost(hostNqn);
+    }
+
+    /** The DH-HMAC-CHAP keys of an allowed host, empty when it connects without authentication. */
+    public java.util.Optional<DhchapKeys> hostKeys(String hostNqn) {
+        return hostNqn == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(hostKeys.get(hostNqn));
+    }
+
     public void disallowHost(String hostNqn) {
+        hostKeys.remove(hostNqn);
         if (allowedHosts.remove(hostNqn)) {
             hostListChanged.run();
         }
@@ -353,6 +382,7 @@ public final class Subsystem {
         private String firmwareRevision = "0.1.0";
         private boolean allowAnyHost;
         private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
+        private final Map<String, DhchapKeys> hostKeys = new ConcurrentHashMap<>();
         private int cntlidMin = ControllerId.MIN;
         private int cntlidMax = ControllerId.MAX;
         private int maxIoQueues = DEFAULT_MAX_IO_QUEUES;
@@ -388,6 +418,15 @@ public final class Subsystem {
 
         public Builder allowHost(String hostNqn) {
             allowedHosts.add(Objects.requireNonNull(hostNqn));
+            return this;
+        }
+
+        /** Allows {@code hostNqn} with DH-HMAC-CHAP keys (see {@link Subsystem#allowHost(String, DhchapKeys)}). */
+        public Builder allowHost(String hostNqn, DhchapKeys keys) {
+            allowHost(hostNqn);
+            if (keys != null) {
+                hostKeys.put(hostNqn, keys);
+            }
             return this;
         }
 

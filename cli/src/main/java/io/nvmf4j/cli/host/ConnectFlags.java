@@ -4,7 +4,7 @@ import picocli.CommandLine.Option;
 
 /**
  * The connect options with nvme-cli's letters ({@code nvme connect} / {@code nvme discover}, {@code fabrics.c}):
- * {@code -t -a -s -n -q -I -i -Q -k -l -c}; for discover, identify, mount.
+ * {@code -t -a -s -n -q -I -i -Q -k -l -c -S -C}; for discover, identify, list-subsys, mount.
  */
 public final class ConnectFlags extends FabricOptions {
 
@@ -40,6 +40,22 @@ public final class ConnectFlags extends FabricOptions {
 
     @Option(names = {"-c", "--reconnect-delay"}, paramLabel = "SECONDS", description = D_RECONNECT)
     Integer reconnectDelay;
+
+    @Option(names = {"-S", "--dhchap-secret"}, paramLabel = "SECRET", description = D_DHCHAP_SECRET)
+    String dhchapSecret;
+
+    @Option(names = {"-C", "--dhchap-ctrl-secret"}, paramLabel = "SECRET", description = D_DHCHAP_CTRL_SECRET)
+    String dhchapCtrlSecret;
+
+    @Override
+    protected String dhchapSecret() {
+        return dhchapSecret;
+    }
+
+    @Override
+    protected String dhchapCtrlSecret() {
+        return dhchapCtrlSecret;
+    }
 
     @Override
     protected String traddr() {

@@ -34,6 +34,10 @@ public abstract class FabricOptions {
     static final String D_KATO = "Keep-alive timeout sent in Connect; 0 disables keep-alive (default: 5).";
     static final String D_CTRL_LOSS = "How long to keep reconnecting after the connection is lost (default: 600).";
     static final String D_RECONNECT = "Pause between reconnect attempts (default: 10).";
+    static final String D_DHCHAP_SECRET = "DH-HMAC-CHAP host secret (DHHC-1:hh:...:, see gen-dhchap-key) or the "
+            + "path of a file holding it: every queue authenticates when the controller asks.";
+    static final String D_DHCHAP_CTRL_SECRET = "DH-HMAC-CHAP controller secret: the controller must prove it "
+            + "(bidirectional authentication, on every queue); needs --dhchap-secret.";
 
     /** {@code --transport}. */
     protected abstract String transport();
@@ -67,6 +71,12 @@ public abstract class FabricOptions {
 
     /** {@code --reconnect-delay}, or null. */
     protected abstract Integer reconnectDelay();
+
+    /** {@code --dhchap-secret}, or null. */
+    protected abstract String dhchapSecret();
+
+    /** {@code --dhchap-ctrl-secret}, or null. */
+    protected abstract String dhchapCtrlSecret();
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
@@ -157,12 +167,22 @@ public abstract class FabricOptions {
         if (reconnectDelay() != null) {
             b.reconnectDelay(Duration.ofSeconds(reconnectDelay()));
         }
+        if (dhchapCtrlSecret() != null && dhchapSecret() == null) {
+            throw new UsageProblem("--dhchap-ctrl-secret requires --dhchap-secret");
+        }
+        b.dhchapSecret(DhchapSecretOption.parse("--dhchap-secret", dhchapSecret(), System.err));
+        b.dhchapCtrlSecret(DhchapSecretOption.parse("--dhchap-ctrl-secret", dhchapCtrlSecret(), System.err));
         return b;
     }
 
-    /** Options for the discovery controller at the same address (no I/O queues, no keep-alive: nvme discover). */
+    /**
+     * Options for the discovery controller at the same address (no I/O queues, no keep-alive: nvme discover). The
+     * host secret goes along (used when the discovery controller asks for authentication); the controller secret
+     * does not: it is meant for the NVM subsystem, and a discovery controller without keys would fail the
+     * bidirectional authentication it forces.
+     */
     public ConnectOptions discoveryOptions() {
-        return builder(Nqn.DISCOVERY).ioQueues(0).keepAliveTimeout(Duration.ZERO).build();
+        return builder(Nqn.DISCOVERY).ioQueues(0).keepAliveTimeout(Duration.ZERO).dhchapCtrlSecret(null).build();
     }
 
     /** Where the kernel lists the RDMA devices user space can open (one uverbsN entry per device). */

@@ -17,7 +17,7 @@ public final class LongConnectFlags extends FabricOptions {
     /** The long names of every connect option. */
     public static final Set<String> CONNECT_OPTIONS = Set.of("--traddr", "--trsvcid", "--nqn", "--transport",
             "--hostnqn", "--hostid", "--nr-io-queues", "--queue-size", "--keep-alive-tmo", "--ctrl-loss-tmo",
-            "--reconnect-delay");
+            "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret");
 
     @Option(names = "--traddr", defaultValue = "127.0.0.1", paramLabel = "TRADDR", description = D_TRADDR)
     String traddr = "127.0.0.1";
@@ -51,6 +51,22 @@ public final class LongConnectFlags extends FabricOptions {
 
     @Option(names = "--reconnect-delay", paramLabel = "SECONDS", description = D_RECONNECT)
     Integer reconnectDelay;
+
+    @Option(names = "--dhchap-secret", paramLabel = "SECRET", description = D_DHCHAP_SECRET)
+    String dhchapSecret;
+
+    @Option(names = "--dhchap-ctrl-secret", paramLabel = "SECRET", description = D_DHCHAP_CTRL_SECRET)
+    String dhchapCtrlSecret;
+
+    @Override
+    protected String dhchapSecret() {
+        return dhchapSecret;
+    }
+
+    @Override
+    protected String dhchapCtrlSecret() {
+        return dhchapCtrlSecret;
+    }
 
     @Override
     protected String traddr() {

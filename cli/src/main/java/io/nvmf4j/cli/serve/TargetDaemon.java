@@ -103,6 +103,7 @@ public final class TargetDaemon implements AutoCloseable {
                     }
                 }
                 observer = targetMetrics;
+                target.authenticationObserver(targetMetrics);
                 OperatorMetrics operator = new OperatorMetrics(registry, target, buildVersion());
                 endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), operator::refresh);
                 if (!metricsAddress.isLoopbackAddress()) {

@@ -6,6 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.nvmf4j.protocol.io.IoOpcode;
+import io.nvmf4j.target.AuthOutcome;
+import io.nvmf4j.target.AuthenticationObserver;
 import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.SubmissionQueue;
@@ -31,18 +33,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code nvmf4j.connections} (gauge; tag subsystem) connected queues, {@code nvmf4j.connects} (counter)
  *       queues ever connected;</li>
  *   <li>{@code nvmf4j.rejected} (counter; tag reason, one of {@link RejectReason}'s labels, registered up front):
- *       connections refused or ended because of their peer; Prometheus {@code nvmf4j_rejected_total{reason}}.</li>
+ *       connections refused or ended because of their peer; Prometheus {@code nvmf4j_rejected_total{reason}};</li>
+ *   <li>{@code nvmf4j.auth} (counter; tags result = success/failure and reason, {@link AuthOutcome}'s labels,
+ *       registered up front): DH-HMAC-CHAP transactions by outcome, one per queue and transaction; Prometheus
+ *       {@code nvmf4j_auth_total{result,reason}}. Never a host NQN or a key.</li>
  * </ul>
  *
  * Meters are resolved once per namespace and kept in a map keyed by the {@link Namespace} object; the per-command
  * path is a map lookup, counter increments and a timer record, without allocation.
  */
-public final class TargetMetrics implements TransportObserver {
+public final class TargetMetrics implements TransportObserver, AuthenticationObserver {
 
     private final MeterRegistry registry;
     private final Map<Namespace, NamespaceMeters> namespaces = new ConcurrentHashMap<>();
     private final Map<String, SubsystemMeters> subsystems = new ConcurrentHashMap<>();
     private final Map<RejectReason, Counter> rejected = new java.util.EnumMap<>(RejectReason.class);
+    private final Map<AuthOutcome, Counter> authentications = new java.util.EnumMap<>(AuthOutcome.class);
 
     public TargetMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -50,6 +56,16 @@ public final class TargetMetrics implements TransportObserver {
             rejected.put(reason, Counter.builder("nvmf4j.rejected").tag("reason", reason.label())
                     .description("connections refused or ended because of their peer").register(registry));
         }
+        for (AuthOutcome outcome : AuthOutcome.values()) {
+            authentications.put(outcome, Counter.builder("nvmf4j.auth").tag("result", outcome.result())
+                    .tag("reason", outcome.reason())
+                    .description("DH-HMAC-CHAP transactions by outcome").register(registry));
+        }
+    }
+
+    @Override
+    public void authentication(AuthOutcome outcome) {
+        authentications.get(outcome).increment();
     }
 
     /**
