@@ -90,7 +90,23 @@ get_kernel() {
   cd "$WORK"
   dpkg-deb --fsys-tarfile debs/linux-image-"$KABI"_*.deb | tar -x -C "$WORK" "./boot/vmlinuz-$KABI" "./boot/config-$KABI"
   # headers for building siw.ko out of tree (Debian does not enable CONFIG_RDMA_SIW)
-  apt-get install -y -q --no-install-recommends "linux-headers-$KABI=$KVER" >/dev/null
+  if [ "$LAB_KERNEL" = 6.1 ]; then
+    apt-get install -y -q --no-install-recommends "linux-headers-$KABI=$KVER" >/dev/null
+    KDIR=/usr/src/linux-headers-$KABI
+    return
+  fi
+  # 6.12's linux-headers package depends on its linux-image: unpack the headers here instead of installing a
+  # kernel on this machine (its Makefile names the common headers by absolute path; the rest is relative)
+  local base=${KABI%-amd64} d
+  (cd debs && for d in "linux-headers-$KABI" "linux-headers-$base-common" "linux-kbuild-$base"; do
+     [ -e "${d}_"*.deb ] || apt-get download -q "$d=$KVER" 2>&1 | grep -v unsandboxed || true
+   done)
+  rm -rf kheaders && mkdir -p kheaders
+  for d in debs/linux-headers-"$KABI"_*.deb debs/linux-headers-"$base"-common_*.deb debs/linux-kbuild-"$base"_*.deb; do
+    dpkg-deb -x "$d" kheaders
+  done
+  KDIR=$WORK/kheaders/usr/src/linux-headers-$KABI
+  sed -i "s#^include /usr/src/#include $WORK/kheaders/usr/src/#" "$KDIR/Makefile"
 }
 
 build_siw() {
@@ -98,7 +114,7 @@ build_siw() {
   rm -rf siw-build && mkdir -p siw-build
   dpkg-deb --fsys-tarfile debs/linux-source-"$KSER"_*.deb | tar -xO "./usr/src/linux-source-$KSER.tar.xz" \
     | xz -dc -T2 | tar -x -C siw-build --strip-components=5 --wildcards "linux-source-$KSER/drivers/infiniband/sw/siw/*"
-  make -s -C "/usr/src/linux-headers-$KABI" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
+  make -s -C "$KDIR" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
   test -s siw-build/siw.ko
 }
 
@@ -191,7 +207,7 @@ build() {
   rm -f stamp
   host_pkgs; get_kernel; build_siw; build_rootfs; build_initramfs
   mkdir -p share
-  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs   # 210 MB; re-downloaded in ~2 s if needed
+  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs kheaders  # 210 MB; re-downloaded in ~2 s if needed
   echo "$KABI" > kabi
   echo "$BUILD_VERSION" > stamp
   log "build done in $((SECONDS - t0))s; artifacts: $(du -sh "$WORK" | cut -f1) in $WORK"
