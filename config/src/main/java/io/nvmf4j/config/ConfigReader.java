@@ -219,6 +219,12 @@ final class ConfigReader extends FieldReader {
                 error(at, p + ".attr.allow_any_host", "is 1 but allowed_hosts lists " + allowed.size()
                         + " host(s); Linux nvmet refuses both (\"Can't set allow_any_host when explicit hosts are"
                         + " set\"): set allow_any_host to \"0\" or empty allowed_hosts");
+            } else if (attr.allowAnyHost() && hostAuth.values().stream().anyMatch(DhchapConfig::requiresAuthentication)) {
+                // nvmet_setup_auth() finds keys through the subsystem's allowed hosts only: with allow_any_host a
+                // host that has a key is served here without authentication, in Linux and here alike.
+                warning(((JObject) o.fields().get("attr")).fields().get("allow_any_host"), p + ".attr.allow_any_host",
+                        "is 1: hosts with a dhchap key connect to this subsystem without authentication (as with"
+                        + " Linux nvmet); list them in allowed_hosts to require it");
             } else if (!attr.allowAnyHost() && allowed.isEmpty()) {
                 warning(o, p, "no host can connect: allow_any_host is 0 and allowed_hosts is empty");
             }

@@ -142,6 +142,21 @@ class DhchapConfigTest {
     }
 
     @Test
+    void allowAnyHostNextToAKeyedHostIsAWarning() throws Exception {
+        assertEquals("warning: config.json:5: subsystems[0].attr.allow_any_host: is 1: hosts with a dhchap key connect"
+                + " to this subsystem without authentication (as with Linux nvmet); list them in allowed_hosts to"
+                + " require it", ConfigLoader.standard().parse("""
+                {
+                  "hosts": [{"nqn": "nqn.2024-01.io.nvmf4j:h", "dhchap": {"key": "%s"}}],
+                  "subsystems": [{
+                    "nqn": "nqn.2024-01.io.nvmf4j:a",
+                    "attr": {"allow_any_host": "1"}
+                  }]
+                }
+                """.formatted(PLAIN_KEY), "config.json", dir).formatWarnings());
+    }
+
+    @Test
     void aHostWithoutDhchapHasNoKeys() throws Exception {
         TargetConfig c = load("""
                 {"hosts": [{"nqn": "nqn.2024-01.io.nvmf4j:h"}]}
