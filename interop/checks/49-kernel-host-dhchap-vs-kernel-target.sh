@@ -1,6 +1,6 @@
 # The lab itself for DH-HMAC-CHAP: the guest kernel's host against the guest kernel's nvmet-rdma (both over siw0),
 # the host's keys in configfs (sha256, ffdhe2048, bidirectional, keys from nvme gen-dhchap-key); `nvme connect
-# --dhchap-secret --dhchap-ctrl-secret`, 1 MiB dd read back, disconnect; a wrong key is refused. If this fails,
+# --dhchap-secret --dhchap-ctrl-secret`, 1 MiB dd read back, disconnect. If this fails,
 # the 6.12 guest or its nvme-cli is broken, not nvmf4j. Needs the 6.12 guest kernel: LAB_KERNEL=6.12 interop/run dhchap
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=300
@@ -12,8 +12,7 @@ guest_part() {
   kt_setup 64 || return 1
   host=$KT_CFG/hosts/$h sub=$KT_CFG/subsystems/$KT_NQN
   mkdir -p "$host" && [ -e "$host/dhchap_key" ] || { note "FAIL: no dhchap attributes in nvmet"; return 1; }
-  key=$(nvme gen-dhchap-key -m 1 -n "$h") && ctrl=$(nvme gen-dhchap-key -m 2 -n "$KT_NQN") \
-    && wrong=$(nvme gen-dhchap-key -m 1 -n "$h") || return 1
+  key=$(nvme gen-dhchap-key -m 1 -n "$h") && ctrl=$(nvme gen-dhchap-key -m 2 -n "$KT_NQN") || return 1
   echo "hmac(sha256)" > "$host/dhchap_hash"; echo ffdhe2048 > "$host/dhchap_dhgroup"
   echo "$key" > "$host/dhchap_key"; echo "$ctrl" > "$host/dhchap_ctrl_key"
   echo 0 > "$sub/attr_allow_any_host"; ln -s "$host" "$sub/allowed_hosts/$h"
@@ -36,12 +35,9 @@ guest_part() {
   else
     note "FAIL: authenticated connect refused"; dmesg | tail -15; rc=1
   fi
-  if timeout 90 nvme connect -t rdma -a "$GUEST_IP" -s 4420 -n "$KT_NQN" --hostnqn="$h" --dhchap-secret="$wrong" \
-        > /tmp/w.log 2>&1; then
-    note "FAIL: a wrong key connected"; nvme disconnect -n "$KT_NQN"; rc=1
-  else
-    note "wrong key refused: $(tr '\n' ' ' < /tmp/w.log)"; dmesg | grep -iE 'nvme' | tail -2
-  fi
+  # No wrong-key attempt here: right after the disconnect above, a refused connect of the guest's host to its own
+  # nvmet over siw once hung in the kernel (nvme connect in D state, 2026-12-03); refusals are checked against
+  # nvmf4j on both sides by checks 50 and 51.
   rm -f "$sub/allowed_hosts/$h"; rmdir "$host"
   kt_teardown
   return $rc
