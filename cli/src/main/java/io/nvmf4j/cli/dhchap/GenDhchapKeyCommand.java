@@ -24,8 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "gen-dhchap-key", mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
         sortOptions = false,
         description = {"Generate a DH-HMAC-CHAP host or controller key (like nvme gen-dhchap-key).",
-            "Prints DHHC-1:<hmac>:<base64 key + CRC-32>: for nvmf4j serve --config (hosts[].dhchap.key),",
-            "nvmf4j ctl add-host --dhchap-key, nvme connect --dhchap-secret and Linux nvmet's dhchap_key."})
+            "Prints DHHC-1:<hmac>:<base64 key + CRC-32>: for nvmf4j serve --config (hosts[].dhchap.key), nvmf4j ctl"
+                + " add-host --dhchap-key, nvme connect --dhchap-secret and Linux nvmet's dhchap_key."})
 public final class GenDhchapKeyCommand implements Callable<Integer> {
 
     /** Where nvme-cli reads the host NQN when --nqn is not given (nvmf_hostnqn_from_file()). */
