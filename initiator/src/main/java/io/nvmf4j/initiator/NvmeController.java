@@ -213,17 +213,15 @@ public final class NvmeController implements AutoCloseable {
         authenticator().authenticate(admin, (q, cmd) -> runAdmin(cmd));
     }
 
-    private volatile DhchapAuthenticator authenticator;
+    private final java.util.concurrent.atomic.AtomicReference<DhchapAuthenticator> authenticator =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
+    /** DH-HMAC-CHAP of this controller's queues (one per controller: it numbers the transactions). */
     DhchapAuthenticator authenticator() {
-        DhchapAuthenticator a = authenticator;
+        DhchapAuthenticator a = authenticator.get();
         if (a == null) {
-            synchronized (this) {
-                if (authenticator == null) {
-                    authenticator = new DhchapAuthenticator(options, name());
-                }
-                a = authenticator;
-            }
+            authenticator.compareAndSet(null, new DhchapAuthenticator(options, name()));
+            a = authenticator.get();
         }
         return a;
     }

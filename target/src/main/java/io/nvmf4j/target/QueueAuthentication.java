@@ -37,6 +37,12 @@ final class QueueAuthentication {
 
     /** Largest TL / AL accepted: twice Linux' CHAP_BUF_SIZE; the largest real message is 1168 bytes. */
     static final int MAX_TRANSFER = 8192;
+    /**
+     * AUTH_Negotiate messages a queue may send before it first authenticates. Each one costs the target a DH key
+     * pair on the poll thread (milliseconds for ffdhe8192), so a peer that restarts the exchange again and again
+     * is cut off; Linux restarts at most once (a retried transaction).
+     */
+    static final int MAX_NEGOTIATIONS_BEFORE_SUCCESS = 4;
     /** How long the answer carrying the failure has to leave before the controller is torn down. */
     private static final long FATAL_DELAY_MILLIS = 250;
 
@@ -50,6 +56,7 @@ final class QueueAuthentication {
     private boolean failureReported;
     private boolean closed;
     private int keylessTid;
+    private int negotiations;
 
     private QueueAuthentication(SubmissionQueue sq, Controller ctrl, DhchapKeys keys) {
         this.sq = sq;
@@ -94,23 +101,34 @@ final class QueueAuthentication {
     synchronized Status onSend(Request req) {
         MemorySegment data = req.data();
         if (session == null) {
-            try {
-                keylessTid = AuthMessage.peekType(data) >= 0 && data.byteSize() >= 6
-                        ? Short.toUnsignedInt(data.get(Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : 0;
-            } catch (MalformedStructureException e) {
-                keylessTid = 0;
-            }
+            // the T_ID to answer with in AUTH_Failure1 (nvmet answers a host without key the same way, later)
+            keylessTid = data.byteSize() >= AuthMessage.OFFSET_T_ID + 2
+                    ? Short.toUnsignedInt(data.get(Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : 0;
             return Status.SUCCESS;
         }
         boolean wasInProgress = session.inProgress();
         int before = session.transactions();
-        DhchapControllerSession.SendResult result = session.onSend(data);
+        if (!authenticated && isNegotiate(data) && ++negotiations > MAX_NEGOTIATIONS_BEFORE_SUCCESS) {
+            session.expire(negotiations - 1 + " AUTH_Negotiate messages without authenticating");
+            afterStep(req, before);
+            return Status.SUCCESS;
+        }
+        session.onSend(data);
         if (!wasInProgress && session.inProgress()) {
             // a new transaction (first one, restart or re-authentication): it gets its own bound
             armDeadline();
         }
         afterStep(req, before);
         return Status.SUCCESS;
+    }
+
+    private static boolean isNegotiate(MemorySegment data) {
+        try {
+            return AuthMessage.peekType(data) == AuthMessage.TYPE_COMMON
+                    && AuthMessage.peekId(data) == AuthMessage.ID_NEGOTIATE;
+        } catch (MalformedStructureException e) {
+            return false;
+        }
     }
 
     /** An Authentication Receive: writes the Challenge, Success1 or AUTH_Failure1 into {@code req.data()}. */

@@ -279,4 +279,20 @@ class AuthenticationTest {
         int size = AuthMessage.decode(d).encodedSize();
         assertTrue(Wire.isZero(d, size, 4096 - size), "an earlier command's bytes must not leak");
     }
+
+    @Test
+    void peerThatRestartsTheExchangeAgainAndAgainIsCutOff() throws Exception {
+        LoopHost host = fx.host();
+        host.connectAdmin(SUBNQN, 0);
+        for (int i = 0; i < QueueAuthentication.MAX_NEGOTIATIONS_BEFORE_SUCCESS; i++) {
+            DhchapHostSession s = new DhchapHostSession(DhchapKeys.of(KEY), HOST, SUBNQN, i, RANDOM);
+            send(host, host.admin, s.start());
+            receive(host, host.admin); // a Challenge, a DH key pair on the target each time
+        }
+        assertTrue(outcomes.isEmpty());
+        DhchapHostSession last = new DhchapHostSession(DhchapKeys.of(KEY), HOST, SUBNQN, 9, RANDOM);
+        send(host, host.admin, last.start());
+        assertEquals(List.of(AuthOutcome.FAILED), outcomes);
+        assertTrue(host.admin.transport().disconnected.await(5, TimeUnit.SECONDS));
+    }
 }

@@ -50,8 +50,8 @@ public final class DhchapHostSession {
     private AuthFailure failure2;
 
     /**
-     * @param tid transaction id (Linux uses the queue id... any 16-bit value the host picks; it must come back in
-     *            every controller message)
+     * @param tid transaction id: any 16-bit value the host picks (Linux counts them per controller,
+     *            {@code ctrl->transaction++}); every controller message must carry it back
      */
     public DhchapHostSession(DhchapKeys keys, String hostNqn, String subsysNqn, int tid, SecureRandom random) {
         this.keys = keys;

@@ -275,5 +275,44 @@ class ProtocolFuzzTest {
         FuzzSupport.shortRun(getClass(), "connectData", 1100, n, 1.5, this::connectData);
         FuzzSupport.shortRun(getClass(), "rdmaCm", 300, n, 1, this::rdmaCm);
         FuzzSupport.shortRun(getClass(), "hostData", 4200, n, 2, this::hostData);
+        FuzzSupport.shortRun(getClass(), "authMessage", 1200, n, 2, this::authMessage);
+    }
+
+    // ---- DH-HMAC-CHAP messages (Authentication Send/Receive data) ----------------------------------------------
+
+    private static final io.nvmf4j.protocol.auth.DhchapKeys AUTH_KEYS = new io.nvmf4j.protocol.auth.DhchapKeys(
+            io.nvmf4j.protocol.auth.DhchapSecret.of(0, new byte[32]), null, java.util.Set.of(),
+            java.util.Set.of(io.nvmf4j.protocol.auth.DhchapDhGroup.NULL));
+    private static final java.security.SecureRandom AUTH_RANDOM = new java.security.SecureRandom();
+
+    /**
+     * The data of an Authentication Send or Receive: every message decodes or is refused with
+     * {@link MalformedStructureException}, what decodes re-encodes stably, and the controller's state machine takes
+     * the bytes in any step without throwing.
+     */
+    @FuzzTest(maxDuration = "10m")
+    void authMessage(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT, () -> decodeAuth(input),
+                MalformedStructureException.class);
+    }
+
+    private static void decodeAuth(byte[] input) {
+        MemorySegment data = MemorySegment.ofArray(input);
+        try {
+            io.nvmf4j.protocol.auth.AuthMessage m = io.nvmf4j.protocol.auth.AuthMessage.decode(data);
+            byte[] once = m.toBytes();
+            byte[] twice = io.nvmf4j.protocol.auth.AuthMessage.decode(MemorySegment.ofArray(once)).toBytes();
+            if (!Arrays.equals(once, twice)) {
+                throw new AssertionError("authentication message not stable: " + m);
+            }
+        } catch (MalformedStructureException e) {
+            requireMessage(e);
+        }
+        io.nvmf4j.protocol.auth.DhchapControllerSession c = new io.nvmf4j.protocol.auth.DhchapControllerSession(
+                AUTH_KEYS, "nqn.2014-08.org.nvmexpress:uuid:h", "nqn.2026-12.io.nvmf4j:s", AUTH_RANDOM);
+        c.onSend(data);
+        c.onReceive();
+        c.onSend(data);
+        c.onReceive();
     }
 }
