@@ -12,6 +12,10 @@
 #   interop/lab.sh tapdown    delete the tap devices created by NET=tap
 #   interop/lab.sh clean      remove everything the build made (the work directory)
 #
+# LAB_KERNEL picks the guest kernel: 6.1 (default: bookworm's linux-image-amd64) or 6.12 (the newest
+# linux-image-6.12.*+deb12-amd64 that bookworm's security suite carries, the same series as bookworm-backports';
+# it has CONFIG_NVME_AUTH, NVME_HOST_AUTH and NVME_TARGET_AUTH, which 6.1 lacks). Each kernel has its own work
+# directory (interop/work for 6.1, interop/work-6.12 for 6.12), so both stay built side by side.
 # Everything built lives in $WORK (default interop/work/, git-ignored). In the guest, $WORK/share
 # appears at /lab (read-write), the host JDK ($JDK) at /opt/jdk (read-only).
 #
@@ -29,7 +33,12 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-WORK=${WORK:-$HERE/work}
+LAB_KERNEL=${LAB_KERNEL:-6.1}
+case $LAB_KERNEL in
+  6.1) WORK=${WORK:-$HERE/work} ;;
+  6.12) WORK=${WORK:-$HERE/work-6.12} ;;
+  *) echo "LAB_KERNEL must be 6.1 or 6.12, got $LAB_KERNEL" >&2; exit 2 ;;
+esac
 MEM=${MEM:-2048}
 SMP=${SMP:-2}
 NET=${NET:-user}
@@ -61,7 +70,12 @@ host_pkgs() {
       iproute2 python3 >/dev/null
 }
 
-kernel_abi() {  # e.g. 6.1.0-57-amd64, from the linux-image-amd64 metapackage
+kernel_abi() {  # 6.1.0-57-amd64 (from the linux-image-amd64 metapackage) or 6.12.118+deb12-amd64 (the newest)
+  if [ "$LAB_KERNEL" != 6.1 ]; then
+    apt-cache search --names-only "^linux-image-${LAB_KERNEL//./\\.}\\.[0-9]+\\+deb12-amd64\$" \
+      | awk '{sub("linux-image-","",$1); print $1}' | sort -V | tail -1
+    return
+  fi
   apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); print $2; exit}'
 }
 
@@ -69,7 +83,7 @@ get_kernel() {
   KABI=$(kernel_abi)
   [ -n "$KABI" ] || { log "cannot find the kernel ABI from linux-image-amd64 (apt-get update?)"; exit 1; }
   KVER=$(apt-cache show --no-all-versions "linux-image-$KABI" | awk '/^Version:/{print $2; exit}')
-  KSER=${KABI%%.0-*}                     # 6.1
+  KSER=$LAB_KERNEL                       # 6.1 or 6.12: linux-source-$KSER
   log "kernel linux-image-$KABI $KVER (series $KSER)"
   mkdir -p debs boot && cd debs
   [ -e linux-image-"$KABI"_*.deb ] || apt-get download -q "linux-image-$KABI=$KVER" 2>&1 | grep -v unsandboxed || true
@@ -77,7 +91,23 @@ get_kernel() {
   cd "$WORK"
   dpkg-deb --fsys-tarfile debs/linux-image-"$KABI"_*.deb | tar -x -C "$WORK" "./boot/vmlinuz-$KABI" "./boot/config-$KABI"
   # headers for building siw.ko out of tree (Debian does not enable CONFIG_RDMA_SIW)
-  apt-get install -y -q --no-install-recommends "linux-headers-$KABI=$KVER" >/dev/null
+  if [ "$LAB_KERNEL" = 6.1 ]; then
+    apt-get install -y -q --no-install-recommends "linux-headers-$KABI=$KVER" >/dev/null
+    KDIR=/usr/src/linux-headers-$KABI
+    return
+  fi
+  # 6.12's linux-headers package depends on its linux-image: unpack the headers here instead of installing a
+  # kernel on this machine (its Makefile names the common headers by absolute path; the rest is relative)
+  local base=${KABI%-amd64} d
+  (cd debs && for d in "linux-headers-$KABI" "linux-headers-$base-common" "linux-kbuild-$base"; do
+     [ -e "${d}_"*.deb ] || apt-get download -q "$d=$KVER" 2>&1 | grep -v unsandboxed || true
+   done)
+  rm -rf kheaders && mkdir -p kheaders
+  for d in debs/linux-headers-"$KABI"_*.deb debs/linux-headers-"$base"-common_*.deb debs/linux-kbuild-"$base"_*.deb; do
+    dpkg-deb -x "$d" kheaders
+  done
+  KDIR=$WORK/kheaders/usr/src/linux-headers-$KABI
+  sed -i "s#^include /usr/src/#include $WORK/kheaders/usr/src/#" "$KDIR/Makefile"
 }
 
 build_siw() {
@@ -85,7 +115,7 @@ build_siw() {
   rm -rf siw-build && mkdir -p siw-build
   dpkg-deb --fsys-tarfile debs/linux-source-"$KSER"_*.deb | tar -xO "./usr/src/linux-source-$KSER.tar.xz" \
     | xz -dc -T2 | tar -x -C siw-build --strip-components=5 --wildcards "linux-source-$KSER/drivers/infiniband/sw/siw/*"
-  make -s -C "/usr/src/linux-headers-$KABI" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
+  make -s -C "$KDIR" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
   test -s siw-build/siw.ko
 }
 
@@ -148,14 +178,19 @@ build_initramfs() {
   cp /bin/busybox $d/bin/
   for m in virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci \
            netfs fscache 9pnet 9pnet_virtio 9p overlay; do
-    find "rootfs/usr/lib/modules/$KABI/kernel" -name "$m.ko*" -exec cp {} $d/mod/ \;
+    f=$(find "rootfs/usr/lib/modules/$KABI/kernel" -name "$m.ko*" | head -1)
+    [ -n "$f" ] || continue          # fscache is part of netfs since 6.4
+    case $f in                       # 6.12 ships xz-compressed modules: busybox's insmod gets plain ones
+      *.xz) xz -dc "$f" > $d/mod/$m.ko ;;
+      *) cp "$f" $d/mod/$m.ko ;;
+    esac
     echo "$m" >> $d/mod/order
   done
   cat > $d/init <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
-for m in $(cat /mod/order); do insmod /mod/$m.ko* || echo "initramfs: insmod $m failed"; done
+for m in $(cat /mod/order); do insmod /mod/$m.ko || echo "initramfs: insmod $m failed"; done
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,ro,cache=loose rootfs /lower || exec sh
 mount -t tmpfs -o size=75% tmpfs /upper && mkdir -p /upper/u /upper/w
 mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w /newroot || exec sh
@@ -173,7 +208,7 @@ build() {
   rm -f stamp
   host_pkgs; get_kernel; build_siw; build_rootfs; build_initramfs
   mkdir -p share
-  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs   # 210 MB; re-downloaded in ~2 s if needed
+  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs kheaders  # 210 MB; re-downloaded in ~2 s if needed
   echo "$KABI" > kabi
   echo "$BUILD_VERSION" > stamp
   log "build done in $((SECONDS - t0))s; artifacts: $(du -sh "$WORK" | cut -f1) in $WORK"
@@ -240,5 +275,5 @@ case "${1:-}" in
   tapdown) for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done ;;
   clean)   for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done
            rm -rf "$WORK" ;;
-  *) sed -n '2,27p' "$0"; exit 1 ;;
+  *) sed -n '2,31p' "$0"; exit 1 ;;
 esac

@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads and validates a configuration file in nvmetcli's {@code saveconfig.json} schema (plus the optional
@@ -22,14 +23,16 @@ import java.util.List;
 public final class ConfigLoader {
 
     private final boolean checkDevicePaths;
+    private final Set<UnsupportedFeature> allowedUnsupported;
 
-    private ConfigLoader(boolean checkDevicePaths) {
+    private ConfigLoader(boolean checkDevicePaths, Set<UnsupportedFeature> allowedUnsupported) {
         this.checkDevicePaths = checkDevicePaths;
+        this.allowedUnsupported = Set.copyOf(allowedUnsupported);
     }
 
     /** Checks everything, including that enabled namespaces' files and block devices exist. */
     public static ConfigLoader standard() {
-        return new ConfigLoader(true);
+        return new ConfigLoader(true, Set.of());
     }
 
     /**
@@ -37,7 +40,16 @@ public final class ConfigLoader {
      * (a file naming {@code /dev/nvme0n1} loads here even without that device).
      */
     public static ConfigLoader withoutDevicePathChecks() {
-        return new ConfigLoader(false);
+        return new ConfigLoader(false, Set.of());
+    }
+
+    /**
+     * This loader, but a file using one of {@code features} loads with a warning (the feature is not served)
+     * instead of failing: {@code serve --config-allow-unsupported NAME}. Without it, every {@link UnsupportedFeature}
+     * is an error naming its field and line.
+     */
+    public ConfigLoader allowingUnsupported(Set<UnsupportedFeature> features) {
+        return new ConfigLoader(checkDevicePaths, features);
     }
 
     /** Loads a file; problems are reported against the path as given. Relative device paths resolve against the
@@ -71,7 +83,7 @@ public final class ConfigLoader {
         } catch (JsonTree.MalformedJson e) {
             throw new ConfigException(source, List.of(e.problem()));
         }
-        ConfigReader reader = new ConfigReader(baseDir, checkDevicePaths);
+        ConfigReader reader = new ConfigReader(baseDir, checkDevicePaths, allowedUnsupported);
         TargetConfig config = reader.read(root);
         List<ConfigProblem> errors = new ArrayList<>(reader.errors());
         List<ConfigProblem> warnings = new ArrayList<>(syntaxProblems);

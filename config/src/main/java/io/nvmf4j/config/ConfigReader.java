@@ -2,6 +2,10 @@ package io.nvmf4j.config;
 
 import io.nvmf4j.config.JsonTree.JObject;
 import io.nvmf4j.config.NamespaceBackend.FileBackend;
+import io.nvmf4j.protocol.auth.DhchapDhGroup;
+import io.nvmf4j.protocol.auth.DhchapHash;
+import io.nvmf4j.protocol.auth.DhchapSecret;
+import io.nvmf4j.protocol.auth.InvalidDhchapSecretException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -22,7 +26,9 @@ import java.util.UUID;
 final class ConfigReader extends FieldReader {
 
     private static final Set<String> ROOT_FIELDS = Set.of("hosts", "ports", "subsystems", "nvmf4j");
-    private static final Set<String> HOST_FIELDS = Set.of("nqn");
+    private static final Set<String> HOST_FIELDS = Set.of("nqn", "dhchap");
+    /** nvmetcli's "dhchap" attribute group: the host's dhchap_* configfs attributes (Linux 5.19+). */
+    private static final Set<String> DHCHAP_FIELDS = Set.of("key", "ctrl_key", "hash", "dhgroup");
     private static final Set<String> SUBSYSTEM_FIELDS = Set.of("nqn", "attr", "allowed_hosts", "namespaces",
             "passthru");
     private static final Set<String> ATTR_FIELDS = Set.of("allow_any_host", "version", "serial", "model",
@@ -36,8 +42,10 @@ final class ConfigReader extends FieldReader {
 
     private final Path baseDir;
     private final boolean checkDevicePaths;
+    private final Map<String, DhchapConfig> hostAuth = new HashMap<>();
 
-    ConfigReader(Path baseDir, boolean checkDevicePaths) {
+    ConfigReader(Path baseDir, boolean checkDevicePaths, Set<UnsupportedFeature> allowedUnsupported) {
+        super(allowedUnsupported);
         this.baseDir = baseDir;
         this.checkDevicePaths = checkDevicePaths;
     }
@@ -71,7 +79,7 @@ final class ConfigReader extends FieldReader {
             namespaces.sort((a, b) -> Long.compare(a.nsid(), b.nsid()));
             subsystemList.add(new SubsystemConfig(d.nqn, d.attr, d.allowedHosts, namespaces));
         }
-        List<HostConfig> hostList = hosts.keySet().stream().map(HostConfig::new).toList();
+        List<HostConfig> hostList = hosts.keySet().stream().map(n -> new HostConfig(n, hostAuth.get(n))).toList();
         return new TargetConfig(hostList, ports, subsystemList, settings);
     }
 
@@ -89,15 +97,94 @@ final class ConfigReader extends FieldReader {
             unknownFields(o, p, HOST_FIELDS);
             JsonTree n = required(o, "nqn", p);
             String nqn = n == null ? null : nqn(n, p + ".nqn");
+            DhchapConfig dhchap = readDhchap(o.fields().get("dhchap"), p + ".dhchap");
             if (nqn == null) {
                 continue;
             }
             JsonTree first = hosts.putIfAbsent(nqn, n);
             if (first != null) {
                 error(n, p + ".nqn", "host \"" + nqn + "\" is declared twice (first at line " + first.line() + ")");
+            } else if (dhchap != null) {
+                hostAuth.put(nqn, dhchap);
             }
         }
         return hosts;
+    }
+
+    /**
+     * nvmetcli's {@code dhchap} object. Every field is checked here, not when a host connects (Linux only checks the
+     * "DHHC-1:hh:" prefix when the key is written): a key that cannot be used would otherwise refuse every connect.
+     * An unknown field in it is an error, since it may be an authentication setting we would silently drop.
+     */
+    private DhchapConfig readDhchap(JsonTree node, String dp) {
+        if (node == null || isNull(node)) {
+            return null;
+        }
+        JObject o = object(node, dp);
+        if (o == null) {
+            return null;
+        }
+        Map<String, JsonTree> f = o.fields();
+        for (Map.Entry<String, JsonTree> e : f.entrySet()) {
+            if (!DHCHAP_FIELDS.contains(e.getKey())) {
+                error(e.getValue(), dp + "." + e.getKey(), "unknown authentication setting (nvmetcli's dhchap has"
+                        + " key, ctrl_key, hash, dhgroup): refusing to ignore it");
+            }
+        }
+        DhchapSecret key = secret(f.get("key"), dp + ".key");
+        DhchapSecret ctrlKey = secret(f.get("ctrl_key"), dp + ".ctrl_key");
+        DhchapHash hash = null;
+        JsonTree hashNode = f.get("hash");
+        if (hashNode != null && !isNull(hashNode)) {
+            String name = string(hashNode, dp + ".hash");
+            if (name != null) {
+                // Linux nvme_auth_hmac_id() takes the crypto API names only.
+                hash = DhchapHash.fromName(name).filter(h -> h.nvmetcliName().equals(name.strip())).orElse(null);
+                if (hash == null) {
+                    error(hashNode, dp + ".hash", "must be hmac(sha256), hmac(sha384) or hmac(sha512), got \""
+                            + name + "\"");
+                }
+            }
+        }
+        DhchapDhGroup group = null;
+        JsonTree groupNode = f.get("dhgroup");
+        if (groupNode != null && !isNull(groupNode)) {
+            String name = string(groupNode, dp + ".dhgroup");
+            if (name != null) {
+                // Linux nvme_auth_dhgroup_id() takes "null" and "ffdhe2048".."ffdhe8192".
+                group = DhchapDhGroup.fromName(name).filter(g -> g.nvmetcliName().equals(name.strip()))
+                        .orElse(null);
+                if (group == null) {
+                    error(groupNode, dp + ".dhgroup", "must be null, ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or"
+                            + " ffdhe8192, got \"" + name + "\"");
+                }
+            }
+        }
+        if (key == null && ctrlKey != null) {
+            // nvmet_setup_auth() authenticates nothing without a host key: the controller key would be ignored.
+            error(f.get("ctrl_key"), dp + ".ctrl_key", "a controller key needs a host key (key is empty): Linux"
+                    + " nvmet would not authenticate this host at all");
+            return null;
+        }
+        return new DhchapConfig(key, ctrlKey, hash, group);
+    }
+
+    /** A DHHC-1 secret, or null for absent/empty (nvmetcli writes "" for an unset key). Never quotes the secret. */
+    private DhchapSecret secret(JsonTree node, String path) {
+        if (node == null || isNull(node)) {
+            return null;
+        }
+        String text = string(node, path);
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        try {
+            return DhchapSecret.parse(text);
+        } catch (InvalidDhchapSecretException e) {
+            error(node, path, "not a DH-HMAC-CHAP secret (\"DHHC-1:hh:base64:\", as nvme gen-dhchap-key makes): "
+                    + e.getMessage());
+            return null;
+        }
     }
 
     // ---------------------------------------------------------------- subsystems
@@ -132,6 +219,12 @@ final class ConfigReader extends FieldReader {
                 error(at, p + ".attr.allow_any_host", "is 1 but allowed_hosts lists " + allowed.size()
                         + " host(s); Linux nvmet refuses both (\"Can't set allow_any_host when explicit hosts are"
                         + " set\"): set allow_any_host to \"0\" or empty allowed_hosts");
+            } else if (attr.allowAnyHost() && hostAuth.values().stream().anyMatch(DhchapConfig::requiresAuthentication)) {
+                // nvmet_setup_auth() finds keys through the subsystem's allowed hosts only: with allow_any_host a
+                // host that has a key is served here without authentication, in Linux and here alike.
+                warning(((JObject) o.fields().get("attr")).fields().get("allow_any_host"), p + ".attr.allow_any_host",
+                        "is 1: hosts with a dhchap key connect to this subsystem without authentication (as with"
+                        + " Linux nvmet); list them in allowed_hosts to require it");
             } else if (!attr.allowAnyHost() && allowed.isEmpty()) {
                 warning(o, p, "no host can connect: allow_any_host is 0 and allowed_hosts is empty");
             }
@@ -186,7 +279,7 @@ final class ConfigReader extends FieldReader {
         Integer ieeeOui = f.containsKey("ieee_oui")
                 ? (Integer) (int) intOr(f.get("ieee_oui"), ap + ".ieee_oui", 0, 0xFFFFFF, 0) : null;
         if (f.containsKey("pi_enable") && bool(f.get("pi_enable"), ap + ".pi_enable", false)) {
-            error(f.get("pi_enable"), ap + ".pi_enable", "protection information is not supported by nvmf4j");
+            unsupported(f.get("pi_enable"), ap + ".pi_enable", UnsupportedFeature.PI, "is 1");
         }
         for (String ignored : List.of("vendor_id", "subsys_vendor_id")) {
             if (f.containsKey(ignored)) {
@@ -228,7 +321,7 @@ final class ConfigReader extends FieldReader {
             JObject o = object(items.get(i), pp);
             // nvmetcli dumps a disabled passthru group whenever the kernel has one; only an enabled one matters.
             if (o != null && o.fields().containsKey("enable") && bool(o.fields().get("enable"), pp + ".enable", false)) {
-                error(o.fields().get("enable"), pp + ".enable", "passthru subsystems are not supported by nvmf4j");
+                unsupported(o.fields().get("enable"), pp + ".enable", UnsupportedFeature.PASSTHRU, "is 1");
             }
         }
     }

@@ -21,13 +21,37 @@ public final class ConfigWriter {
 
     public static String toJson(TargetConfig config) {
         Map<String, Object> root = new TreeMap<>();
-        root.put("hosts", config.hosts().stream().map(h -> (Object) Map.of("nqn", h.nqn())).toList());
+        root.put("hosts", config.hosts().stream().map(ConfigWriter::host).toList());
         root.put("ports", config.ports().stream().map(ConfigWriter::port).toList());
         root.put("subsystems", config.subsystems().stream().map(ConfigWriter::subsystem).toList());
         root.put("nvmf4j", settings(config));
         StringBuilder sb = new StringBuilder();
         write(sb, root, 0);
         return sb.append('\n').toString();
+    }
+
+    /**
+     * nvmetcli's host: {@code nqn}, and on a kernel with NVMe target authentication the {@code dhchap} group
+     * ({@code key}/{@code ctrl_key} as the DHHC-1 text, {@code ""} when unset, as nvmet shows them). Hash and
+     * DH group are written only when set, so a file that named none reloads allowing every one.
+     */
+    private static Object host(HostConfig h) {
+        Map<String, Object> m = new TreeMap<>();
+        m.put("nqn", h.nqn());
+        DhchapConfig d = h.dhchap();
+        if (d != null) {
+            Map<String, Object> dhchap = new TreeMap<>();
+            dhchap.put("key", d.key() == null ? "" : d.key().format());
+            dhchap.put("ctrl_key", d.ctrlKey() == null ? "" : d.ctrlKey().format());
+            if (d.hash() != null) {
+                dhchap.put("hash", d.hash().nvmetcliName());
+            }
+            if (d.dhGroup() != null) {
+                dhchap.put("dhgroup", d.dhGroup().nvmetcliName());
+            }
+            m.put("dhchap", dhchap);
+        }
+        return m;
     }
 
     private static Map<String, Object> port(PortConfig p) {

@@ -25,11 +25,14 @@ class FieldReader {
     private final List<ConfigProblem> warnings;
     /** Names already reported as invalid: references to them would only repeat the same problem. */
     final Set<String> rejectedNames;
+    /** Unsupported features the user chose to have ignored with a warning instead of failing the load. */
+    private final Set<UnsupportedFeature> allowedUnsupported;
 
-    FieldReader() {
+    FieldReader(Set<UnsupportedFeature> allowedUnsupported) {
         this.errors = new ArrayList<>();
         this.warnings = new ArrayList<>();
         this.rejectedNames = new HashSet<>();
+        this.allowedUnsupported = Set.copyOf(allowedUnsupported);
     }
 
     /** A reader that reports into the same lists as {@code shared}. */
@@ -37,6 +40,22 @@ class FieldReader {
         this.errors = shared.errors;
         this.warnings = shared.warnings;
         this.rejectedNames = shared.rejectedNames;
+        this.allowedUnsupported = shared.allowedUnsupported;
+    }
+
+    /**
+     * A feature nvmf4j does not implement and that would weaken security or change what hosts see if ignored: an
+     * error naming the field, unless the user allowed it ({@code --config-allow-unsupported NAME}), then a warning.
+     */
+    final void unsupported(JsonTree at, String path, UnsupportedFeature feature, String what) {
+        if (allowedUnsupported.contains(feature)) {
+            warning(at, path, what + ": " + feature.description() + " not supported by nvmf4j, ignored as"
+                    + " --config-allow-unsupported " + feature.flagName() + " asks");
+        } else {
+            error(at, path, what + ": " + feature.description() + " not supported by nvmf4j (serving without it"
+                    + " would change what hosts get; --config-allow-unsupported " + feature.flagName()
+                    + " ignores it)");
+        }
     }
 
     List<ConfigProblem> errors() {

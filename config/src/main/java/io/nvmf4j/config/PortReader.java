@@ -42,6 +42,9 @@ final class PortReader extends FieldReader {
             if (o == null) {
                 continue;
             }
+            if (otherTransport(o, p)) {
+                continue;
+            }
             unknownFields(o, p, PORT_FIELDS);
             JsonTree idNode = required(o, "portid", p);
             Long portid = idNode == null ? null : integer(idNode, p + ".portid", 0, 0xFFFF);
@@ -85,6 +88,23 @@ final class PortReader extends FieldReader {
             }
         }
         return ports;
+    }
+
+    /**
+     * A port of a transport nvmf4j does not speak (tcp, loop, fc): skipped with one warning, as nvmetcli's
+     * {@code restore()} goes on past a port it cannot create. Nothing else of it is checked: its subsystems are
+     * served on the other ports, and its TLS or referral settings concern a port that is not served.
+     */
+    private boolean otherTransport(JObject port, String p) {
+        if (port.fields().get("addr") instanceof JObject addr
+                && addr.fields().get("trtype") instanceof JsonTree.JScalar t && !t.isNull()
+                && !t.text().equals("rdma")) {
+            Object id = port.fields().get("portid") instanceof JsonTree.JScalar s ? s.text() : "?";
+            warning(t, p + ".addr.trtype", "transport \"" + t.text() + "\" is not spoken by nvmf4j (rdma only):"
+                    + " port " + id + " skipped");
+            return true;
+        }
+        return false;
     }
 
     private PortAddress readAddress(JsonTree node, String ap) {
@@ -134,8 +154,23 @@ final class PortReader extends FieldReader {
             if (t != null && !TREQ_VALUES.contains(t)) {
                 error(f.get("treq"), ap + ".treq", "must be one of \"not specified\", \"required\", "
                         + "\"not required\", got \"" + t + "\"");
+            } else if (t != null && t.equals("required")) {
+                // TREQ "required": a secure channel is required (NVMe-oF 1.1 Discovery Log Entry TREQ bits 1:0);
+                // serving the port without one would advertise and give plain connections.
+                unsupported(f.get("treq"), ap + ".treq", UnsupportedFeature.TLS, "is \"required\"");
             } else if (t != null) {
                 treq = t;
+            }
+        }
+        if (f.containsKey("tsas") && !isNull(f.get("tsas"))) {
+            // Linux nvmet_addr_tsas_show(): "connected"/"datagram" (the RDMA QP type) for rdma, "none"/"tls1.3"
+            // for tcp, "" when unset. nvmf4j is a connected-QP RDMA transport without TLS.
+            String t = string(f.get("tsas"), ap + ".tsas");
+            if (t != null && t.strip().equals("tls1.3")) {
+                unsupported(f.get("tsas"), ap + ".tsas", UnsupportedFeature.TLS, "is \"tls1.3\"");
+            } else if (t != null && !t.isBlank() && !t.strip().equals("connected") && !t.strip().equals("none")) {
+                error(f.get("tsas"), ap + ".tsas", "must be \"connected\" (RDMA reliable connected QPs) or empty,"
+                        + " got \"" + t + "\"");
             }
         }
         if (adrfam == null || traddr == null || trsvcid == null) {
@@ -191,7 +226,7 @@ final class PortReader extends FieldReader {
                 Nvmf4jSettings.MIN_QUEUE_SIZE, Nvmf4jSettings.MAX_QUEUE_SIZE);
         int mdts = defaultOrRange(f.get("mdts"), pp + ".mdts", 1, Nvmf4jSettings.MAX_MDTS);
         if (f.containsKey("pi_enable") && bool(f.get("pi_enable"), pp + ".pi_enable", false)) {
-            error(f.get("pi_enable"), pp + ".pi_enable", "protection information is not supported by nvmf4j");
+            unsupported(f.get("pi_enable"), pp + ".pi_enable", UnsupportedFeature.PI, "is 1");
         }
         return new PortParams(inline, queue, mdts);
     }

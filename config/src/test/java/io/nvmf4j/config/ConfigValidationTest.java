@@ -54,8 +54,9 @@ class ConfigValidationTest {
     }
 
     @Test
-    void fibreChannelPortIsAnUnsupportedTransport() {
-        assertEquals("config.json:5: ports[0].addr.trtype: unsupported transport \"fc\" (supported: rdma)", errors("""
+    void fibreChannelPortIsSkippedWithOneWarningAsNvmetcliRestoreDoes() throws Exception {
+        assertEquals("warning: config.json:5: ports[0].addr.trtype: transport \"fc\" is not spoken by nvmf4j"
+                + " (rdma only): port 1 skipped", warnings("""
                 {
                   "ports": [{
                     "portid": 1,
@@ -245,7 +246,9 @@ class ConfigValidationTest {
                 "config.json:4: ports[0].param.max_queue_size: must be -1 (transport default) or between 16 and"
                         + " 1024, got 8",
                 "config.json:5: ports[0].param.mdts: must be -1 (transport default) or between 1 and 12, got 0",
-                "config.json:6: ports[0].param.pi_enable: protection information is not supported by nvmf4j"),
+                "config.json:6: ports[0].param.pi_enable: is 1: protection information not supported by nvmf4j"
+                        + " (serving without it would change what hosts get; --config-allow-unsupported pi ignores"
+                        + " it)"),
                 errors("""
                 {
                   "ports": [{"portid": 1, "param": {

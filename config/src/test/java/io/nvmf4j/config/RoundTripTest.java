@@ -17,10 +17,10 @@ class RoundTripTest {
 
     @Test
     void fullNvmetcliDumpSurvivesWriteAndReload() throws Exception {
-        TargetConfig first = ConfigLoader.withoutDevicePathChecks()
-                .load(NvmetcliExamplesTest.resource("rdma-full.json")).config();
+        ConfigLoader loader = ConfigLoader.withoutDevicePathChecks();
+        TargetConfig first = loader.load(NvmetcliExamplesTest.resource("rdma-full.json")).config();
         Path written = Files.writeString(dir.resolve("saved.json"), first.toJson());
-        TargetConfig second = ConfigLoader.withoutDevicePathChecks().load(written).config();
+        TargetConfig second = loader.load(written).config();
         assertEquals(first, second);
         assertEquals(first.toJson(), second.toJson(), "writing is deterministic");
     }

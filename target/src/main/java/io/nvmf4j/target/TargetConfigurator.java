@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.config.AnaGroup;
+import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortAddress;
@@ -11,6 +12,7 @@ import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.AnaState;
+import io.nvmf4j.protocol.auth.DhchapKeys;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.target.backend.BlockDeviceBackend;
@@ -22,6 +24,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -52,7 +55,7 @@ public final class TargetConfigurator {
         try {
             Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
             for (SubsystemConfig sc : config.subsystems()) {
-                target.addSubsystem(subsystem(sc));
+                target.addSubsystem(subsystem(sc, config.hosts()));
             }
             for (PortConfig pc : config.ports()) {
                 Port port = port(pc, settings);
@@ -72,8 +75,17 @@ public final class TargetConfigurator {
         }
     }
 
-    /** One subsystem with its namespaces opened (the running daemon's create-subsystem uses it too). */
+    /** One subsystem with its namespaces opened; its allowed hosts have no DH-HMAC-CHAP keys. */
     public static Subsystem subsystem(SubsystemConfig sc) throws IOException {
+        return subsystem(sc, List.of());
+    }
+
+    /**
+     * One subsystem with its namespaces opened (the running daemon's create-subsystem uses it too). An allowed host
+     * whose {@code hosts} entry has a DH-HMAC-CHAP key must authenticate (nvmetcli's {@code hosts[].dhchap}: Linux
+     * {@code nvmet_setup_auth()} looks the keys up through the subsystem's allowed hosts the same way).
+     */
+    public static Subsystem subsystem(SubsystemConfig sc, List<HostConfig> hosts) throws IOException {
         SubsystemAttributes attr = sc.attr();
         SubsystemNqn name = SubsystemNqn.of(sc.nqn());
         if (!name.isStandard()) {
@@ -102,7 +114,9 @@ public final class TargetConfigurator {
         if (attr.ieeeOui() != null) {
             b.ieeeOui(attr.ieeeOui());
         }
-        sc.allowedHosts().forEach(b::allowHost);
+        for (String host : sc.allowedHosts()) {
+            b.allowHost(host, keysOf(hosts, host));
+        }
         Subsystem subsystem = b.build();
         try {
             for (NamespaceConfig nc : sc.namespaces()) {
@@ -119,6 +133,12 @@ public final class TargetConfigurator {
             throw e;
         }
         return subsystem;
+    }
+
+    /** The keys of {@code hostNqn} in {@code hosts}, null when it has none (allowed without authentication). */
+    public static DhchapKeys keysOf(List<HostConfig> hosts, String hostNqn) {
+        return hosts.stream().filter(h -> h.nqn().equals(hostNqn)).findFirst().flatMap(HostConfig::keys)
+                .orElse(null);
     }
 
     /** Opens one namespace's backend; null for a namespace without a device path (nvmetcli saves such). */

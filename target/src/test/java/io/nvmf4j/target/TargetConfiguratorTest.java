@@ -111,6 +111,29 @@ class TargetConfiguratorTest {
     }
 
     @Test
+    void aHostsDhchapKeysBecomeTheSubsystemsKeysForThatHost() throws Exception {
+        String key = "DHHC-1:03:XaedOIjF3axQewl4QMTIr4xwmePzL78hYgnSQQP1S88iKE5wNLtXmomXR19QrsC/88ytGEVjd56B9IxAUHG5cM"
+                + "GgMCQ=:";
+        String ctrl = "DHHC-1:00://79/Pv6+fj39vX08/Lx8O/u7ezr6uno5+bl5OPi4eAsgEB3:";
+        String text = json(SUBNQN).replace("\"hosts\": [ { \"nqn\": \"" + HOST + "\" } ]",
+                "\"hosts\": [ { \"nqn\": \"" + HOST + "\", \"dhchap\": { \"key\": \"" + key + "\", \"ctrl_key\": \""
+                        + ctrl + "\", \"hash\": \"hmac(sha512)\", \"dhgroup\": \"ffdhe8192\" } } ]");
+        load(SUBNQN);
+        TargetConfig config = ConfigLoader.standard().parse(text, "test.json", dir).config();
+        try (NvmeTarget target = TargetConfigurator.build(config)) {
+            Subsystem s = target.subsystem(SubsystemNqn.of(SUBNQN));
+            var keys = s.hostKeys(HOST).orElseThrow();
+            assertEquals(io.nvmf4j.protocol.auth.DhchapSecret.parse(key), keys.key());
+            assertEquals(io.nvmf4j.protocol.auth.DhchapSecret.parse(ctrl), keys.ctrlKey());
+            assertEquals(java.util.Set.of(io.nvmf4j.protocol.auth.DhchapHash.SHA512), keys.hashes());
+            assertEquals(java.util.Set.of(io.nvmf4j.protocol.auth.DhchapDhGroup.FFDHE8192), keys.dhGroups());
+        }
+        try (NvmeTarget target = TargetConfigurator.build(load(SUBNQN))) {
+            assertTrue(target.subsystem(SubsystemNqn.of(SUBNQN)).hostKeys(HOST).isEmpty(), "no dhchap: no keys");
+        }
+    }
+
+    @Test
     void aNameOutsideTheNqnFormsIsServedAsNvmetDoes() throws Exception {
         try (NvmeTarget target = TargetConfigurator.build(load("testnqn"))) {
             Subsystem s = target.subsystem(SubsystemNqn.of("testnqn"));

@@ -222,10 +222,16 @@ public final class CtlCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "add-host", description = "allow a host NQN")
+    @Command(name = "add-host", description = {"allow a host NQN; with --dhchap-key it must authenticate"
+            + " (DH-HMAC-CHAP), with --dhchap-ctrl-key too the controller authenticates to it as well"})
     static final class AddHost extends Sub {
         @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
         @picocli.CommandLine.Parameters(index = "1", paramLabel = "HOSTNQN") String host;
+        @Option(names = "--dhchap-key", paramLabel = "KEY|FILE", description = {"the host's secret (DHHC-1:hh:...:,"
+                + " from nvmf4j gen-dhchap-key) or a key file the daemon reads (mode 0600); the keys belong to the"
+                + " host: every subsystem that allows it uses them"}) String dhchapKey;
+        @Option(names = "--dhchap-ctrl-key", paramLabel = "KEY|FILE",
+                description = "the controller's secret for bidirectional authentication") String dhchapCtrlKey;
 
         String method() {
             return "nvmf_subsystem_add_host";
@@ -234,6 +240,9 @@ public final class CtlCommand implements Callable<Integer> {
         void fill() {
             put("nqn", nqn);
             put("host", host);
+            // SPDK's parameter names (nvmf_subsystem_add_host); SPDK's values name keyring keys, ours are the keys
+            put("dhchap_key", dhchapKey);
+            put("dhchap_ctrlr_key", dhchapCtrlKey);
         }
     }
 

@@ -75,6 +75,15 @@ public final class ConfigReload {
         if (wanted.nvmf4j() != null && !wanted.nvmf4j().equals(old.nvmf4j())) {
             restartNeeded("the \"nvmf4j\" settings section");
         }
+        // host keys first: subsystems created or hosts allowed below take them from the host (nvmet's hosts/<nqn>)
+        Map<String, io.nvmf4j.config.HostConfig> oldHosts = byKey(old.hosts(), io.nvmf4j.config.HostConfig::nqn);
+        for (io.nvmf4j.config.HostConfig h : wanted.hosts()) {
+            io.nvmf4j.config.HostConfig o = oldHosts.get(h.nqn());
+            if (!java.util.Objects.equals(o == null ? null : o.dhchap(), h.dhchap())
+                    && (o != null || h.dhchap() != null)) {
+                step("host " + h.nqn() + ": DH-HMAC-CHAP settings", () -> live.setHostDhchap(h.nqn(), h.dhchap()));
+            }
+        }
         Map<Integer, PortConfig> oldPorts = byKey(old.ports(), PortConfig::portid);
         Map<Integer, PortConfig> newPorts = byKey(wanted.ports(), PortConfig::portid);
         Map<String, SubsystemConfig> oldSubs = byKey(old.subsystems(), SubsystemConfig::nqn);

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.DhchapConfig;
 import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceBackend.FileBackend;
 import io.nvmf4j.config.NamespaceBackend.RamBackend;
@@ -118,17 +119,17 @@ public final class LiveTarget implements AutoCloseable {
             throw RpcError.refused("subsystem " + nqn + " already exists");
         }
         try {
-            target.addSubsystem(TargetConfigurator.subsystem(sc));
+            target.addSubsystem(TargetConfigurator.subsystem(sc, config.hosts()));
         } catch (IOException | RuntimeException e) {
             throw RpcError.invalidParams(e.getMessage());
         }
         List<SubsystemConfig> subs = new ArrayList<>(config.subsystems());
         subs.add(sc);
         config = withSubsystems(subs);
-        List<String> hosts = new ArrayList<>(config.hosts().stream().map(HostConfig::nqn).toList());
-        sc.allowedHosts().stream().filter(h -> !hosts.contains(h)).forEach(hosts::add);
-        config = new TargetConfig(hosts.stream().map(HostConfig::new).toList(), config.ports(), config.subsystems(),
-                config.nvmf4j());
+        List<HostConfig> hosts = new ArrayList<>(config.hosts());
+        sc.allowedHosts().stream().filter(h -> hosts.stream().noneMatch(d -> d.nqn().equals(h)))
+                .forEach(h -> hosts.add(new HostConfig(h)));
+        config = new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
         LOG.log(Level.INFO, "created subsystem {0}", nqn);
     }
 
@@ -307,6 +308,15 @@ public final class LiveTarget implements AutoCloseable {
     // ---- hosts ----
 
     public synchronized void addHost(String nqn, String hostNqn) throws RpcError {
+        addHost(nqn, hostNqn, null);
+    }
+
+    /**
+     * Allows {@code hostNqn} on {@code nqn}. {@code dhchap} not null sets the host's DH-HMAC-CHAP keys first (for
+     * every subsystem that allows it, see {@link #setHostDhchap}); null keeps the keys the host already has, as
+     * linking an existing nvmet host to another subsystem does.
+     */
+    public synchronized void addHost(String nqn, String hostNqn, DhchapConfig dhchap) throws RpcError {
         Subsystem s = subsystem(nqn);
         SubsystemConfig sc = subsystemConfig(nqn);
         requireText("host", hostNqn);
@@ -314,7 +324,10 @@ public final class LiveTarget implements AutoCloseable {
             // nvmet_allowed_hosts_allow(): "Can't add hosts when allow_any_host is set"
             throw RpcError.refused(nqn + " allows any host; set allow_any_host to 0 before listing hosts");
         }
-        s.allowHost(hostNqn);
+        if (dhchap != null) {
+            setHostDhchap(hostNqn, dhchap);
+        }
+        s.allowHost(hostNqn, TargetConfigurator.keysOf(config.hosts(), hostNqn));
         if (!sc.allowedHosts().contains(hostNqn)) {
             List<String> hosts = new ArrayList<>(sc.allowedHosts());
             hosts.add(hostNqn);
@@ -326,6 +339,40 @@ public final class LiveTarget implements AutoCloseable {
             hosts.add(new HostConfig(hostNqn));
             config = new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
         }
+    }
+
+    /**
+     * A host's DH-HMAC-CHAP settings (nvmet's {@code hosts/<nqn>/dhchap_*}): the keys belong to the host, so every
+     * subsystem that allows it enforces the new ones from its next Connect or re-authentication; controllers already
+     * connected keep what they authenticated with, as in nvmet. {@code dhchap} null: the host no longer
+     * authenticates. Never logs a key.
+     */
+    public synchronized void setHostDhchap(String hostNqn, DhchapConfig dhchap) {
+        List<HostConfig> hosts = new ArrayList<>();
+        boolean found = false;
+        for (HostConfig h : config.hosts()) {
+            if (h.nqn().equals(hostNqn)) {
+                hosts.add(new HostConfig(hostNqn, dhchap));
+                found = true;
+            } else {
+                hosts.add(h);
+            }
+        }
+        if (!found) {
+            hosts.add(new HostConfig(hostNqn, dhchap));
+        }
+        config = new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
+        var keys = TargetConfigurator.keysOf(hosts, hostNqn);
+        for (SubsystemConfig c : config.subsystems()) {
+            if (c.allowedHosts().contains(hostNqn)) {
+                Subsystem s = target.subsystem(SubsystemNqn.of(c.nqn()));
+                if (s != null) {
+                    s.allowHost(hostNqn, keys);
+                }
+            }
+        }
+        LOG.log(Level.INFO, "host {0}: {1}", hostNqn, keys == null ? "no DH-HMAC-CHAP key"
+                : "DH-HMAC-CHAP keys set (" + (keys.bidirectional() ? "bidirectional" : "unidirectional") + ")");
     }
 
     /** Takes a host's access away and disconnects its controllers of this subsystem (it may not stay either). */

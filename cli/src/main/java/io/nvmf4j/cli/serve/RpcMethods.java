@@ -42,7 +42,7 @@ public final class RpcMethods {
         m.put("nvmf_subsystem_add_ns", "nqn (path | size) [nsid] [block_size] [uuid]");
         m.put("nvmf_subsystem_remove_ns", "nqn nsid");
         m.put("nvmf4j_subsystem_resize_ns", "nqn nsid [size]");
-        m.put("nvmf_subsystem_add_host", "nqn host");
+        m.put("nvmf_subsystem_add_host", "nqn host [dhchap_key] [dhchap_ctrlr_key]");
         m.put("nvmf_subsystem_remove_host", "nqn host");
         m.put("nvmf_subsystem_allow_any_host", "nqn allow_any_host");
         m.put("nvmf4j_subsystem_set_attr", "nqn name value");
@@ -56,6 +56,20 @@ public final class RpcMethods {
         m.put("nvmf4j_disconnect_controller", "nqn cntlid");
         m.put("save_config", "[path]");
         return m;
+    }
+
+    /**
+     * SPDK's {@code dhchap_key}/{@code dhchap_ctrlr_key} of add_host as the host's DH-HMAC-CHAP settings, or null
+     * when neither is given (the host keeps the keys it has). A controller key needs a host key.
+     */
+    private static io.nvmf4j.config.DhchapConfig dhchap(Params p) throws RpcError {
+        var key = DhchapKeyParam.parse("dhchap_key", p.optText("dhchap_key"));
+        var ctrlKey = DhchapKeyParam.parse("dhchap_ctrlr_key", p.optText("dhchap_ctrlr_key"));
+        if (key == null && ctrlKey != null) {
+            throw RpcError.invalidParams("dhchap_ctrlr_key needs dhchap_key (bidirectional authentication"
+                    + " authenticates the host too)");
+        }
+        return key == null ? null : io.nvmf4j.config.DhchapConfig.of(key, ctrlKey);
     }
 
     /** Runs one method; the result is a Jackson-serialisable value. */
@@ -94,7 +108,7 @@ public final class RpcMethods {
                         size == null ? 0 : parseSize(size)));
             }
             case "nvmf_subsystem_add_host" -> {
-                live.addHost(p.text("nqn"), p.text("host"));
+                live.addHost(p.text("nqn"), p.text("host"), dhchap(p));
                 yield true;
             }
             case "nvmf_subsystem_remove_host" -> {

@@ -32,6 +32,12 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "nvmetcli saveconfig.json (with an optional \"nvmf4j\" section)")
     Path config;
 
+    @Option(names = "--config-allow-unsupported", paramLabel = "FEATURE", split = ",",
+            description = {"load a --config that uses FEATURE, which nvmf4j does not implement, with a warning"
+                    + " instead of refusing it; FEATURE is not served (repeatable or comma-separated): tls,"
+                    + " passthru, pi"})
+    List<String> allowUnsupported = new ArrayList<>();
+
     @Option(names = "--file", paramLabel = "PATH", description = "a file or block device namespace (repeatable; nsid 1, 2, ...)")
     List<Path> files = new ArrayList<>();
 
@@ -233,7 +239,7 @@ public final class ServeCommand implements Callable<Integer> {
         log.log(System.Logger.Level.INFO, "SIGHUP: re-reading {0}", config);
         LoadedConfig loaded;
         try {
-            loaded = withCommandLineSettings(ConfigLoader.standard().load(config));
+            loaded = withCommandLineSettings(configLoader().load(config));
         } catch (ConfigException | RuntimeException e) {
             log.log(System.Logger.Level.ERROR, "reload: {0}; nothing changed",
                     e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' '));
@@ -254,7 +260,10 @@ public final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(
                         "nvmf4j serve: --config cannot be combined with --file, --ram, --nqn or --serial (the file has attr.serial)");
             }
-            return withCommandLineSettings(ConfigLoader.standard().load(config));
+            return withCommandLineSettings(configLoader().load(config));
+        }
+        if (!allowUnsupported.isEmpty()) {
+            throw new IllegalArgumentException("nvmf4j serve: --config-allow-unsupported applies to --config only");
         }
         QuickConfig q = QuickConfig.builder().nqn(nqn).listen(listen);
         files.forEach(q::file);
@@ -273,6 +282,17 @@ public final class ServeCommand implements Callable<Integer> {
             q.metricsPort(metricsPort);
         }
         return withSerial(withCommandLineSettings(q.build()));
+    }
+
+    /** The loader for --config: every unsupported security or host-visible field refused but those allowed. */
+    ConfigLoader configLoader() {
+        java.util.Set<io.nvmf4j.config.UnsupportedFeature> allowed = new java.util.HashSet<>();
+        for (String name : allowUnsupported) {
+            allowed.add(io.nvmf4j.config.UnsupportedFeature.fromFlagName(name).orElseThrow(() ->
+                    new IllegalArgumentException("--config-allow-unsupported: \"" + name + "\" is not one of "
+                            + io.nvmf4j.config.UnsupportedFeature.flagNames())));
+        }
+        return ConfigLoader.standard().allowingUnsupported(allowed);
     }
 
     /** --serial for the quick form's one subsystem (Identify Controller SN: printable ASCII, at most 20). */

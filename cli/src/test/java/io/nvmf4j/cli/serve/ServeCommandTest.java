@@ -86,14 +86,14 @@ class ServeCommandTest {
         Files.writeString(cfg, """
                 {
                   "hosts": [],
-                  "ports": [ { "portid": 1, "addr": { "trtype": "fc", "adrfam": "ipv4",
-                     "traddr": "127.0.0.1", "trsvcid": "4420" }, "subsystems": [] } ],
+                  "ports": [ { "portid": 1, "addr": { "trtype": "rdma", "adrfam": "ipv4",
+                     "traddr": "127.0.0.1", "trsvcid": "99999" }, "subsystems": [] } ],
                   "subsystems": []
                 }
                 """);
         String err = run(1, "--config", cfg.toString());
         assertTrue(err.contains("bad.json:"), err);
-        assertTrue(err.contains("trtype"), err);
+        assertTrue(err.contains("trsvcid"), err);
         assertFalse(err.contains("\tat "), err);
     }
 
