@@ -118,7 +118,7 @@ final class FabricsCommands {
 
     /** nvmet_parse_fabrics_admin_cmd(): Property Get/Set on the admin queue. */
     static Status parseAdmin(Request req) {
-        switch (FabricsCommandType.fromValue(fctype(req.sqe())).orElse(FabricsCommandType.AUTH_SEND)) {
+        switch (FabricsCommandType.fromValue(fctype(req.sqe())).orElse(FabricsCommandType.CONNECT)) {
             case PROPERTY_SET -> req.prepared(FabricsCommands::propertySet, DataDirection.NONE, 0);
             case PROPERTY_GET -> req.prepared(FabricsCommands::propertyGet, DataDirection.NONE, 0);
             // Disconnect deletes an I/O queue; on the admin queue it is the wrong queue type
@@ -132,7 +132,7 @@ final class FabricsCommands {
             case AUTH_RECEIVE -> {
                 return AuthenticationCommands.parseReceive(req);
             }
-            default -> { // Connect on a bound queue, unknown types
+            default -> { // Connect on a bound queue, and unknown types (mapped to CONNECT above)
                 LOG.log(Level.DEBUG, "unknown fabrics command type {0} on the admin queue", fctype(req.sqe()));
                 req.errorLocation(OFFSET_FCTYPE);
                 return StatusCode.INVALID_OPCODE.withDnr();

@@ -75,6 +75,21 @@ class NvmetAnswersTest {
     }
 
     @Test
+    void unknownFabricsCommandTypesAreInvalidOpcodesOnBothQueueTypesAsNvmet() {
+        // nvmet_parse_fabrics_admin_cmd() / nvmet_parse_fabrics_io_cmd(): any FCTYPE it does not know
+        for (int fctype : new int[] {0x02, 0x10, 0x7F, 0xC0, 0xFF}) {
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            sqe.opcode(0x7F);
+            Wire.u8(sqe.segment(), 4, fctype);
+            assertEquals(0x4001, status(host.submit(host.admin, sqe)), "admin queue, fctype " + fctype);
+            SubmissionQueueEntry onIo = SubmissionQueueEntry.allocate();
+            onIo.opcode(0x7F);
+            Wire.u8(onIo.segment(), 4, fctype);
+            assertEquals(0x4001, status(host.submit(io(), onIo)), "I/O queue, fctype " + fctype);
+        }
+    }
+
+    @Test
     void writeProtectionRefusesWritesButNotReadsAndFlushesAndIsReportedEverywhere() {
         assertEquals(0, status(getFeature(FeatureId.NAMESPACE_WRITE_PROTECTION, 1)));
         assertEquals(0, getFeature(FeatureId.NAMESPACE_WRITE_PROTECTION, 1).cqe().dw0(), "no write protect");
