@@ -4,6 +4,7 @@ import static io.nvmf4j.target.TargetFixture.HOST;
 import static io.nvmf4j.target.TargetFixture.SUBNQN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,8 +21,14 @@ import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
 import io.nvmf4j.protocol.fabrics.AuthenticationSendCommand;
 import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
 import java.lang.foreign.MemorySegment;
+import io.nvmf4j.protocol.StatusCode;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.auth.AuthFailure;
+import io.nvmf4j.protocol.auth.DhchapFailureReason;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -143,5 +150,131 @@ class AuthenticationOffloadTest {
             assertTrue(t.runTasksUntil(last::isCompleted, 20_000));
             assertTrue(t.disconnected.await(10, TimeUnit.SECONDS));
         }
+    }
+
+    /** An executor that holds the steps until the test runs them: "the DH work is still being computed". */
+    static final class HeldSteps implements java.util.concurrent.Executor {
+        final LinkedBlockingQueue<Runnable> steps = new LinkedBlockingQueue<>();
+
+        @Override
+        public void execute(Runnable step) {
+            steps.add(step);
+        }
+
+        void runAll() {
+            Runnable r;
+            while ((r = steps.poll()) != null) {
+                r.run();
+            }
+        }
+    }
+
+    @Test
+    void disconnectWhileTheChallengeIsComputedNeitherWritesTheBufferNorLeavesTheCommandUnanswered() {
+        HeldSteps held = new HeldSteps();
+        fx.target.authenticationExecutor(held);
+        LoopHost host = fx.host();
+        host.connectAdmin(SUBNQN, 0);
+        LoopTransportQueue t = host.admin.transport();
+        DhchapHostSession s = new DhchapHostSession(keys8192, HOST, SUBNQN, 1, AuthenticationTest.RANDOM);
+        Request negotiate = sendOnQueueThread(host, host.admin, s.start());
+        held.runAll();
+        assertTrue(t.runTasksUntil(negotiate::isCompleted, 5_000));
+
+        MemorySegment buffer = host.buffer(4096);
+        buffer.fill((byte) 0x5A);
+        Request receive = receiveOnQueueThread(host, host.admin, buffer);
+        assertFalse(receive.isCompleted());
+        assertEquals(1, held.steps.size(), "the key generation waits in the executor");
+
+        // the connection drops mid-computation: the transport destroys the queue (on its own thread)
+        int responsesBefore = t.responses.size();
+        host.admin.sq().destroy();
+        assertTrue(receive.isCompleted(), "the command in flight is answered at teardown, its context not leaked");
+        assertEquals(StatusCode.ABORT_QUEUE.status().toField(), receive.statusField());
+        assertEquals(responsesBefore + 1, t.responses.size());
+
+        // the step finishes later: its result goes nowhere
+        held.runAll();
+        assertFalse(t.runTasksUntil(() -> false, 200));
+        assertTrue(isAll(buffer, (byte) 0x5A),
+                "nothing is written into the buffer of a closed queue");
+        assertEquals(responsesBefore + 1, t.responses.size(), "completed exactly once");
+        assertTrue(outcomes.isEmpty() || !outcomes.contains(AuthOutcome.SUCCESS));
+    }
+
+    private static boolean isAll(MemorySegment m, byte value) {
+        for (long i = 0; i < m.byteSize(); i++) {
+            if (m.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != value) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void disconnectWhileTheStepRunsOnTheRealExecutorIsSafe() throws Exception {
+        // the same on the target's own threads, a real ffdhe8192 key generation racing the teardown
+        for (int i = 0; i < 5; i++) {
+            LoopHost host = fx.host();
+            host.connectAdmin(SUBNQN, 0);
+            LoopTransportQueue t = host.admin.transport();
+            DhchapHostSession s = new DhchapHostSession(keys8192, HOST, SUBNQN, i, AuthenticationTest.RANDOM);
+            Request negotiate = sendOnQueueThread(host, host.admin, s.start());
+            assertTrue(t.runTasksUntil(negotiate::isCompleted, 20_000));
+            MemorySegment buffer = host.buffer(4096);
+            buffer.fill((byte) 0x5A);
+            Request receive = receiveOnQueueThread(host, host.admin, buffer);
+            host.admin.sq().destroy();
+            assertTrue(receive.isCompleted());
+            Thread.sleep(100); // the key generation ends; its answer must be dropped
+            t.runTasksUntil(() -> false, 100);
+            assertTrue(isAll(buffer, (byte) 0x5A));
+            assertEquals(1, t.responses.stream().filter(r -> r == receive).count());
+        }
+    }
+
+    @Test
+    void aFullAuthenticationExecutorFailsTheExchangeAsBusyWithoutBlocking() throws Exception {
+        fx.target.authenticationExecutor(step -> {
+            throw new RejectedExecutionException("full");
+        });
+        LoopHost host = fx.host();
+        host.connectAdmin(SUBNQN, 0);
+        DhchapHostSession s = new DhchapHostSession(keys8192, HOST, SUBNQN, 3, AuthenticationTest.RANDOM);
+        Request negotiate = sendOnQueueThread(host, host.admin, s.start());
+        assertTrue(negotiate.isCompleted(), "answered at once, on the queue's thread");
+        assertEquals(0, negotiate.statusField());
+        MemorySegment buffer = host.buffer(4096);
+        Request receive = receiveOnQueueThread(host, host.admin, buffer);
+        assertTrue(receive.isCompleted());
+        assertEquals(0, receive.statusField());
+        AuthFailure f = assertInstanceOf(AuthFailure.class, AuthMessage.decode(buffer));
+        assertTrue(f.failure1());
+        assertEquals(DhchapFailureReason.FAILED, f.reason());
+        assertEquals(3, f.tid());
+        assertEquals(List.of(AuthOutcome.BUSY), outcomes);
+        assertTrue(host.admin.transport().disconnected.await(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aQueueHasAtMostOneStepInTheExecutor() {
+        HeldSteps held = new HeldSteps();
+        fx.target.authenticationExecutor(held);
+        LoopHost host = fx.host();
+        host.connectAdmin(SUBNQN, 0);
+        DhchapHostSession s = new DhchapHostSession(keys8192, HOST, SUBNQN, 1, AuthenticationTest.RANDOM);
+        Request first = sendOnQueueThread(host, host.admin, s.start());
+        assertFalse(first.isCompleted());
+        // a hostile peer piles up commands without waiting: each extra one is refused at once
+        for (int i = 0; i < 3; i++) {
+            Request extra = receiveOnQueueThread(host, host.admin, host.buffer(4096));
+            assertTrue(extra.isCompleted());
+            assertEquals(StatusCode.CMD_SEQ_ERROR.withDnr().toField(), extra.statusField());
+        }
+        assertEquals(1, held.steps.size());
+        held.runAll();
+        assertTrue(host.admin.transport().runTasksUntil(first::isCompleted, 5_000));
+        assertEquals(0, first.statusField());
     }
 }

@@ -28,6 +28,7 @@ final class LoopTransportQueue implements TransportQueue {
         responses.add(request);
     }
 
+    @Override
     public void runOnQueueThread(Runnable task) {
         tasks.add(task);
     }
