@@ -18,7 +18,9 @@ public enum AuthOutcome {
     /** The exchange did not finish within the authentication timeout (the peer stopped). */
     TIMEOUT("failure", "timeout"),
     /** Authentication Send/Receive from a host that has no key on this subsystem. */
-    NO_KEY("failure", "no_key");
+    NO_KEY("failure", "no_key"),
+    /** The target's authentication executor had no room for the step (too many exchanges at once). */
+    BUSY("failure", "busy");
 
     private final String result;
     private final String reason;

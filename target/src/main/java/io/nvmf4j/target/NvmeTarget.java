@@ -6,10 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -38,6 +42,22 @@ public final class NvmeTarget implements AutoCloseable {
     });
 
     private volatile java.nio.file.Path reservationDirectory;
+    /** Threads computing DH-HMAC-CHAP steps: one or two (the DH work of a step is single-threaded). */
+    static final int AUTHENTICATION_THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
+    /**
+     * Steps that may wait for an authentication thread; beyond, the exchange fails (metric reason {@code busy}).
+     * An ffdhe8192 step takes about 10-20 ms, so a full queue is served within a few hundred ms, far inside the
+     * authentication timeout; each waiting step holds at most {@link QueueAuthentication#MAX_TRANSFER} bytes.
+     */
+    static final int AUTHENTICATION_QUEUE = 64;
+    private final AtomicInteger authThreadIds = new AtomicInteger();
+    private final ThreadPoolExecutor authentication = new ThreadPoolExecutor(AUTHENTICATION_THREADS,
+            AUTHENTICATION_THREADS, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(AUTHENTICATION_QUEUE), r -> {
+                Thread t = new Thread(r, "nvmf4j-auth-" + authThreadIds.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.AbortPolicy());
+    private volatile Executor authenticationExecutor = authentication;
 
     public NvmeTarget() {
         subsystems.put(discovery.nqn(), discovery);
@@ -237,10 +257,25 @@ public final class NvmeTarget implements AutoCloseable {
         return timers;
     }
 
-    /** Stops the timers and closes every namespace backend (after flushing it). */
+    /**
+     * Where DH-HMAC-CHAP steps are computed, off every queue's thread (Linux nvmet: a work queue): a bounded pool of
+     * {@link #AUTHENTICATION_THREADS} daemon threads {@code nvmf4j-auth-N} (created on first use) with room for
+     * {@link #AUTHENTICATION_QUEUE} waiting steps; {@code execute} throws RejectedExecutionException when full.
+     */
+    Executor authenticationExecutor() {
+        return authenticationExecutor;
+    }
+
+    /** For tests: computes the steps elsewhere (to hold one, or to reject like a full queue). */
+    void authenticationExecutor(Executor executor) {
+        this.authenticationExecutor = executor == null ? authentication : executor;
+    }
+
+    /** Stops the timers and the authentication threads and closes every namespace backend (after flushing it). */
     @Override
     public void close() {
         timers.shutdownNow();
+        authentication.shutdownNow();
         for (Subsystem s : subsystems.values()) {
             for (Controller c : s.controllers()) {
                 c.fatalError("target shutting down");

@@ -15,7 +15,9 @@ import java.lang.invoke.VarHandle;
  *
  * <p>Threading: {@link #prepare} and {@link #execute} are called by the one thread that owns the transport queue
  * (its poll group). Completions of deferred requests (Asynchronous Event Requests) and controller teardown may
- * happen on other threads; the SQ head update is atomic for that reason.
+ * happen on other threads; the SQ head update is atomic for that reason. Authentication Send/Receive of a host with
+ * a key are deferred too: computed on the target's authentication executor, completed back on the queue's thread
+ * ({@link TransportQueue#runOnQueueThread}); {@link #destroy()} answers one still in flight.
  */
 public final class SubmissionQueue {
 

@@ -53,4 +53,15 @@ public interface TransportQueue {
     default int connectionQid() {
         return -1;
     }
+
+    /**
+     * Runs {@code task} soon on the thread that owns this queue (the one that calls {@link SubmissionQueue#prepare}
+     * and {@link SubmissionQueue#execute}); callable from any thread, never blocks. The core completes work done
+     * elsewhere (DH-HMAC-CHAP steps on the target's authentication executor) through it, so a request's buffer is
+     * only ever written by the queue's thread. A task handed over after the queue is gone may be dropped.
+     * The default runs it at once on the caller, for a transport whose queue has no owning thread.
+     */
+    default void runOnQueueThread(Runnable task) {
+        task.run();
+    }
 }

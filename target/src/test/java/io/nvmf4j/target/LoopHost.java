@@ -66,8 +66,22 @@ final class LoopHost {
         if (q.sq().prepare(r)) {
             r.data(data);
             q.sq().execute(r);
+            // a deferred command (authentication work on the target's executor) completes on the queue's thread:
+            // this one; an Asynchronous Event Request waits for an event and is returned as it is
+            if (!r.isCompleted() && isAuthentication(sqe)) {
+                q.transport().runTasksUntil(r::isCompleted, 20_000);
+            }
         }
         return r;
+    }
+
+    private static boolean isAuthentication(SubmissionQueueEntry sqe) {
+        if (sqe.opcode() != io.nvmf4j.protocol.fabrics.FabricsCommandType.OPCODE) {
+            return false;
+        }
+        int fctype = Wire.u8(sqe.segment(), FabricsCommands.OFFSET_FCTYPE);
+        return fctype == io.nvmf4j.protocol.fabrics.FabricsCommandType.AUTH_SEND.value()
+                || fctype == io.nvmf4j.protocol.fabrics.FabricsCommandType.AUTH_RECEIVE.value();
     }
 
     Request submit(Queue q, SubmissionQueueEntry sqe) {

@@ -703,6 +703,12 @@ final class RdmaQueue implements TransportQueue {
         }
     }
 
+    /** The core's work done elsewhere (authentication steps) comes back to this queue's poll thread. */
+    @Override
+    public void runOnQueueThread(Runnable task) {
+        group.execute(task);
+    }
+
     // ---- teardown ----
 
     /** The controller failed or is being deleted (any thread): close the connection. */
