@@ -55,10 +55,32 @@ public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, in
         Wire.u32(s, OFFSET_AL, al);
     }
 
+    // Field reads in place (no allocation), for a controller that checks each field with its own error location
+    // (nvmet_execute_auth_send() / nvmet_execute_auth_receive()).
+
+    /** SECP (byte 43). */
+    public static int secpOf(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_SECP);
+    }
+
+    /** SPSP0 (byte 41). */
+    public static int spsp0Of(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_SPSP0);
+    }
+
+    /** SPSP1 (byte 42). */
+    public static int spsp1Of(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_SPSP1);
+    }
+
+    /** AL (bytes 47:44), bytes. */
+    public static long alOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_AL);
+    }
+
     public static AuthenticationReceiveCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.AUTH_RECEIVE);
-        MemorySegment s = sqe.segment();
         return new AuthenticationReceiveCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
-                Wire.u8(s, OFFSET_SECP), Wire.u8(s, OFFSET_SPSP0), Wire.u8(s, OFFSET_SPSP1), Wire.u32(s, OFFSET_AL));
+                secpOf(sqe), spsp0Of(sqe), spsp1Of(sqe), alOf(sqe));
     }
 }
