@@ -6,6 +6,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.auth.AuthMessage;
 import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
 import io.nvmf4j.protocol.fabrics.AuthenticationSendCommand;
+import io.nvmf4j.protocol.fabrics.SecurityProtocolFields;
 
 /**
  * Authentication Send and Authentication Receive (fabrics FCTYPE 05h/06h; NVMe Base 2.0, 6.1/6.2; Linux
@@ -21,8 +22,8 @@ final class AuthenticationCommands {
 
     static Status parseSend(Request req) {
         SubmissionQueueEntry sqe = req.sqe();
-        Status s = checkSecurityProtocol(req, AuthenticationSendCommand.secpOf(sqe),
-                AuthenticationSendCommand.spsp0Of(sqe), AuthenticationSendCommand.spsp1Of(sqe));
+        Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
+                SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
         if (!s.isSuccess()) {
             return s;
         }
@@ -37,8 +38,8 @@ final class AuthenticationCommands {
 
     static Status parseReceive(Request req) {
         SubmissionQueueEntry sqe = req.sqe();
-        Status s = checkSecurityProtocol(req, AuthenticationReceiveCommand.secpOf(sqe),
-                AuthenticationReceiveCommand.spsp0Of(sqe), AuthenticationReceiveCommand.spsp1Of(sqe));
+        Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
+                SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
         if (!s.isSuccess()) {
             return s;
         }
@@ -51,18 +52,15 @@ final class AuthenticationCommands {
         return Status.SUCCESS;
     }
 
-    /**
-     * SECP, SPSP0, SPSP1 of either command: the same bytes (43, 41, 42) in Linux {@code struct
-     * nvmf_auth_send_command} and {@code struct nvmf_auth_receive_command}, hence one set of error locations.
-     */
+    /** SECP, SPSP0, SPSP1 of either command (the same bytes in both, see {@link SecurityProtocolFields}). */
     private static Status checkSecurityProtocol(Request req, int secp, int spsp0, int spsp1) {
         int at = -1;
         if (secp != AuthMessage.SECP_AUTHENTICATION) {
-            at = AuthenticationSendCommand.OFFSET_SECP;
+            at = SecurityProtocolFields.OFFSET_SECP;
         } else if (spsp0 != AuthMessage.SPSP0) {
-            at = AuthenticationSendCommand.OFFSET_SPSP0;
+            at = SecurityProtocolFields.OFFSET_SPSP0;
         } else if (spsp1 != AuthMessage.SPSP1) {
-            at = AuthenticationSendCommand.OFFSET_SPSP1;
+            at = SecurityProtocolFields.OFFSET_SPSP1;
         }
         if (at >= 0) {
             req.errorLocation(at);

@@ -20,9 +20,9 @@ import java.lang.foreign.MemorySegment;
 public record AuthenticationSendCommand(CommandId cid, SglDescriptor sgl1, int secp, int spsp0, int spsp1, long tl)
         implements FabricsCommand {
 
-    public static final int OFFSET_SPSP0 = 41;
-    public static final int OFFSET_SPSP1 = 42;
-    public static final int OFFSET_SECP = 43;
+    public static final int OFFSET_SPSP0 = SecurityProtocolFields.OFFSET_SPSP0;
+    public static final int OFFSET_SPSP1 = SecurityProtocolFields.OFFSET_SPSP1;
+    public static final int OFFSET_SECP = SecurityProtocolFields.OFFSET_SECP;
     public static final int OFFSET_TL = 44;
 
     public AuthenticationSendCommand {
@@ -55,23 +55,7 @@ public record AuthenticationSendCommand(CommandId cid, SglDescriptor sgl1, int s
         Wire.u32(s, OFFSET_TL, tl);
     }
 
-    // Field reads in place (no allocation), for a controller that checks each field with its own error location
-    // (nvmet_execute_auth_send() / nvmet_execute_auth_receive()).
-
-    /** SECP (byte 43). */
-    public static int secpOf(SubmissionQueueEntry sqe) {
-        return Wire.u8(sqe.segment(), OFFSET_SECP);
-    }
-
-    /** SPSP0 (byte 41). */
-    public static int spsp0Of(SubmissionQueueEntry sqe) {
-        return Wire.u8(sqe.segment(), OFFSET_SPSP0);
-    }
-
-    /** SPSP1 (byte 42). */
-    public static int spsp1Of(SubmissionQueueEntry sqe) {
-        return Wire.u8(sqe.segment(), OFFSET_SPSP1);
-    }
+    // A field read in place (no allocation); SECP, SPSP0 and SPSP1 are read by SecurityProtocolFields.
 
     /** TL (bytes 47:44), bytes. */
     public static long tlOf(SubmissionQueueEntry sqe) {
@@ -81,6 +65,7 @@ public record AuthenticationSendCommand(CommandId cid, SglDescriptor sgl1, int s
     public static AuthenticationSendCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.AUTH_SEND);
         return new AuthenticationSendCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
-                secpOf(sqe), spsp0Of(sqe), spsp1Of(sqe), tlOf(sqe));
+                SecurityProtocolFields.secpOf(sqe), SecurityProtocolFields.spsp0Of(sqe),
+                SecurityProtocolFields.spsp1Of(sqe), tlOf(sqe));
     }
 }

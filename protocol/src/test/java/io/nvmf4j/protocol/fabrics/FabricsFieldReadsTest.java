@@ -90,16 +90,16 @@ class FabricsFieldReadsTest {
         String tail = "00 01 01 e9 28000000" + zeros(16);
         SubmissionQueueEntry send = sqe("7f 40 0900 05" + zeros(19) + PropertyCommandsTest.NULL_SGL + tail);
         assertEquals(0x05, FabricsCommand.fctypeOf(send));
-        assertEquals(0xE9, AuthenticationSendCommand.secpOf(send));
-        assertEquals(0x01, AuthenticationSendCommand.spsp0Of(send));
-        assertEquals(0x01, AuthenticationSendCommand.spsp1Of(send));
+        assertEquals(0xE9, SecurityProtocolFields.secpOf(send));
+        assertEquals(0x01, SecurityProtocolFields.spsp0Of(send));
+        assertEquals(0x01, SecurityProtocolFields.spsp1Of(send));
         assertEquals(40, AuthenticationSendCommand.tlOf(send));
         SubmissionQueueEntry distinct = sqe("7f 40 0a00 06" + zeros(19) + PropertyCommandsTest.NULL_SGL
                 + "00 a1 a2 a3 010203f4" + zeros(16));
         assertEquals(0x06, FabricsCommand.fctypeOf(distinct));
-        assertEquals(0xA3, AuthenticationReceiveCommand.secpOf(distinct));
-        assertEquals(0xA1, AuthenticationReceiveCommand.spsp0Of(distinct));
-        assertEquals(0xA2, AuthenticationReceiveCommand.spsp1Of(distinct));
+        assertEquals(0xA3, SecurityProtocolFields.secpOf(distinct));
+        assertEquals(0xA1, SecurityProtocolFields.spsp0Of(distinct));
+        assertEquals(0xA2, SecurityProtocolFields.spsp1Of(distinct));
         assertEquals(0xf4030201L, AuthenticationReceiveCommand.alOf(distinct));
         assertEquals(0xf4030201L, AuthenticationSendCommand.tlOf(distinct));
     }

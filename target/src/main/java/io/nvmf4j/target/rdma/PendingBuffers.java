@@ -11,8 +11,7 @@ final class PendingBuffers {
 
     private final PollGroup group;
     private final BufferPool pool;
-    private RdmaRequest waitHead;
-    private RdmaRequest waitTail;
+    private final RequestFifo waiting = new RequestFifo();
 
     PendingBuffers(PollGroup group, BufferPool pool) {
         this.group = group;
@@ -40,13 +39,7 @@ final class PendingBuffers {
 
     /** {@code r} waits for a block, behind every request already waiting. */
     void await(RdmaRequest r) {
-        r.nextWaiting = null;
-        if (waitTail == null) {
-            waitHead = r;
-        } else {
-            waitTail.nextWaiting = r;
-        }
-        waitTail = r;
+        waiting.add(r);
     }
 
     void free(RdmaRequest r) {
@@ -56,17 +49,13 @@ final class PendingBuffers {
 
     /** Hands freed buffers to waiting requests, oldest first. */
     void serveWaiters() {
-        while (waitHead != null) {
-            RdmaRequest r = waitHead;
+        while (!waiting.isEmpty()) {
+            RdmaRequest r = waiting.peek();
             long offset = pool.allocate(r.transferLength);
             if (offset < 0) {
                 return;
             }
-            waitHead = r.nextWaiting;
-            if (waitHead == null) {
-                waitTail = null;
-            }
-            r.nextWaiting = null;
+            waiting.poll();
             r.bufferOffset = offset;
             try {
                 r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
@@ -78,25 +67,6 @@ final class PendingBuffers {
 
     /** Removes (and releases) the waiting requests of a queue that is going away. */
     void dropWaiters(RdmaQueue queue) {
-        RdmaRequest prev = null;
-        RdmaRequest r = waitHead;
-        while (r != null) {
-            RdmaRequest next = r.nextWaiting;
-            if (r.queue == queue) {
-                if (prev == null) {
-                    waitHead = next;
-                } else {
-                    prev.nextWaiting = next;
-                }
-                if (waitTail == r) {
-                    waitTail = prev;
-                }
-                r.nextWaiting = null;
-                queue.release(r);
-            } else {
-                prev = r;
-            }
-            r = next;
-        }
+        waiting.releaseAllOf(queue);
     }
 }

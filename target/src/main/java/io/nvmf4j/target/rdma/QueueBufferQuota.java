@@ -13,8 +13,7 @@ final class QueueBufferQuota {
     /** Pool bytes held (or waited for in the poll group's FIFO) by this queue's requests. */
     private long bufferBytesHeld;
     /** Requests waiting because this queue is at its pool limit. */
-    private RdmaRequest quotaHead;
-    private RdmaRequest quotaTail;
+    private final RequestFifo waiting = new RequestFifo();
     private boolean servingQuota;
 
     QueueBufferQuota(RdmaQueue queue) {
@@ -24,14 +23,8 @@ final class QueueBufferQuota {
     /** NEED_BUFFER: a buffer from the pool for {@code r}, now or once the queue is under its limit. */
     void needBuffer(RdmaRequest r) {
         long bytes = BufferPool.blockBytes(r.transferLength);
-        if (quotaHead != null || bufferBytesHeld + bytes > queue.group.queueBufferLimit()) {
-            r.nextWaiting = null;
-            if (quotaTail == null) {
-                quotaHead = r;
-            } else {
-                quotaTail.nextWaiting = r;
-            }
-            quotaTail = r;
+        if (!waiting.isEmpty() || bufferBytesHeld + bytes > queue.group.queueBufferLimit()) {
+            waiting.add(r);
             return;
         }
         takeQuota(r, bytes);
@@ -50,7 +43,7 @@ final class QueueBufferQuota {
         if (r.quotaBytes != 0) {
             bufferBytesHeld -= r.quotaBytes;
             r.quotaBytes = 0;
-            if (quotaHead != null) {
+            if (!waiting.isEmpty()) {
                 serveWaiters();
             }
         }
@@ -63,17 +56,13 @@ final class QueueBufferQuota {
         }
         servingQuota = true;
         try {
-            while (quotaHead != null && queue.state() == RdmaQueue.State.LIVE) {
-                RdmaRequest r = quotaHead;
+            while (!waiting.isEmpty() && queue.state() == RdmaQueue.State.LIVE) {
+                RdmaRequest r = waiting.peek();
                 long bytes = BufferPool.blockBytes(r.transferLength);
                 if (bufferBytesHeld + bytes > queue.group.queueBufferLimit()) {
                     return;
                 }
-                quotaHead = r.nextWaiting;
-                if (quotaHead == null) {
-                    quotaTail = null;
-                }
-                r.nextWaiting = null;
+                waiting.poll();
                 takeQuota(r, bytes);
             }
         } finally {
@@ -83,14 +72,6 @@ final class QueueBufferQuota {
 
     /** Releases the requests waiting on this queue's limit (the queue is going away). */
     void dropWaiters() {
-        RdmaRequest r = quotaHead;
-        quotaHead = null;
-        quotaTail = null;
-        while (r != null) {
-            RdmaRequest next = r.nextWaiting;
-            r.nextWaiting = null;
-            queue.release(r);
-            r = next;
-        }
+        waiting.releaseAllOf(queue);
     }
 }
