@@ -1,12 +1,5 @@
 package io.nvmf4j.cli.serve;
 
-import static io.nvmf4j.cli.serve.NamespaceBackends.closeBackend;
-import static io.nvmf4j.cli.serve.NamespaceBackends.open;
-import static io.nvmf4j.cli.serve.NamespaceBackends.setLength;
-import static io.nvmf4j.cli.serve.RpcParams.nqnOf;
-import static io.nvmf4j.cli.serve.RpcParams.parseBoolean;
-import static io.nvmf4j.cli.serve.RpcParams.requireText;
-
 import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceBackend.FileBackend;
 import io.nvmf4j.config.NamespaceBackend.RamBackend;
@@ -32,6 +25,13 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+
+import static io.nvmf4j.cli.serve.NamespaceBackends.closeBackend;
+import static io.nvmf4j.cli.serve.NamespaceBackends.open;
+import static io.nvmf4j.cli.serve.NamespaceBackends.setLength;
+import static io.nvmf4j.cli.serve.RpcParams.nqnOf;
+import static io.nvmf4j.cli.serve.RpcParams.parseBoolean;
+import static io.nvmf4j.cli.serve.RpcParams.requireText;
 
 /**
  * The running target together with the configuration it runs, changed only through the operations here (what
