@@ -6,8 +6,6 @@
 module io.nvmf4j.initiator {
     requires transitive io.nvmf4j.protocol;
     requires transitive io.nvmf4j.verbs;
-    // ControllerSetup still logs through java.util.logging (System.Logger everywhere else; see docs/ARCHITECTURE.md)
-    requires java.logging;
 
     exports io.nvmf4j.initiator;
 }

@@ -24,10 +24,11 @@ import io.nvmf4j.protocol.fabrics.PropertyGetCommand;
 import io.nvmf4j.protocol.fabrics.PropertySetCommand;
 import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import io.nvmf4j.verbs.VerbsException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.logging.Logger;
 
 /**
  * Controller bring-up, one sequence for the first connect and every reconnect, as Linux
@@ -38,7 +39,7 @@ import java.util.logging.Logger;
 final class ControllerSetup {
 
     /** The controller's log, as before the split (operators and tests filter on it). */
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
     private static final int ADMIN_BUFFERS = 4;
 
     private final NvmeController c;
@@ -153,7 +154,7 @@ final class ControllerSetup {
         c.maxTransferBytes = Math.min(mdts, KeyedSglDescriptor.MAX_LENGTH + 1L - pageSize);
         boolean offsetSgl = (identify.sgls() & IdentifyController.SGLS_OFFSET) != 0;
         if (identify.icdoff() != 0 && offsetSgl && options.inCapsuleData()) {
-            LOG.warning(name + ": ICDOFF " + identify.icdoff() + " is not supported (as in Linux); "
+            LOG.log(Level.WARNING, name + ": ICDOFF " + identify.icdoff() + " is not supported (as in Linux); "
                     + "writes go by keyed SGL only");
         }
         c.inCapsuleBytes = options.inCapsuleData() && offsetSgl && identify.icdoff() == 0

@@ -14,11 +14,11 @@ import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
 import io.nvmf4j.protocol.fabrics.AuthenticationSendCommand;
 import io.nvmf4j.protocol.fabrics.ConnectResponse;
 import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The host's DH-HMAC-CHAP on one queue, as Linux {@code nvme_auth_negotiate()} / {@code nvme_queue_auth_work()}
@@ -30,7 +30,7 @@ import java.util.logging.Logger;
  */
 final class DhchapAuthenticator {
 
-    private static final Logger LOG = Logger.getLogger(NvmeController.class.getName());
+    private static final Logger LOG = System.getLogger(NvmeController.class.getName());
     /** Authentication Receive buffer, Linux CHAP_BUF_SIZE. */
     static final int RECEIVE_BUFFER = 4096;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -106,7 +106,7 @@ final class DhchapAuthenticator {
             session.abort();
             throw e;
         }
-        LOG.log(queue.qid().value() == 0 ? Level.INFO : Level.FINE, () -> name + ": " + queue.qid()
+        LOG.log(queue.qid().value() == 0 ? Level.INFO : Level.DEBUG, () -> name + ": " + queue.qid()
                 + " authenticated (" + session.hash() + ", DH group " + session.dhGroup() + ", "
                 + (keys.bidirectional() ? "bidirectional" : "unidirectional") + ")");
     }

@@ -2,11 +2,11 @@ package io.nvmf4j.target;
 
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
-import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.auth.AuthMessage;
 import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
 import io.nvmf4j.protocol.fabrics.AuthenticationSendCommand;
-import java.lang.foreign.MemorySegment;
+import io.nvmf4j.protocol.fabrics.SecurityProtocolFields;
 
 /**
  * Authentication Send and Authentication Receive (fabrics FCTYPE 05h/06h; NVMe Base 2.0, 6.1/6.2; Linux
@@ -21,12 +21,13 @@ final class AuthenticationCommands {
     }
 
     static Status parseSend(Request req) {
-        Status s = checkSecurityProtocol(req, AuthenticationSendCommand.OFFSET_SECP,
-                AuthenticationSendCommand.OFFSET_SPSP0, AuthenticationSendCommand.OFFSET_SPSP1);
+        SubmissionQueueEntry sqe = req.sqe();
+        Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
+                SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
         if (!s.isSuccess()) {
             return s;
         }
-        long tl = Wire.u32(req.sqe().segment(), AuthenticationSendCommand.OFFSET_TL);
+        long tl = AuthenticationSendCommand.tlOf(sqe);
         if (tl == 0 || tl > QueueAuthentication.MAX_TRANSFER) {
             req.errorLocation(AuthenticationSendCommand.OFFSET_TL);
             return StatusCode.INVALID_FIELD.withDnr();
@@ -36,12 +37,13 @@ final class AuthenticationCommands {
     }
 
     static Status parseReceive(Request req) {
-        Status s = checkSecurityProtocol(req, AuthenticationReceiveCommand.OFFSET_SECP,
-                AuthenticationReceiveCommand.OFFSET_SPSP0, AuthenticationReceiveCommand.OFFSET_SPSP1);
+        SubmissionQueueEntry sqe = req.sqe();
+        Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
+                SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
         if (!s.isSuccess()) {
             return s;
         }
-        long al = Wire.u32(req.sqe().segment(), AuthenticationReceiveCommand.OFFSET_AL);
+        long al = AuthenticationReceiveCommand.alOf(sqe);
         if (al == 0 || al > QueueAuthentication.MAX_TRANSFER) {
             req.errorLocation(AuthenticationReceiveCommand.OFFSET_AL);
             return StatusCode.INVALID_FIELD.withDnr();
@@ -50,15 +52,15 @@ final class AuthenticationCommands {
         return Status.SUCCESS;
     }
 
-    private static Status checkSecurityProtocol(Request req, int secpAt, int spsp0At, int spsp1At) {
-        MemorySegment s = req.sqe().segment();
+    /** SECP, SPSP0, SPSP1 of either command (the same bytes in both, see {@link SecurityProtocolFields}). */
+    private static Status checkSecurityProtocol(Request req, int secp, int spsp0, int spsp1) {
         int at = -1;
-        if (Wire.u8(s, secpAt) != AuthMessage.SECP_AUTHENTICATION) {
-            at = secpAt;
-        } else if (Wire.u8(s, spsp0At) != AuthMessage.SPSP0) {
-            at = spsp0At;
-        } else if (Wire.u8(s, spsp1At) != AuthMessage.SPSP1) {
-            at = spsp1At;
+        if (secp != AuthMessage.SECP_AUTHENTICATION) {
+            at = SecurityProtocolFields.OFFSET_SECP;
+        } else if (spsp0 != AuthMessage.SPSP0) {
+            at = SecurityProtocolFields.OFFSET_SPSP0;
+        } else if (spsp1 != AuthMessage.SPSP1) {
+            at = SecurityProtocolFields.OFFSET_SPSP1;
         }
         if (at >= 0) {
             req.errorLocation(at);

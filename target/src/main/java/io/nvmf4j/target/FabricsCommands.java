@@ -7,10 +7,10 @@ import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.StatusCodeType;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
-import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.fabrics.ConnectCommand;
 import io.nvmf4j.protocol.fabrics.ConnectData;
 import io.nvmf4j.protocol.fabrics.ConnectResponse;
+import io.nvmf4j.protocol.fabrics.FabricsCommand;
 import io.nvmf4j.protocol.fabrics.FabricsCommandType;
 import io.nvmf4j.protocol.fabrics.PropertyGetCommand;
 import io.nvmf4j.protocol.fabrics.PropertySetCommand;
@@ -28,27 +28,11 @@ final class FabricsCommands {
 
     private static final System.Logger LOG = System.getLogger(FabricsCommands.class.getName());
 
-    static final int OPCODE = FabricsCommandType.OPCODE;
-    static final int FCTYPE_PROPERTY_SET = FabricsCommandType.PROPERTY_SET.value();
-    static final int FCTYPE_CONNECT = FabricsCommandType.CONNECT.value();
-    static final int FCTYPE_PROPERTY_GET = FabricsCommandType.PROPERTY_GET.value();
-    static final int FCTYPE_DISCONNECT = FabricsCommandType.DISCONNECT.value();
-
-    /** FCTYPE, byte 4 of every fabrics SQE (where NSID is in other commands). */
-    static final int OFFSET_FCTYPE = 4;
-    static final int OFFSET_CONNECT_RECFMT = ConnectCommand.OFFSET_RECFMT;
-    static final int OFFSET_CONNECT_QID = ConnectCommand.OFFSET_QID;
-    static final int OFFSET_CONNECT_SQSIZE = ConnectCommand.OFFSET_SQSIZE;
-    static final int OFFSET_CONNECT_KATO = ConnectCommand.OFFSET_KATO;
-    static final int OFFSET_PROPERTY_ATTRIB = PropertyGetCommand.OFFSET_ATTRIB;
-    static final int OFFSET_PROPERTY_OFFSET = PropertyGetCommand.OFFSET_OFST;
-    static final int OFFSET_PROPERTY_VALUE = PropertySetCommand.OFFSET_VALUE;
-
-    static final int CONNECT_DATA_SIZE = ConnectData.SIZE;
-    static final int OFFSET_DATA_HOSTID = ConnectData.OFFSET_HOSTID;
-    static final int OFFSET_DATA_CNTLID = ConnectData.OFFSET_CNTLID;
-    static final int OFFSET_DATA_SUBNQN = ConnectData.OFFSET_SUBNQN;
-    static final int OFFSET_DATA_HOSTNQN = ConnectData.OFFSET_HOSTNQN;
+    /**
+     * FCTYPE's byte offset, for the error location of a refused fabrics command (and for the authentication code that
+     * still reads it by offset).
+     */
+    static final int OFFSET_FCTYPE = FabricsCommand.OFFSET_FCTYPE;
 
     /** NVMe-oF 1.1 Figure 23: Disconnect sent on the admin queue (SPDK "invalid queue type"); not in the catalogue. */
     static final Status INVALID_QUEUE_TYPE = Status.of(StatusCodeType.COMMAND_SPECIFIC, 0x85).withDnr();
@@ -57,11 +41,11 @@ final class FabricsCommands {
     }
 
     static boolean isFabrics(SubmissionQueueEntry sqe) {
-        return sqe.opcode() == OPCODE;
+        return sqe.opcode() == FabricsCommandType.OPCODE;
     }
 
     static int fctype(SubmissionQueueEntry sqe) {
-        return Wire.u8(sqe.segment(), OFFSET_FCTYPE);
+        return FabricsCommand.fctypeOf(sqe);
     }
 
     /** IATTR/IPO for a field of the Connect data (nvmet IPO_IATTR_CONNECT_DATA()). */
@@ -92,12 +76,12 @@ final class FabricsCommands {
             req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
             return StatusCode.INVALID_OPCODE.withDnr();
         }
-        if (fctype(sqe) != FCTYPE_CONNECT) {
+        if (fctype(sqe) != FabricsCommandType.CONNECT.value()) {
             LOG.log(Level.DEBUG, "invalid capsule type {0} on unconnected queue", fctype(sqe));
             req.errorLocation(OFFSET_FCTYPE);
             return StatusCode.INVALID_OPCODE.withDnr();
         }
-        int qid = Wire.u16(sqe.segment(), OFFSET_CONNECT_QID);
+        int qid = ConnectCommand.qidOf(sqe);
         int transportQid = req.queue().transport().connectionQid();
         if (transportQid >= 0 && qid != transportQid) {
             // The transport sized and set up this connection for another queue (NVMe-oF RDMA binding: the QID of
@@ -107,12 +91,12 @@ final class FabricsCommands {
             // IATTR/IPO nvmet_execute_io_connect() gives a QID it cannot accept (IPO_IATTR_CONNECT_SQE(qid)).
             refused(req, "Connect for queue {0} on a connection set up for queue {1} refused", qid,
                     transportQid);
-            req.errorLocation(OFFSET_CONNECT_QID);
-            req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_QID));
+            req.errorLocation(ConnectCommand.OFFSET_QID);
+            req.cqe().dw0(ipoConnectSqe(ConnectCommand.OFFSET_QID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         req.prepared(qid == 0 ? FabricsCommands::adminConnect : FabricsCommands::ioConnect,
-                DataDirection.HOST_TO_CONTROLLER, CONNECT_DATA_SIZE);
+                DataDirection.HOST_TO_CONTROLLER, ConnectData.SIZE);
         return Status.SUCCESS;
     }
 
@@ -146,7 +130,7 @@ final class FabricsCommands {
      * does not implement.
      */
     static Status parseIo(Request req) {
-        if (fctype(req.sqe()) == FCTYPE_DISCONNECT) {
+        if (fctype(req.sqe()) == FabricsCommandType.DISCONNECT.value()) {
             req.prepared(FabricsCommands::disconnect, DataDirection.NONE, 0);
             return Status.SUCCESS;
         }
@@ -163,12 +147,12 @@ final class FabricsCommands {
 
 
     private static int recfmt(Request req) {
-        return Wire.u16(req.sqe().segment(), OFFSET_CONNECT_RECFMT);
+        return ConnectCommand.recfmtOf(req.sqe());
     }
 
     /** nvmet_execute_admin_connect(): a new controller with a dynamic controller ID. */
     private static Status adminConnect(Request req) {
-        Status length = Transfers.checkLength(req, CONNECT_DATA_SIZE);
+        Status length = Transfers.checkLength(req, ConnectData.SIZE);
         if (!length.isSuccess()) {
             return length;
         }
@@ -177,24 +161,24 @@ final class FabricsCommands {
         SubmissionQueue sq = req.queue();
         if (recfmt(req) != 0) {
             refused(req, "Connect with record format {0} refused", recfmt(req));
-            req.errorLocation(OFFSET_CONNECT_RECFMT);
+            req.errorLocation(ConnectCommand.OFFSET_RECFMT);
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
-        int cntlid = Wire.u16(d, OFFSET_DATA_CNTLID);
+        int cntlid = ConnectData.cntlidOf(d);
         if (cntlid != 0xFFFF) {
             refused(req, "admin Connect for controller ID {0} refused: only the dynamic model (FFFFh)",
                     cntlid);
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
-        String subsysNqn = nqnField(d, OFFSET_DATA_SUBNQN);
+        String subsysNqn = nqnField(d, ConnectData.OFFSET_SUBNQN);
         String hostNqn = hostNqnField(d);
         // nvmet_alloc_ctrl()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
             refused(req, "rejected host {0} for {1}: no such subsystem on {2}", hostNqn, subsysNqn,
                     sq.port());
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_SUBNQN));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_SUBNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
@@ -203,19 +187,19 @@ final class FabricsCommands {
             // nvmf_ctrlr_cmd_connect() answers "Connect HOSTNQN is not null terminated" (nvmet cannot see one: it
             // writes a NUL into the last byte)
             refused(req, "rejected host for {0}: HOSTNQN is not a terminated UTF-8 name", subsystem.nqn());
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         if (!subsystem.hostAllowed(hostNqn)) {
             refused(req, "rejected host {0} for {1}: not in allowed_hosts", shown(hostNqn), subsystem.nqn());
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTNQN));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_HOSTNQN));
             req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
             return StatusCode.CONNECT_INVALID_HOST.withDnr();
         }
-        int sqsize = Wire.u16(req.sqe().segment(), OFFSET_CONNECT_SQSIZE);
-        long kato = Wire.u32(req.sqe().segment(), OFFSET_CONNECT_KATO);
-        byte[] hostId = d.asSlice(OFFSET_DATA_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        int sqsize = ConnectCommand.sqsizeOf(req.sqe());
+        long kato = ConnectCommand.katoOf(req.sqe());
+        byte[] hostId = d.asSlice(ConnectData.OFFSET_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         // keys taken now for the controller's life, like nvmet_setup_auth() copies them at Connect
         io.nvmf4j.protocol.auth.DhchapKeys keys = subsystem.hostKeys(hostNqn).orElse(null);
         Controller ctrl = subsystem.registerController(
@@ -245,7 +229,7 @@ final class FabricsCommands {
 
     /** nvmet_execute_io_connect(): an I/O queue for an existing controller of the same host. */
     private static Status ioConnect(Request req) {
-        Status length = Transfers.checkLength(req, CONNECT_DATA_SIZE);
+        Status length = Transfers.checkLength(req, ConnectData.SIZE);
         if (!length.isSuccess()) {
             return length;
         }
@@ -254,35 +238,35 @@ final class FabricsCommands {
         SubmissionQueue sq = req.queue();
         if (recfmt(req) != 0) {
             refused(req, "Connect with record format {0} refused", recfmt(req));
-            req.errorLocation(OFFSET_CONNECT_RECFMT);
+            req.errorLocation(ConnectCommand.OFFSET_RECFMT);
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
-        String subsysNqn = nqnField(d, OFFSET_DATA_SUBNQN);
+        String subsysNqn = nqnField(d, ConnectData.OFFSET_SUBNQN);
         String hostNqn = hostNqnField(d);
-        int cntlid = Wire.u16(d, OFFSET_DATA_CNTLID);
+        int cntlid = ConnectData.cntlidOf(d);
         // nvmet_ctrl_find_get()
         Subsystem subsystem = subsysNqn == null ? null : sq.target().findSubsystem(sq.port(), subsysNqn);
         if (subsystem == null) {
             refused(req, "I/O Connect from {0} for unknown subsystem {1} refused", hostNqn, subsysNqn);
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_SUBNQN));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_SUBNQN));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         Controller ctrl = subsystem.controller(cntlid);
         if (ctrl == null || !ctrl.hostNqn().equals(hostNqn) || ctrl.isReleased()) {
             refused(req, "could not find controller {0} for subsystem {1} / host {2}", cntlid,
                     subsystem.nqn(), hostNqn);
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         // Beyond nvmet_ctrl_find_get() (subsystem, CNTLID, host NQN): none of these is a secret (the discovery log
         // names the subsystem, CNTLIDs count up), so an I/O queue must also carry the Host Identifier of the admin
         // Connect (NVMe-oF 1.1, 3.3: the same HOSTID on every queue of an association; nvmet keeps it as
         // ctrl->hostid) and come from the admin queue's peer address. Real protection is DH-HMAC-CHAP.
-        byte[] hostId = d.asSlice(OFFSET_DATA_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        byte[] hostId = d.asSlice(ConnectData.OFFSET_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         if (!ctrl.hostIdMatches(hostId)) {
             refused(req, "I/O Connect for controller {0} of {1} from {2} refused: Host Identifier differs "
                     + "from the admin queue''s", cntlid, subsystem.nqn(), sq.transport().remoteAddress());
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_HOSTID));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_HOSTID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         SubmissionQueue admin = ctrl.queue(0);
@@ -291,16 +275,16 @@ final class FabricsCommands {
         if (adminPeer != null && ioPeer != null && !adminPeer.equals(ioPeer)) {
             refused(req, "I/O Connect for controller {0} of {1} from {2} refused: its admin queue is "
                     + "connected from {3}", cntlid, subsystem.nqn(), ioPeer, adminPeer);
-            req.cqe().dw0(ipoConnectData(OFFSET_DATA_CNTLID));
+            req.cqe().dw0(ipoConnectData(ConnectData.OFFSET_CNTLID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
-        int qid = Wire.u16(req.sqe().segment(), OFFSET_CONNECT_QID);
+        int qid = ConnectCommand.qidOf(req.sqe());
         if (qid > subsystem.maxIoQueues()) {
             refused(req, "I/O Connect for queue {0} beyond {1} refused", qid, subsystem.maxIoQueues());
-            req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_QID));
+            req.cqe().dw0(ipoConnectSqe(ConnectCommand.OFFSET_QID));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
-        int sqsize = Wire.u16(req.sqe().segment(), OFFSET_CONNECT_SQSIZE);
+        int sqsize = ConnectCommand.sqsizeOf(req.sqe());
         Status installed = install(req, ctrl, qid, sqsize);
         if (!installed.isSuccess()) {
             // pass back the controller whose queue could not be installed, like nvmet
@@ -322,26 +306,26 @@ final class FabricsCommands {
     private static Status install(Request req, Controller ctrl, int qid, int sqsize) {
         if (sqsize == 0) {
             refused(req, "Connect with queue size zero refused");
-            req.errorLocation(OFFSET_CONNECT_SQSIZE);
-            req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_SQSIZE));
+            req.errorLocation(ConnectCommand.OFFSET_SQSIZE);
+            req.cqe().dw0(ipoConnectSqe(ConnectCommand.OFFSET_SQSIZE));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         if (ctrl.queue(qid) != null) {
             refused(req, "queue {0} of controller {1} already exists", qid, ctrl.id());
-            req.errorLocation(OFFSET_CONNECT_QID);
+            req.errorLocation(ConnectCommand.OFFSET_QID);
             return StatusCode.CMD_SEQ_ERROR.withDnr();
         }
         // for fabrics, MQES limits only the I/O submission queues
         if (qid != 0 && sqsize > ctrl.mqes()) {
             refused(req, "SQSIZE {0} larger than MQES {1} of controller {2}", sqsize, ctrl.mqes(),
                     ctrl.id());
-            req.errorLocation(OFFSET_CONNECT_SQSIZE);
-            req.cqe().dw0(ipoConnectSqe(OFFSET_CONNECT_SQSIZE));
+            req.errorLocation(ConnectCommand.OFFSET_SQSIZE);
+            req.cqe().dw0(ipoConnectSqe(ConnectCommand.OFFSET_SQSIZE));
             return StatusCode.CONNECT_INVALID_PARAM.withDnr();
         }
         SubmissionQueue sq = req.queue();
         if (!ctrl.addQueue(qid, sq)) {
-            req.errorLocation(OFFSET_CONNECT_QID);
+            req.errorLocation(ConnectCommand.OFFSET_QID);
             return StatusCode.CMD_SEQ_ERROR.withDnr();
         }
         if (!sq.install(ctrl, qid, sqsize + 1)) {
@@ -361,10 +345,10 @@ final class FabricsCommands {
      * ({@code spdk_nvme_perf}, {@code spdk_nvme_identify}) send it when no {@code hostnqn:} is given.
      */
     private static String hostNqnField(MemorySegment data) {
-        if (Wire.u8(data, OFFSET_DATA_HOSTNQN) == 0) {
+        if (ConnectData.hostNqnEmpty(data)) {
             return "";
         }
-        return nqnField(data, OFFSET_DATA_HOSTNQN);
+        return nqnField(data, ConnectData.OFFSET_HOSTNQN);
     }
 
     /** A host NQN for a log line: the empty one shown as such. */
@@ -385,13 +369,13 @@ final class FabricsCommands {
     /** nvmet_execute_prop_set(): only CC, 4 bytes. */
     private static Status propertySet(Request req) {
         SubmissionQueueEntry sqe = req.sqe();
-        int attrib = Wire.u8(sqe.segment(), OFFSET_PROPERTY_ATTRIB);
-        long offset = Wire.u32(sqe.segment(), OFFSET_PROPERTY_OFFSET);
+        int attrib = PropertySetCommand.attribOf(sqe);
+        long offset = PropertySetCommand.ofstOf(sqe);
         if ((attrib & 1) != 0 || offset != Controller.REG_CC) {
-            req.errorLocation((attrib & 1) != 0 ? OFFSET_PROPERTY_ATTRIB : OFFSET_PROPERTY_OFFSET);
+            req.errorLocation((attrib & 1) != 0 ? PropertySetCommand.OFFSET_ATTRIB : PropertySetCommand.OFFSET_OFST);
             return StatusCode.INVALID_FIELD.withDnr();
         }
-        req.queue().controller().updateCc((int) Wire.u64(sqe.segment(), OFFSET_PROPERTY_VALUE));
+        req.queue().controller().updateCc((int) PropertySetCommand.propertyValueOf(sqe));
         return Status.SUCCESS;
     }
 
@@ -399,12 +383,12 @@ final class FabricsCommands {
     private static Status propertyGet(Request req) {
         SubmissionQueueEntry sqe = req.sqe();
         Controller ctrl = req.queue().controller();
-        int attrib = Wire.u8(sqe.segment(), OFFSET_PROPERTY_ATTRIB);
-        long offset = Wire.u32(sqe.segment(), OFFSET_PROPERTY_OFFSET);
+        int attrib = PropertyGetCommand.attribOf(sqe);
+        long offset = PropertyGetCommand.ofstOf(sqe);
         long value;
         if ((attrib & 1) != 0) {
             if (offset != Controller.REG_CAP) {
-                req.errorLocation(OFFSET_PROPERTY_OFFSET);
+                req.errorLocation(PropertyGetCommand.OFFSET_OFST);
                 return StatusCode.INVALID_FIELD.withDnr();
             }
             value = ctrl.cap();
@@ -416,7 +400,7 @@ final class FabricsCommands {
             } else if (offset == Controller.REG_CSTS) {
                 value = Integer.toUnsignedLong(ctrl.csts());
             } else {
-                req.errorLocation(OFFSET_PROPERTY_OFFSET);
+                req.errorLocation(PropertyGetCommand.OFFSET_OFST);
                 return StatusCode.INVALID_FIELD.withDnr();
             }
         }

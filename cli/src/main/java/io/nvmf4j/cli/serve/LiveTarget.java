@@ -20,13 +20,19 @@ import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.TargetConfigurator;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+
+import static io.nvmf4j.cli.serve.NamespaceBackends.closeBackend;
+import static io.nvmf4j.cli.serve.NamespaceBackends.open;
+import static io.nvmf4j.cli.serve.NamespaceBackends.setLength;
+import static io.nvmf4j.cli.serve.RpcParams.nqnOf;
+import static io.nvmf4j.cli.serve.RpcParams.parseBoolean;
+import static io.nvmf4j.cli.serve.RpcParams.requireText;
 
 /**
  * The running target together with the configuration it runs, changed only through the operations here (what
@@ -47,22 +53,10 @@ public final class LiveTarget implements AutoCloseable {
         void stopListening(Port port);
     }
 
-    /**
-     * How long a removed or replaced namespace's backend stays open: a command that looked the namespace up just
-     * before the removal may still be reading or writing it on a poll thread (nvmet waits for the namespace's
-     * percpu_ref to drop, nvmet_ns_disable(); we have no per-namespace reference count on the data path, so we
-     * wait much longer than any command takes). Closing it under such a command would turn its I/O into an error
-     * the backend does not report as a status.
-     */
-    static final long RETIRE_DELAY_MILLIS = 2000;
-
     private final NvmeTarget target;
     private final Listeners listeners;
     private TargetConfig config;
-    private final java.util.Set<Namespace> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.ScheduledExecutorService retirer =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-                    r -> Thread.ofPlatform().name("nvmf4j-retire").daemon().unstarted(r));
+    private final NamespaceBackends backends = new NamespaceBackends();
 
     public LiveTarget(NvmeTarget target, TargetConfig config, Listeners listeners) {
         this.target = target;
@@ -278,11 +272,7 @@ public final class LiveTarget implements AutoCloseable {
                 throw RpcError.invalidParams("size " + bytes + " is not a multiple of the block size "
                         + nc.blockSize());
             }
-            try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw")) {
-                f.setLength(bytes);
-            } catch (IOException e) {
-                throw RpcError.refused("resizing " + path + ": " + e.getMessage());
-            }
+            setLength(path, bytes);
         }
         Namespace fresh = open(nqn, new NamespaceConfig(nc.nsid(), nc.enable(), nc.backend(), nc.blockSize(),
                 nc.nguid(), s.namespaces().stream().filter(n -> n.nsid() == nsid).findFirst()
@@ -626,78 +616,14 @@ public final class LiveTarget implements AutoCloseable {
         return new PortConfig(p.portid(), p.addr(), p.param(), names, p.referrals(), p.anaGroups());
     }
 
-    private static Namespace open(String nqn, NamespaceConfig nc) throws RpcError {
-        try {
-            Namespace ns = TargetConfigurator.namespace(nqn, nc);
-            if (ns == null) {
-                throw RpcError.invalidParams("namespace " + nc.nsid() + " has no device path");
-            }
-            return ns;
-        } catch (IOException | IllegalArgumentException e) {
-            throw RpcError.invalidParams(e.getMessage());
-        }
-    }
-
-    /** Flushes now (what was acknowledged is durable) and closes after {@link #RETIRE_DELAY_MILLIS}. */
     private void retire(Namespace ns) {
-        try {
-            ns.backend().flush();
-        } catch (Exception e) {
-            LOG.log(Level.WARNING, "flushing {0}: {1}", ns, e.getMessage());
-        }
-        retiring.add(ns);
-        try {
-            retirer.schedule(() -> {
-                if (retiring.remove(ns)) {
-                    closeBackend(ns);
-                }
-            }, RETIRE_DELAY_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            retiring.remove(ns);
-            closeBackend(ns);
-        }
+        backends.retire(ns);
     }
 
     /** Closes the backends still waiting to retire (at daemon stop, after the transport has stopped). */
     @Override
     public void close() {
-        retirer.shutdownNow();
-        for (Namespace ns : List.copyOf(retiring)) {
-            if (retiring.remove(ns)) {
-                closeBackend(ns);
-            }
-        }
-    }
-
-    private static void closeBackend(Namespace ns) {
-        try {
-            ns.backend().flush();
-        } catch (Exception e) {
-            LOG.log(Level.WARNING, "flushing {0}: {1}", ns, e.getMessage());
-        }
-        ns.backend().close();
-    }
-
-    private static SubsystemNqn nqnOf(String nqn) throws RpcError {
-        try {
-            return SubsystemNqn.of(nqn);
-        } catch (IllegalArgumentException e) {
-            throw RpcError.invalidParams(e.getMessage());
-        }
-    }
-
-    private static void requireText(String name, String value) throws RpcError {
-        if (value == null || value.isBlank()) {
-            throw RpcError.invalidParams("missing parameter \"" + name + "\"");
-        }
-    }
-
-    private static boolean parseBoolean(String name, String value) throws RpcError {
-        return switch (value == null ? "" : value.toLowerCase(java.util.Locale.ROOT)) {
-            case "1", "true", "yes", "on" -> true;
-            case "0", "false", "no", "off" -> false;
-            default -> throw RpcError.invalidParams(name + " must be true or false, not \"" + value + "\"");
-        };
+        backends.close();
     }
 
     /** Applies {@code change} to the config alone (settings that need no live action). */

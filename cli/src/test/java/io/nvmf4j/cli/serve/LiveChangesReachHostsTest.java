@@ -122,7 +122,7 @@ class LiveChangesReachHostsTest {
             }
             assertTrue(ok > 0 && refused > 0, ok + " reads before, " + refused + " refused after");
             host.firstNamespace().readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
-            Thread.sleep(LiveTarget.RETIRE_DELAY_MILLIS + 500); // the removed backend is closed now
+            Thread.sleep(NamespaceBackends.RETIRE_DELAY_MILLIS + 500); // the removed backend is closed now
             host.firstNamespace().readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
         } finally {
             d.close();

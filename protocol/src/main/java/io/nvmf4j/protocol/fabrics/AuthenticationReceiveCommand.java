@@ -20,9 +20,9 @@ import java.lang.foreign.MemorySegment;
 public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, int secp, int spsp0, int spsp1, long al)
         implements FabricsCommand {
 
-    public static final int OFFSET_SPSP0 = 41;
-    public static final int OFFSET_SPSP1 = 42;
-    public static final int OFFSET_SECP = 43;
+    public static final int OFFSET_SPSP0 = SecurityProtocolFields.OFFSET_SPSP0;
+    public static final int OFFSET_SPSP1 = SecurityProtocolFields.OFFSET_SPSP1;
+    public static final int OFFSET_SECP = SecurityProtocolFields.OFFSET_SECP;
     public static final int OFFSET_AL = 44;
 
     public AuthenticationReceiveCommand {
@@ -55,10 +55,17 @@ public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, in
         Wire.u32(s, OFFSET_AL, al);
     }
 
+    // A field read in place (no allocation); SECP, SPSP0 and SPSP1 are read by SecurityProtocolFields.
+
+    /** AL (bytes 47:44), bytes. */
+    public static long alOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_AL);
+    }
+
     public static AuthenticationReceiveCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.AUTH_RECEIVE);
-        MemorySegment s = sqe.segment();
         return new AuthenticationReceiveCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
-                Wire.u8(s, OFFSET_SECP), Wire.u8(s, OFFSET_SPSP0), Wire.u8(s, OFFSET_SPSP1), Wire.u32(s, OFFSET_AL));
+                SecurityProtocolFields.secpOf(sqe), SecurityProtocolFields.spsp0Of(sqe),
+                SecurityProtocolFields.spsp1Of(sqe), alOf(sqe));
     }
 }

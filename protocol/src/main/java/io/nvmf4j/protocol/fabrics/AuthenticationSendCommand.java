@@ -20,9 +20,9 @@ import java.lang.foreign.MemorySegment;
 public record AuthenticationSendCommand(CommandId cid, SglDescriptor sgl1, int secp, int spsp0, int spsp1, long tl)
         implements FabricsCommand {
 
-    public static final int OFFSET_SPSP0 = 41;
-    public static final int OFFSET_SPSP1 = 42;
-    public static final int OFFSET_SECP = 43;
+    public static final int OFFSET_SPSP0 = SecurityProtocolFields.OFFSET_SPSP0;
+    public static final int OFFSET_SPSP1 = SecurityProtocolFields.OFFSET_SPSP1;
+    public static final int OFFSET_SECP = SecurityProtocolFields.OFFSET_SECP;
     public static final int OFFSET_TL = 44;
 
     public AuthenticationSendCommand {
@@ -55,10 +55,17 @@ public record AuthenticationSendCommand(CommandId cid, SglDescriptor sgl1, int s
         Wire.u32(s, OFFSET_TL, tl);
     }
 
+    // A field read in place (no allocation); SECP, SPSP0 and SPSP1 are read by SecurityProtocolFields.
+
+    /** TL (bytes 47:44), bytes. */
+    public static long tlOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_TL);
+    }
+
     public static AuthenticationSendCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.AUTH_SEND);
-        MemorySegment s = sqe.segment();
         return new AuthenticationSendCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
-                Wire.u8(s, OFFSET_SECP), Wire.u8(s, OFFSET_SPSP0), Wire.u8(s, OFFSET_SPSP1), Wire.u32(s, OFFSET_TL));
+                SecurityProtocolFields.secpOf(sqe), SecurityProtocolFields.spsp0Of(sqe),
+                SecurityProtocolFields.spsp1Of(sqe), tlOf(sqe));
     }
 }

@@ -89,16 +89,42 @@ public record ConnectCommand(CommandId cid, SglDescriptor sgl1, int recfmt, Queu
         Wire.u32(s, OFFSET_KATO, kato);
     }
 
+    // Field reads in place (no allocation), for a controller that checks a Connect field by field before it has
+    // decided the command is well formed (nvmet_parse_connect_cmd() / nvmet_execute_*_connect()).
+
+    /** RECFMT (bytes 41:40). */
+    public static int recfmtOf(SubmissionQueueEntry sqe) {
+        return Wire.u16(sqe.segment(), OFFSET_RECFMT);
+    }
+
+    /** QID (bytes 43:42), the raw value. */
+    public static int qidOf(SubmissionQueueEntry sqe) {
+        return Wire.u16(sqe.segment(), OFFSET_QID);
+    }
+
+    /** SQSIZE (bytes 45:44), 0's based. */
+    public static int sqsizeOf(SubmissionQueueEntry sqe) {
+        return Wire.u16(sqe.segment(), OFFSET_SQSIZE);
+    }
+
+    /** CATTR (byte 46). */
+    public static int cattrOf(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_CATTR);
+    }
+
+    /** KATO (bytes 51:48), milliseconds. */
+    public static long katoOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_KATO);
+    }
+
     /**
      * Reads a Connect from {@code sqe}. Fails on a wrong opcode/FCTYPE or an undefined SGL1; value checks (RECFMT,
      * SQSIZE, QID) are the controller's, which answers them with Connect statuses.
      */
     public static ConnectCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.CONNECT);
-        MemorySegment s = sqe.segment();
-        return new ConnectCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()),
-                Wire.u16(s, OFFSET_RECFMT), QueueId.of(Wire.u16(s, OFFSET_QID)), Wire.u16(s, OFFSET_SQSIZE),
-                Wire.u8(s, OFFSET_CATTR), Wire.u32(s, OFFSET_KATO));
+        return new ConnectCommand(CommandId.of(sqe.cid()), SglDescriptor.decode(sqe.dptr()), recfmtOf(sqe),
+                QueueId.of(qidOf(sqe)), sqsizeOf(sqe), cattrOf(sqe), katoOf(sqe));
     }
 
     @Override

@@ -35,6 +35,16 @@ public record ConnectData(UUID hostId, ControllerId cntlid, Nqn subsystemNqn, Nq
     public static final int OFFSET_SUBNQN = 256;
     public static final int OFFSET_HOSTNQN = 512;
 
+    /** CNTLID (bytes 17:16) of Connect data in {@code data}, read in place; FFFFh asks for a dynamic controller. */
+    public static int cntlidOf(MemorySegment data) {
+        return Wire.u16(data, OFFSET_CNTLID);
+    }
+
+    /** True when the HOSTNQN field of Connect data in {@code data} is empty (its first byte is NUL). */
+    public static boolean hostNqnEmpty(MemorySegment data) {
+        return Wire.u8(data, OFFSET_HOSTNQN) == 0;
+    }
+
     public void encode(MemorySegment destination) {
         MemorySegment d = Wire.requireDestination(destination, SIZE, "Connect data");
         d.fill((byte) 0);
@@ -56,7 +66,7 @@ public record ConnectData(UUID hostId, ControllerId cntlid, Nqn subsystemNqn, Nq
         MemorySegment s = Wire.require(source, SIZE, "Connect data");
         var be = java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
         UUID hostId = new UUID(s.get(be, OFFSET_HOSTID), s.get(be, OFFSET_HOSTID + 8));
-        ControllerId cntlid = ControllerId.of(Wire.u16(s, OFFSET_CNTLID));
+        ControllerId cntlid = ControllerId.of(cntlidOf(s));
         Nqn subnqn = nqnAt(s, OFFSET_SUBNQN, "SUBNQN");
         Nqn hostnqn = nqnAt(s, OFFSET_HOSTNQN, "HOSTNQN");
         return new ConnectData(hostId, cntlid, subnqn, hostnqn);

@@ -47,13 +47,21 @@ public sealed interface FabricsCommand permits ConnectCommand, PropertyGetComman
         };
     }
 
+    /**
+     * The FCTYPE byte of a fabrics SQE as it is, defined or not (a controller answers an unknown one with a status);
+     * reads in place, no allocation.
+     */
+    static int fctypeOf(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_FCTYPE);
+    }
+
     /** The FCTYPE of a fabrics command; fails when the opcode is not 7Fh or the FCTYPE is not defined. */
     static FabricsCommandType typeOf(SubmissionQueueEntry sqe) {
         if (sqe.opcode() != FabricsCommandType.OPCODE) {
             throw new MalformedStructureException(String.format(
                     "SQE byte 0 (opcode): %02xh is not the fabrics opcode 7Fh", sqe.opcode()), OFFSET_OPCODE);
         }
-        int fctype = Wire.u8(sqe.segment(), OFFSET_FCTYPE);
+        int fctype = fctypeOf(sqe);
         return FabricsCommandType.fromValue(fctype).orElseThrow(() -> new MalformedStructureException(
                 String.format("fabrics command byte 4 (FCTYPE): %02xh is not a defined fabrics command type", fctype),
                 OFFSET_FCTYPE));

@@ -48,11 +48,20 @@ public record PropertyGetCommand(CommandId cid, PropertySize size, int offset) i
         Wire.u32(s, OFFSET_OFST, Integer.toUnsignedLong(offset));
     }
 
+    /** ATTRIB (byte 40) as it is, read in place: a controller checks the size bits itself. */
+    public static int attribOf(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_ATTRIB);
+    }
+
+    /** OFST (bytes 47:44), unsigned, read in place. */
+    public static long ofstOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_OFST);
+    }
+
     public static PropertyGetCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.PROPERTY_GET);
-        MemorySegment s = sqe.segment();
         return new PropertyGetCommand(CommandId.of(sqe.cid()),
-                PropertySize.decodeAttrib(Wire.u8(s, OFFSET_ATTRIB), "Property Get"), (int) Wire.u32(s, OFFSET_OFST));
+                PropertySize.decodeAttrib(attribOf(sqe), "Property Get"), (int) ofstOf(sqe));
     }
 
     @Override

@@ -50,12 +50,26 @@ public record PropertySetCommand(CommandId cid, PropertySize size, int offset, l
         Wire.u64(s, OFFSET_VALUE, size == PropertySize.FOUR_BYTES ? value & 0xFFFF_FFFFL : value);
     }
 
+    /** ATTRIB (byte 40) as it is, read in place: a controller checks the size bits itself. */
+    public static int attribOf(SubmissionQueueEntry sqe) {
+        return Wire.u8(sqe.segment(), OFFSET_ATTRIB);
+    }
+
+    /** OFST (bytes 47:44), unsigned, read in place. */
+    public static long ofstOf(SubmissionQueueEntry sqe) {
+        return Wire.u32(sqe.segment(), OFFSET_OFST);
+    }
+
+    /** VALUE (bytes 55:48), all 8 bytes as sent, read in place (a 4-byte property uses the low 4). */
+    public static long propertyValueOf(SubmissionQueueEntry sqe) {
+        return Wire.u64(sqe.segment(), OFFSET_VALUE);
+    }
+
     public static PropertySetCommand decode(SubmissionQueueEntry sqe) {
         FabricsCommand.expect(sqe, FabricsCommandType.PROPERTY_SET);
-        MemorySegment s = sqe.segment();
-        PropertySize size = PropertySize.decodeAttrib(Wire.u8(s, OFFSET_ATTRIB), "Property Set");
-        long value = Wire.u64(s, OFFSET_VALUE);
-        return new PropertySetCommand(CommandId.of(sqe.cid()), size, (int) Wire.u32(s, OFFSET_OFST),
+        PropertySize size = PropertySize.decodeAttrib(attribOf(sqe), "Property Set");
+        long value = propertyValueOf(sqe);
+        return new PropertySetCommand(CommandId.of(sqe.cid()), size, (int) ofstOf(sqe),
                 size == PropertySize.FOUR_BYTES ? value & 0xFFFF_FFFFL : value);
     }
 

@@ -8,7 +8,6 @@ import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +37,8 @@ final class PollGroup implements AutoCloseable {
     private final int id;
     private final ProtectionDomain pd;
     private final CompletionQueue cq;
-    private final BufferPool pool;
+    /** The registered data buffers and the requests waiting for one. */
+    private final PendingBuffers buffers;
     private final long spinNanos;
     private final TransportObserver observer;
     private final WorkCompletion[] completions = new WorkCompletion[BATCH];
@@ -70,19 +70,10 @@ final class PollGroup implements AutoCloseable {
         }
     }
 
-    // queue slots: written under 'this' by accepting threads, read by the poll thread
-    private volatile RdmaQueue[] slots = new RdmaQueue[16];
-    private int[] generations = new int[16];
-    private int[] slotNeeds = new int[16];
-    private boolean[] slotUnconnected = new boolean[16];
-    private java.net.InetAddress[] slotPeers = new java.net.InetAddress[16];
-    private int cqEntriesReserved;
-    private int queueCount;
-    private int unconnected;
+    /** The queues of this group by slot, and their completion-queue room. */
+    private final QueueSlotTable table;
 
-    private final UnconnectedPeers peers;
     private final HostileLog hostileLog;
-    private final int maxUnconnected;
     private final long connectTimeoutNanos;
     private final long readTimeoutNanos;
     private final long queueBufferLimit;
@@ -90,31 +81,28 @@ final class PollGroup implements AutoCloseable {
     /** Failures caught in the loop outside any one connection (logged once each kind, counted). */
     private boolean loopFailureLogged;
 
-    // NEED_BUFFER FIFO (poll thread only)
-    private RdmaRequest waitHead;
-    private RdmaRequest waitTail;
-
     PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
               TransportObserver observer, UnconnectedPeers peers, HostileLog hostileLog) throws VerbsException {
         this.id = id;
         this.pd = pd;
         this.spinNanos = options.spinBudget().toNanos();
         this.observer = observer;
-        this.peers = peers;
         this.hostileLog = hostileLog;
-        this.maxUnconnected = options.maxUnconnectedPerGroup();
         this.connectTimeoutNanos = options.connectTimeout().toNanos();
         this.readTimeoutNanos = options.readTimeout().toNanos();
         for (int i = 0; i < BATCH; i++) {
             completions[i] = new WorkCompletion();
         }
         this.cq = device.createCompletionQueue(options.completionQueueEntries());
+        BufferPool pool;
         try {
-            this.pool = new BufferPool(pd, options.bufferPoolBytes(), largestTransfer);
+            pool = new BufferPool(pd, options.bufferPoolBytes(), largestTransfer);
         } catch (VerbsException | RuntimeException e) {
             cq.close();
             throw e;
         }
+        this.buffers = new PendingBuffers(this, pool);
+        this.table = new QueueSlotTable(cq.capacity(), peers, options.maxUnconnectedPerGroup());
         this.queueBufferLimit = options.queueBufferLimit(pool.capacity(), pool.largestBlock());
         this.thread = new Thread(this::run, "nvmf4j-poll-group-" + id);
         this.thread.setDaemon(true);
@@ -138,12 +126,12 @@ final class PollGroup implements AutoCloseable {
     }
 
     MemoryRegion poolRegion() {
-        return pool.region();
+        return buffers.region();
     }
 
     /** The largest data transfer a queue on {@code port} may ask for: MDTS, capped by the largest buffer. */
     long maxTransfer(Port port) {
-        return Math.min(port.maxDataTransferBytes(), pool.largestBlock());
+        return Math.min(port.maxDataTransferBytes(), buffers.pool().largestBlock());
     }
 
     /** The most pool memory one queue may hold ({@link RdmaTransportOptions#queueBufferBytes()}). */
@@ -170,8 +158,8 @@ final class PollGroup implements AutoCloseable {
         return Thread.currentThread() == thread;
     }
 
-    synchronized int queueCount() {
-        return queueCount;
+    int queueCount() {
+        return table.queueCount();
     }
 
     // ---- queue registration (accepting threads) ----
@@ -187,83 +175,28 @@ final class PollGroup implements AutoCloseable {
      * group and for {@code peer}; returns {slot, generation}, or {@link #NO_ROOM} / {@link #UNCONNECTED_LIMIT}
      * (the connection is then refused with NO_RSC).
      */
-    synchronized int[] reserve(int recvEntries, java.net.InetAddress peer) {
-        int need = RdmaQueue.completionQueueNeeds(Math.min(RdmaQueue.CONNECT_RECEIVES, recvEntries));
-        if (!running || cqEntriesReserved + need > cq.capacity()) {
-            return NO_ROOM;
-        }
-        if (unconnected >= maxUnconnected || !peers.tryAcquire(peer)) {
-            return UNCONNECTED_LIMIT;
-        }
-        int free = -1;
-        for (int i = 0; i < slotNeeds.length; i++) {
-            if (slotNeeds[i] == 0) {
-                free = i;
-                break;
-            }
-        }
-        if (free < 0) {
-            if (slotNeeds.length >= WorkRequestIds.MAX_SLOTS) {
-                peers.release(peer);
-                return NO_ROOM;
-            }
-            free = slotNeeds.length;
-            int size = slotNeeds.length * 2;
-            slotNeeds = java.util.Arrays.copyOf(slotNeeds, size);
-            generations = java.util.Arrays.copyOf(generations, size);
-            slots = java.util.Arrays.copyOf(slots, size);
-            slotUnconnected = java.util.Arrays.copyOf(slotUnconnected, size);
-            slotPeers = java.util.Arrays.copyOf(slotPeers, size);
-        }
-        generations[free] = (generations[free] + 1) & 0xFFFF;
-        slotNeeds[free] = need;
-        cqEntriesReserved += need;
-        slotUnconnected[free] = true;
-        slotPeers[free] = peer;
-        unconnected++;
-        return new int[] {free, generations[free]};
+    int[] reserve(int recvEntries, java.net.InetAddress peer) {
+        return running ? table.reserve(recvEntries, peer) : NO_ROOM;
     }
 
     /** Changes a slot's completion-queue reservation to {@code need} entries; false (unchanged) if no room. */
-    synchronized boolean resizeReservation(int slot, int need) {
-        int delta = need - slotNeeds[slot];
-        if (delta > 0 && cqEntriesReserved + delta > cq.capacity()) {
-            return false;
-        }
-        slotNeeds[slot] = need;
-        cqEntriesReserved += delta;
-        return true;
+    boolean resizeReservation(int slot, int need) {
+        return table.resizeReservation(slot, need);
     }
 
     /** The slot's queue completed Connect (or is gone): it no longer counts as unconnected. Idempotent. */
-    synchronized void leaveUnconnected(int slot) {
-        if (slotUnconnected[slot]) {
-            slotUnconnected[slot] = false;
-            unconnected--;
-            peers.release(slotPeers[slot]);
-            slotPeers[slot] = null;
-        }
+    void leaveUnconnected(int slot) {
+        table.leaveUnconnected(slot);
     }
 
     /** Publishes a queue in its reserved slot; completions for it are dispatched from now on. */
-    synchronized void register(RdmaQueue queue) {
-        RdmaQueue[] s = slots;
-        s[queue.slot] = queue;
-        slots = s; // the volatile write publishes the element to the poll thread
-        queueCount++;
+    void register(RdmaQueue queue) {
+        table.register(queue);
     }
 
     /** Gives back a reservation (and the slot's queue, if registered). */
-    synchronized void unreserve(int slot) {
-        leaveUnconnected(slot);
-        cqEntriesReserved -= slotNeeds[slot];
-        slotNeeds[slot] = 0;
-        RdmaQueue[] s = slots;
-        if (s[slot] != null) {
-            s[slot] = null;
-            queueCount--;
-            slots = s;
-        }
+    void unreserve(int slot) {
+        table.unreserve(slot);
     }
 
     /** The queue is gone: its slot and completion-queue room are free again. */
@@ -274,50 +207,15 @@ final class PollGroup implements AutoCloseable {
     // ---- buffers (poll thread) ----
 
     boolean tryAssignBuffer(RdmaRequest r) {
-        long offset = pool.allocate(r.transferLength);
-        if (offset < 0) {
-            return false;
-        }
-        r.bufferOffset = offset;
-        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
-        return true;
+        return buffers.tryAssign(r);
     }
 
     void waitForBuffer(RdmaRequest r) {
-        r.nextWaiting = null;
-        if (waitTail == null) {
-            waitHead = r;
-        } else {
-            waitTail.nextWaiting = r;
-        }
-        waitTail = r;
+        buffers.await(r);
     }
 
     void freeBuffer(RdmaRequest r) {
-        pool.free(r.bufferOffset, r.transferLength);
-        r.bufferOffset = -1;
-    }
-
-    /** Hands freed buffers to waiting requests, oldest first. */
-    private void serveWaiters() {
-        while (waitHead != null) {
-            RdmaRequest r = waitHead;
-            long offset = pool.allocate(r.transferLength);
-            if (offset < 0) {
-                return;
-            }
-            waitHead = r.nextWaiting;
-            if (waitHead == null) {
-                waitTail = null;
-            }
-            r.nextWaiting = null;
-            r.bufferOffset = offset;
-            try {
-                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
-            } catch (RuntimeException e) {
-                failed(r.queue, e);
-            }
-        }
+        buffers.free(r);
     }
 
     /**
@@ -343,36 +241,17 @@ final class PollGroup implements AutoCloseable {
 
     /** Removes (and releases) the waiting requests of a queue that is going away. */
     void dropWaiters(RdmaQueue queue) {
-        RdmaRequest prev = null;
-        RdmaRequest r = waitHead;
-        while (r != null) {
-            RdmaRequest next = r.nextWaiting;
-            if (r.queue == queue) {
-                if (prev == null) {
-                    waitHead = next;
-                } else {
-                    prev.nextWaiting = next;
-                }
-                if (waitTail == r) {
-                    waitTail = prev;
-                }
-                r.nextWaiting = null;
-                queue.release(r);
-            } else {
-                prev = r;
-            }
-            r = next;
-        }
+        buffers.dropWaiters(queue);
     }
 
     long bufferBytesFree() {
-        return pool.bytesFree();
+        return buffers.pool().bytesFree();
     }
 
     /** The operator's snapshot of this group (any thread; racy-but-whole opaque reads, see {@link PollGroupStats}). */
     PollGroupStats stats() {
         return new PollGroupStats(id, (long) BUSY_POLLS.getOpaque(this), (long) IDLE_POLLS.getOpaque(this),
-                pool.bytesFree(), pool.capacity(), queueCount());
+                buffers.pool().bytesFree(), buffers.pool().capacity(), queueCount());
     }
 
     /** Counts one poll of the completion queue that returned {@code n} completions (poll thread only). */
@@ -428,7 +307,7 @@ final class PollGroup implements AutoCloseable {
             worked = true;
         }
         if (worked) {
-            serveWaiters();
+            buffers.serveWaiters();
             lastWork = n > 0 ? batchNanos : System.nanoTime();
             if (lastWork - nextHousekeeping >= 0) {
                 housekeeping(lastWork);
@@ -463,7 +342,7 @@ final class PollGroup implements AutoCloseable {
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);
-            serveWaiters();
+            buffers.serveWaiters();
             lastWork = batchNanos;
         }
     }
@@ -472,7 +351,7 @@ final class PollGroup implements AutoCloseable {
     private void housekeeping(long now) {
         nextHousekeeping = now + HOUSEKEEPING_NANOS;
         reapOverdueTeardowns(now);
-        for (RdmaQueue q : slots) {
+        for (RdmaQueue q : table.snapshot()) {
             if (q != null) {
                 try {
                     q.checkTimeouts(now, connectTimeoutNanos, readTimeoutNanos);
@@ -498,14 +377,14 @@ final class PollGroup implements AutoCloseable {
     }
 
     private void dispatch(int n) {
-        RdmaQueue[] s = slots;
+        RdmaQueue[] s = table.snapshot();
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = completions[i];
             long wrId = wc.wrId();
             int slot = WorkRequestIds.slot(wrId);
             RdmaQueue q = slot < s.length ? s[slot] : null;
             if (q == null) {
-                s = slots; // a queue registered after we read the array
+                s = table.snapshot(); // a queue registered after we read the array
                 q = slot < s.length ? s[slot] : null;
             }
             if (q == null || q.generation != WorkRequestIds.generation(wrId) || q.state() == RdmaQueue.State.RELEASED) {
@@ -524,7 +403,7 @@ final class PollGroup implements AutoCloseable {
     }
 
     private void reapOverdueTeardowns(long now) {
-        RdmaQueue[] s = slots;
+        RdmaQueue[] s = table.snapshot();
         for (RdmaQueue q : s) {
             if (q != null && q.teardownOverdue(now)) {
                 LOG.log(Level.WARNING, "{0}: flushes did not arrive in time; releasing anyway", q);
@@ -540,13 +419,7 @@ final class PollGroup implements AutoCloseable {
 
     /** Live queues of this group (a snapshot, for shutdown). */
     List<RdmaQueue> queues() {
-        List<RdmaQueue> list = new ArrayList<>();
-        for (RdmaQueue q : slots) {
-            if (q != null) {
-                list.add(q);
-            }
-        }
-        return list;
+        return table.queues();
     }
 
     /**
@@ -580,7 +453,7 @@ final class PollGroup implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        pool.close();
+        buffers.pool().close();
         cq.close();
     }
 

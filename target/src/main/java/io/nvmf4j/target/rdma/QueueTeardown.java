@@ -1,0 +1,119 @@
+package io.nvmf4j.target.rdma;
+
+import io.nvmf4j.target.Controller;
+import io.nvmf4j.verbs.DisconnectEvent;
+import io.nvmf4j.verbs.RdmaConnection;
+import java.lang.System.Logger.Level;
+
+/**
+ * The end of an {@link RdmaQueue} (nvmet-rdma's {@code __nvmet_rdma_queue_disconnect()} and
+ * {@code nvmet_rdma_release_queue_work()}): its {@link RdmaQueue.State}, the connection to close, and the order of
+ * the release: the connection is closed so every posted work request flushes, the submission queue leaves its
+ * controller, and once the last flush is seen (or {@link #DRAIN_NANOS} passed) the memory is freed. Poll-group thread
+ * only, except {@link #state()}, which anyone may read.
+ */
+final class QueueTeardown {
+
+    private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
+
+    /** How long a closing queue waits for its flushed work requests before it frees its memory regardless. */
+    static final long DRAIN_NANOS = 5_000_000_000L;
+
+    private final RdmaQueue queue;
+    private volatile RdmaQueue.State state = RdmaQueue.State.LIVE;
+    private volatile RdmaConnection connection;
+    private long deadlineNanos;
+
+    QueueTeardown(RdmaQueue queue) {
+        this.queue = queue;
+    }
+
+    RdmaQueue.State state() {
+        return state;
+    }
+
+    /** The connection is established: a disconnect from either side (or an error) ends the queue. */
+    void connected(RdmaConnection c) {
+        this.connection = c;
+        c.onDisconnect(event -> queue.group.execute(() -> begin(describe(event))));
+    }
+
+    private static String describe(DisconnectEvent event) {
+        return switch (event.cause()) {
+            case PEER_DISCONNECT -> "host disconnected";
+            case LOCAL_DISCONNECT -> "disconnected";
+            default -> event.cause().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                    + (event.detail() == null || event.detail().isEmpty() ? "" : ": " + event.detail());
+        };
+    }
+
+    /** Starts the end of the queue (idempotent). */
+    void begin(String reason) {
+        if (state != RdmaQueue.State.LIVE) {
+            return;
+        }
+        state = RdmaQueue.State.DISCONNECTING;
+        deadlineNanos = System.nanoTime() + DRAIN_NANOS;
+        Controller c = queue.sq.controller();
+        LOG.log(c == null ? Level.DEBUG : Level.INFO, "{0}: closing ({1})", queue, reason);
+        if (queue.connect.announced()) {
+            queue.group.observer().queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), queue.hostQid);
+        }
+        RdmaConnection conn = connection;
+        if (conn != null) {
+            conn.disconnect();
+        } else {
+            queue.wrs.closeQueuePair();
+        }
+        queue.group.dropWaiters(queue);
+        queue.quota.dropWaiters();
+        queue.sq.destroy();
+        // with the connection down, an AER parked in the core is never answered: its context is reclaimed at release
+        releaseIfQuiet();
+    }
+
+    boolean overdue(long nowNanos) {
+        return state == RdmaQueue.State.DISCONNECTING && nowNanos - deadlineNanos > 0;
+    }
+
+    void releaseIfQuiet() {
+        if (state == RdmaQueue.State.DISCONNECTING && queue.wrs.quiet()) {
+            releaseResources();
+        }
+    }
+
+    /** Frees everything (also used when flushes never came, or the poll group shuts down). */
+    void releaseResources() {
+        if (state == RdmaQueue.State.RELEASED) {
+            return;
+        }
+        if (state == RdmaQueue.State.LIVE) {
+            begin("shutting down");
+            if (state == RdmaQueue.State.RELEASED) {
+                return;
+            }
+        }
+        state = RdmaQueue.State.RELEASED;
+        RdmaConnection conn = connection;
+        if (conn != null) {
+            conn.close();
+        } else {
+            queue.wrs.closeQueuePair();
+        }
+        for (RdmaRequest r : queue.memory.requests()) {
+            if (r != null && r.bufferOffset >= 0) {
+                queue.group.freeBuffer(r);
+            }
+        }
+        queue.memory.close();
+        queue.group.unregister(queue);
+        LOG.log(Level.DEBUG, "{0}: released", queue);
+    }
+
+    /** Frees memory of a queue whose accept failed (its queue pair was never handed to us or is closed). */
+    void abandon() {
+        state = RdmaQueue.State.RELEASED;
+        queue.sq.destroy();
+        queue.memory.close();
+    }
+}

@@ -1,0 +1,116 @@
+package io.nvmf4j.target.rdma;
+
+import io.nvmf4j.verbs.QueuePair;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.VerbsException;
+import java.lang.System.Logger.Level;
+
+/**
+ * What an {@link RdmaQueue} posts on its queue pair, and the count of what has not completed yet: receives for
+ * command capsules (nvmet-rdma's {@code nvmet_rdma_post_recv()}), the RDMA Read of host data
+ * ({@code nvmet_rdma_rw_ctx_post()}), and the response Send, chained behind the RDMA Write of read data
+ * ({@code nvmet_rdma_queue_response()}; SPDK's {@code request_transfer_out()}). The request state moves stay with the
+ * queue's state machine; this posts the work requests the request already holds. Poll-group thread only (the
+ * Connect receives on the accepting thread, before the host may send); no allocation.
+ */
+final class QueueWorkRequests {
+
+    private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
+
+    private final RdmaQueue queue;
+    private final QueueMemory memory;
+    private volatile QueuePair qp;
+    /** Posted work requests whose completion has not been seen (receives + sends + reads + writes). */
+    private int outstanding;
+
+    QueueWorkRequests(RdmaQueue queue, QueueMemory memory) {
+        this.queue = queue;
+        this.memory = memory;
+    }
+
+    /** The new queue pair, before the host may send: the first {@code receives} receives (Connect's). */
+    void postInitialReceives(QueuePair queuePair, int receives) throws VerbsException {
+        this.qp = queuePair;
+        outstanding = receives;
+        for (int i = 0; i < receives; i++) {
+            queuePair.postReceive(memory.receive(i));
+        }
+    }
+
+    /** Posts the receive of slot {@code recvSlot}; false (and the queue closing) when that failed. */
+    boolean postReceive(int recvSlot) {
+        try {
+            qp.postReceive(memory.receive(recvSlot));
+            outstanding++;
+            return true;
+        } catch (VerbsException e) {
+            LOG.log(Level.WARNING, "{0}: posting a receive failed: {1}", queue, e.getMessage());
+            queue.beginTeardown("posting a receive failed");
+            return false;
+        }
+    }
+
+    /** Posts the RDMA Read of {@code r}'s host data into its pool buffer; false (logged) when that failed. */
+    boolean postRead(RdmaRequest r) {
+        r.data.opcode(SendOpcode.RDMA_READ).local(queue.group.poolRegion(), r.bufferOffset, r.transferLength)
+                .remote(r.remoteAddress, r.remoteKey).next(null);
+        r.readPostedNanos = System.nanoTime();
+        try {
+            qp.postSend(r.data);
+            r.pendingWrs = 1;
+            outstanding++;
+            return true;
+        } catch (VerbsException e) {
+            LOG.log(Level.WARNING, "{0}: posting RDMA Read failed: {1}", queue, e.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * Posts {@code r}'s response Send (with Invalidate when the host asked for it), behind the RDMA Write of its
+     * read data when {@code dataOut}; false (logged) when that failed.
+     */
+    boolean postResponse(RdmaRequest r, boolean dataOut) {
+        if (r.invalidateKey) {
+            // the key in both fields: rdma-core's siw provider reads it from wr.rdma.rkey (seen in interop/)
+            r.send.opcode(SendOpcode.SEND_WITH_INVALIDATE).invalidateRkey(r.remoteKey).rkey(r.remoteKey);
+        } else {
+            r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);
+        }
+        try {
+            if (dataOut) {
+                r.data.opcode(SendOpcode.RDMA_WRITE).local(queue.group.poolRegion(), r.bufferOffset, r.transferLength)
+                        .remote(r.remoteAddress, r.remoteKey).next(r.send);
+                qp.postSend(r.data);
+                r.pendingWrs = 2;
+                outstanding += 2;
+            } else {
+                qp.postSend(r.send);
+                r.pendingWrs = 1;
+                outstanding++;
+            }
+            return true;
+        } catch (VerbsException e) {
+            LOG.log(Level.WARNING, "{0}: posting the response failed: {1}", queue, e.getMessage());
+            return false;
+        }
+    }
+
+    /** A work request completed (or flushed). */
+    void completed() {
+        outstanding--;
+    }
+
+    /** True once every posted work request has completed (flushed). */
+    boolean quiet() {
+        return outstanding <= 0;
+    }
+
+    /** Closes the queue pair when there is no connection to close it with (accept failed half-way). */
+    void closeQueuePair() {
+        QueuePair q = qp;
+        if (q != null) {
+            q.close();
+        }
+    }
+}
