@@ -192,17 +192,15 @@ class NvmeCliParityEndToEndTest {
         assertEquals(0, h.exitCode(), h.err());
         assertTrue(h.out().startsWith("get-feature:0x81 (Host Identifier), Current value:00000000\n"), h.out());
         assertTrue(h.out().contains("0000: 0f 0e 0d 0c 0b 0a 09 08 07 06 05 04 03 02 01 00"), h.out());
+        // the initiator enabled what OAES offers, as nvme_enable_aen(): Namespace Attribute (bit 8) and ANA Change (11)
         CliRunner.Result aec = CliRunner.run(at("get-feature", "-f", "0xb"));
-        assertEquals("get-feature:0x0b (Async Event Configuration), Current value:0x00000100\n", aec.out(), aec.err());
+        assertEquals("get-feature:0x0b (Async Event Configuration), Current value:0x00000900\n", aec.out(), aec.err());
         // without -f nvme-cli walks 00h..FFh, skips what answers Invalid Field and stops at any other error: here
-        // Host Identifier (81h) with libnvme's 8-byte buffer, which an NVMe-oF controller answers with SGL Length
-        // Invalid (it has only the 16-byte form, nvmet_feat_data_len())
+        // LBA Range Type (03h) with libnvme's 4096-byte buffer, which the target answers with SGL Length Invalid as
+        // nvmet does (the feature has no data structure there, nvmet_feat_data_len())
         CliRunner.Result all = CliRunner.runBuffered(at("get-feature"));  // printed lines survive the failure
-        assertTrue(all.out().startsWith("get-feature:0x01 (Arbitration), Current value:00000000\n"
-                + "get-feature:0x02 (Power Management), Current value:00000000\n"
-                + "get-feature:0x04 (Temperature Threshold), Current value:00000000\n"), all.out());
-        assertTrue(all.out().endsWith("get-feature:0x0f (Keep Alive Timer), Current value:0x00001388\n"), all.out());
-        assertTrue(!all.out().contains("(Timestamp)"), "features the controller refuses are skipped: " + all.out());
+        assertEquals("get-feature:0x01 (Arbitration), Current value:00000000\n"
+                + "get-feature:0x02 (Power Management), Current value:00000000\n", all.out());
         assertEquals(1, all.exitCode());
         assertTrue(all.err().contains("SGL_INVALID_DATA"), all.err());
         CliRunner.Result j = CliRunner.run(at("get-feature", "-f", "6", "-o", "json"));
@@ -218,9 +216,10 @@ class NvmeCliParityEndToEndTest {
         assertEquals(0, caps.exitCode(), caps.err());
         assertTrue(caps.out().startsWith("get-feature:0x07 (Number of Queues), Supported capabilities value:"),
                 caps.out());
+        // Timestamp goes out with libnvme's 8-byte buffer; a feature without data there is SGL Length Invalid (nvmet)
         CliRunner.Result none = CliRunner.run(at("get-feature", "-f", "0xe"));
         assertEquals(1, none.exitCode(), none.out());
-        assertTrue(none.err().contains("INVALID_FIELD"), none.err());
+        assertTrue(none.err().contains("SGL_INVALID_DATA"), none.err());
     }
 
     /** nvme dsm's hints: IDW/IDR leave the data, AD deallocates; -a carries each range's context attributes. */
