@@ -274,6 +274,27 @@ public final class Namespace {
 
     private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua, IoCallback callback) {
+        return transfer(kind, slba, blocks, segment, buffer, offset, fua, callback, false);
+    }
+
+    /**
+     * One attempt of a {@link MultipathNamespace} I/O on this path: copied through the bounce buffers, failing fast
+     * when the connection breaks (the caller fails over). A null {@code segment} is a Flush.
+     */
+    void submitFailFast(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua,
+            IoCallback callback) {
+        if (kind == IoCommand.Kind.FLUSH) {
+            IoCommand command = new IoCommand(new IoOperation(1, callback, true), IoCommand.Kind.FLUSH, nsid, 0, 0,
+                    false, 0);
+            command.noData();
+            queue().submit(command);
+            return;
+        }
+        transfer(kind, slba, blocks, segment, null, 0, fua, callback, true);
+    }
+
+    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+            IoBuffer buffer, long offset, boolean fua, IoCallback callback, boolean failFast) {
         checkBlocks(blocks);
         long bytes = blocks * blockSize;
         Direction direction = kind == IoCommand.Kind.READ ? Direction.CONTROLLER_TO_HOST : Direction.HOST_TO_CONTROLLER;
@@ -294,7 +315,7 @@ public final class Namespace {
         }
         int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), pathLimit);
         int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
-        IoOperation op = new IoOperation(count, callback);
+        IoOperation op = new IoOperation(count, callback, failFast);
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
             long byteOffset = done * blockSize;

@@ -421,6 +421,15 @@ public final class NvmeController implements AutoCloseable {
     }
 
     /**
+     * Calls {@code listener} with the ANA log page (0Ch) read after each ANA change notice (NVMe Base 2.0, 5.2,
+     * information 03h) and after each reconnect, as Linux {@code nvme_ana_work()}: what multipath path choice
+     * ({@link MultipathController}) follows. Runs on the controller's event thread; keep it short.
+     */
+    public void onAnaChange(java.util.function.Consumer<AnaLogPage> listener) {
+        events.addAnaListener(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
      * Rescans the active namespaces now (like {@code nvme ns-rescan}) and returns what changed; listeners are called
      * as for an event.
      */
