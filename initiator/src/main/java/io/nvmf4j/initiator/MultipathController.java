@@ -186,7 +186,8 @@ public final class MultipathController implements AutoCloseable {
             AnaState before = ns.anaState(path);
             ns.anaState(path, state);
             if (before != state) {
-                LOG.log(Level.INFO, paths[path].name() + ": nsid " + ns.nsid() + " ANA group " + grpid + " "
+                LOG.log(Level.INFO, paths[path].name() + " via " + paths[path].options().address() + ": nsid "
+                        + ns.nsid() + " ANA group " + grpid + " "
                         + (before == null ? "" : before.label() + " -> ") + state.label());
             }
         }
