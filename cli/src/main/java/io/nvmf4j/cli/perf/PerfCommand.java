@@ -41,7 +41,10 @@ import picocli.CommandLine.Spec;
             "Example: nvmf4j perf -r 'trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420' -q 32 -o 4096 "
                 + "-w randread -t 10 -a 1 -P 2",
             "As in spdk_nvme_perf, -a is the warm-up time, not the address: the target is -r or --traddr "
-                + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q)."})
+                + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q).",
+            "Several paths to one subsystem (multipath, ANA-aware, failover): --traddr takes a comma list, each entry "
+                + "ADDR (on --trsvcid) or ADDR:PORT, e.g. --traddr 10.0.0.1:4420,10.0.0.2:4420 (nvme-cli connects "
+                + "once per path and the kernel joins them; here one command names them all)."})
 public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
