@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One namespace of a {@link MultipathController}, reached over every path (Linux's {@code struct nvme_ns_head} and
- * its {@code nvme_ns_head_submit_bio()}): the I/O calls of {@link Namespace} (read, write, flush; future, callback
- * and blocking forms), each sent down the path {@link MultipathController} chooses and, on a path error, down
+ * its {@code nvme_ns_head_submit_bio()}): the I/O calls of {@link Namespace} (read, write, flush, write zeroes,
+ * deallocate; future, callback and blocking forms), each sent down the path {@link MultipathController} chooses and, on a path error, down
  * another one with no error to the caller ({@code nvme_failover_req()}). Data is given as any
  * {@link MemorySegment} and staged through the chosen path's bounce buffers (a registered {@link IoBuffer} belongs
  * to one controller, so zero copy does not follow an I/O to another path).
@@ -55,6 +55,11 @@ public final class MultipathNamespace {
         return first.capacityBytes();
     }
 
+    /** The Identify Namespace data read through the first path at connect time. */
+    public io.nvmf4j.protocol.admin.IdentifyNamespace identify() {
+        return first.identify();
+    }
+
     public MultipathController controller() {
         return owner;
     }
@@ -93,6 +98,16 @@ public final class MultipathNamespace {
         return start(IoCommand.Kind.FLUSH, 0, 0, null, false, null);
     }
 
+    /** Write Zeroes over the range, with DEAC when {@code deallocate}. */
+    public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
+        return start(IoCommand.Kind.WRITE_ZEROES, slba, blocks, null, deallocate, null);
+    }
+
+    /** Dataset Management Deallocate over the range. */
+    public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
+        return start(IoCommand.Kind.DATASET_MANAGEMENT, slba, blocks, null, false, null);
+    }
+
     /** Callback form of a read: {@code callback} runs once the read completed on some path (or failed for good). */
     public void submitRead(long slba, long blocks, MemorySegment destination, IoCallback callback) {
         start(IoCommand.Kind.READ, slba, blocks, destination, false, callback);
@@ -125,10 +140,10 @@ public final class MultipathNamespace {
 
     private CompletableFuture<Void> start(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
             boolean fua, IoCallback callback) {
-        if (kind != IoCommand.Kind.FLUSH) {
-            if (blocks < 1) {
-                throw new IllegalArgumentException("block count must be at least 1: " + blocks);
-            }
+        if (kind != IoCommand.Kind.FLUSH && blocks < 1) {
+            throw new IllegalArgumentException("block count must be at least 1: " + blocks);
+        }
+        if (kind == IoCommand.Kind.READ || kind == IoCommand.Kind.WRITE) {
             if (segment.byteSize() < blocks * blockSize()) {
                 throw new IllegalArgumentException(blocks + " blocks of " + blockSize() + " bytes need "
                         + blocks * blockSize() + " bytes; the segment has " + segment.byteSize());

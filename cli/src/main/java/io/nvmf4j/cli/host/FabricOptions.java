@@ -102,6 +102,9 @@ public abstract class FabricOptions {
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
         String traddr = traddr();
+        if (traddr.indexOf(',') >= 0) {
+            return traddr; // a path list (see pathAddresses), as given
+        }
         return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid();
     }
 
@@ -109,6 +112,9 @@ public abstract class FabricOptions {
         if (!"rdma".equals(transport())) {
             throw new UsageProblem("transport '" + transport() + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "(-t rdma)");
+        }
+        if (traddr().indexOf(',') >= 0) {
+            return pathAddresses().getFirst(); // a path list: discovery and single-path uses take the first
         }
         int port = trsvcid();
         if (port < 1 || port > 65535) {
