@@ -177,6 +177,26 @@ class MultipathAgainstJavaTargetTest {
     }
 
     @Test
+    void pathsFoundByDiscoveryWriteZeroesDeallocateAndFlush() throws Exception {
+        DiscoveryLog log = Discovery.discover(ConnectOptions.discovery(new InetSocketAddress("127.0.0.1", tcpPorts[0]))
+                .host(host).provider("softiwarp").build());
+        List<ConnectOptions> found = MultipathController.pathsFromDiscovery(log, SUBNQN, path(0));
+        assertEquals(2, found.size(), "both ports in the discovery log: " + log);
+        try (MultipathController mp = MultipathController.connect(found)) {
+            MultipathNamespace ns = mp.firstNamespace();
+            byte[] ones = new byte[8 * BLOCK];
+            Arrays.fill(ones, (byte) 0x5A);
+            ns.write(100, 8, MemorySegment.ofArray(ones));
+            ns.writeZeroesAsync(100, 4, false).get(10, TimeUnit.SECONDS);
+            ns.deallocateAsync(104, 4).get(10, TimeUnit.SECONDS);
+            ns.flush();
+            byte[] back = new byte[8 * BLOCK];
+            ns.read(100, 8, MemorySegment.ofArray(back));
+            assertTrue(Arrays.equals(new byte[4 * BLOCK], Arrays.copyOf(back, 4 * BLOCK)), "write zeroes");
+        }
+    }
+
+    @Test
     void refusesAPathToAnotherSubsystem() throws Exception {
         Nqn other = Nqn.parse("nqn.2026-12.io.nvmf4j:multipath-other");
         Subsystem s = Subsystem.builder(other).serial("NVMF4JMP0002").allowAnyHost(true).build();
