@@ -102,6 +102,18 @@ final class AsyncEventHandler {
         });
     }
 
+    /**
+     * Re-reads the ANA log on the event thread and tells the ANA listeners, as Linux queues ana_work after an ANA
+     * status ({@code nvme_failover_req()}); nothing when not live (the reconnect reads it).
+     */
+    void requestAnaUpdate() {
+        submit(() -> {
+            if (c.state == ControllerState.LIVE) {
+                updateAna();
+            }
+        });
+    }
+
     void stop() {
         stopped = true;
         worker.shutdownNow();

@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -46,7 +46,8 @@ public final class MultipathController implements AutoCloseable {
     final ScheduledExecutorService requeue;
     /** I/Os in flight per path (Linux's nr_active, for queue-depth). */
     final AtomicInteger[] active;
-    private final AtomicBoolean[] anaReadPending;
+    /** When each path's ANA log was last asked for after an ANA status (System.nanoTime()). */
+    private final AtomicLongArray anaRequested;
     private final AtomicInteger nextPath = new AtomicInteger();
     private final Nqn subsystemNqn;
 
@@ -56,10 +57,10 @@ public final class MultipathController implements AutoCloseable {
         this.policy = policy;
         this.noPathTimeoutNanos = noPathTimeout.toNanos();
         this.active = new AtomicInteger[paths.length];
-        this.anaReadPending = new AtomicBoolean[paths.length];
+        this.anaRequested = new AtomicLongArray(paths.length);
         for (int i = 0; i < paths.length; i++) {
             active[i] = new AtomicInteger();
-            anaReadPending[i] = new AtomicBoolean();
+            anaRequested.set(i, System.nanoTime() - 1_000_000_000L);
         }
         this.requeue = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "nvmf4j-mpath-requeue");
@@ -119,15 +120,29 @@ public final class MultipathController implements AutoCloseable {
     }
 
     /**
-     * The paths a discovery log offers to subsystem {@code nqn} (like {@code nvme connect-all} filtered on one
-     * NQN): {@code template} with each entry's address.
+     * The paths the discovery logs offer to subsystem {@code nqn} (like {@code nvme connect-all} filtered on one
+     * NQN): {@code template} with each distinct entry's address. A discovery controller lists the port it was
+     * reached through (nvmet, nvmf4j), so pass the log of each port to find them all.
      */
-    public static List<ConnectOptions> pathsFromDiscovery(DiscoveryLog log, Nqn nqn, ConnectOptions template) {
+    public static List<ConnectOptions> pathsFromDiscovery(Nqn nqn, ConnectOptions template, DiscoveryLog... logs) {
         List<ConnectOptions> out = new ArrayList<>();
-        for (DiscoveryRecord r : log.subsystems()) {
-            if (r.subnqn().equals(nqn.toString())) {
-                out.add(template.toBuilder().subsystemNqn(nqn)
-                        .address(new InetSocketAddress(r.traddr(), Integer.parseInt(r.trsvcid()))).build());
+        java.util.Set<InetSocketAddress> seen = new java.util.HashSet<>();
+        for (DiscoveryLog log : logs) {
+            for (DiscoveryRecord r : log.subsystems()) {
+                if (!r.subnqn().equals(nqn.value())) {
+                    continue;
+                }
+                InetSocketAddress a;
+                try {
+                    a = new InetSocketAddress(r.traddr(), Integer.parseInt(r.trsvcid()));
+                } catch (IllegalArgumentException e) {
+                    LOG.log(Level.WARNING, "discovery entry for " + nqn + " at '" + r.traddr() + "' port '"
+                            + r.trsvcid() + "' is not usable: " + e.getMessage());
+                    continue;
+                }
+                if (seen.add(a)) {
+                    out.add(template.toBuilder().subsystemNqn(nqn).address(a).build());
+                }
             }
         }
         return out;
@@ -198,18 +213,19 @@ public final class MultipathController implements AutoCloseable {
      * status implies at once and re-reads the path's ANA log (once, however many I/Os failed).
      */
     void anaError(int path, MultipathNamespace ns, AnaState implied) {
+        AnaState before = ns.anaState(path);
         ns.anaState(path, implied);
-        if (anaReadPending[path].compareAndSet(false, true)) {
-            requeue.execute(() -> {
-                anaReadPending[path].set(false);
-                try {
-                    if (paths[path].state() == ControllerState.LIVE) {
-                        anaChanged(path, paths[path].anaLog());
-                    }
-                } catch (NvmfException | RuntimeException e) {
-                    LOG.log(Level.DEBUG, paths[path].name() + ": ANA log not read: " + e.getMessage());
-                }
-            });
+        if (before != implied) {
+            LOG.log(Level.INFO, paths[path].name() + " via " + paths[path].options().address() + ": nsid "
+                    + ns.nsid() + " ANA status: " + (before == null ? "" : before.label() + " -> ")
+                    + implied.label());
+        }
+        long now = System.nanoTime();
+        long last = anaRequested.get(path);
+        // once per burst: many I/Os fail with the same status; a read that failed is asked again 100 ms later
+        if (now - last > 100_000_000L && anaRequested.compareAndSet(path, last, now)) {
+            // on the path's event thread (Linux: queue_work(ana_work)), not here: the requeue thread never blocks
+            paths[path].requestAnaUpdate();
         }
     }
 

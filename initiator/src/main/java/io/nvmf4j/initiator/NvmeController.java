@@ -429,6 +429,11 @@ public final class NvmeController implements AutoCloseable {
         events.addAnaListener(java.util.Objects.requireNonNull(listener, "listener"));
     }
 
+    /** Re-reads the ANA log on the event thread, for the ANA listeners (multipath after an ANA status). */
+    void requestAnaUpdate() {
+        events.requestAnaUpdate();
+    }
+
     /**
      * Rescans the active namespaces now (like {@code nvme ns-rescan}) and returns what changed; listeners are called
      * as for an event.

@@ -178,10 +178,17 @@ class MultipathAgainstJavaTargetTest {
 
     @Test
     void pathsFoundByDiscoveryWriteZeroesDeallocateAndFlush() throws Exception {
-        DiscoveryLog log = Discovery.discover(ConnectOptions.discovery(new InetSocketAddress("127.0.0.1", tcpPorts[0]))
-                .host(host).provider("softiwarp").build());
-        List<ConnectOptions> found = MultipathController.pathsFromDiscovery(log, SUBNQN, path(0));
-        assertEquals(2, found.size(), "both ports in the discovery log: " + log);
+        DiscoveryLog[] logs = new DiscoveryLog[2];
+        for (int i = 0; i < 2; i++) {
+            removePort(i); // again with its bound port number, which the discovery log then shows
+            addPort(i, String.valueOf(tcpPorts[i]));
+            logs[i] = Discovery.discover(ConnectOptions.discovery(new InetSocketAddress("127.0.0.1", tcpPorts[i]))
+                    .host(host).provider("softiwarp").build());
+        }
+        List<ConnectOptions> found = MultipathController.pathsFromDiscovery(SUBNQN, path(0), logs[0], logs[1],
+                logs[0]);
+        assertEquals(2, found.size(), "one path per port, each once: " + Arrays.toString(logs));
+        assertEquals(tcpPorts[1], found.get(1).address().getPort());
         try (MultipathController mp = MultipathController.connect(found)) {
             MultipathNamespace ns = mp.firstNamespace();
             byte[] ones = new byte[8 * BLOCK];
