@@ -172,7 +172,8 @@ public final class PerfCommand implements Callable<Integer> {
             MultipathNamespace mpns = null;
             if (multipath != null) {
                 mpns = multipath.namespace(ns.nsid()).orElseThrow();
-                err.println("perf: " + paths.size() + " paths to " + multipath.subsystemNqn() + ", nsid " + ns.nsid()
+                err.println("perf: " + multipath.paths().size() + " paths to " + multipath.subsystemNqn()
+                        + ", nsid " + ns.nsid()
                         + " ANA " + multipath.anaStates(ns.nsid()) + ", policy " + multipath.policy().label());
             }
             if (controller.ioQueueCount() < spec.queues()) {
