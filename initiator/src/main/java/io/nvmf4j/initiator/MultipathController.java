@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * that fails with a path error down another path ({@code nvme_failover_req()}), so the caller sees no error while
  * any path lives.
  *
- * <p>At connect every path must report the same subsystem NQN and, for each namespace, the same identity (NGUID and
- * EUI-64; {@code nvme_ns_ids_equal()}) and format; a path that does not is refused. Each path's ANA log page
- * (0Ch) is read at connect, after every ANA change notice and reconnect ({@link NvmeController#onAnaChange}), and
+ * <p>At connect every path must report the same subsystem NQN and, for each namespace, the same identity (NGUID,
+ * EUI-64 and the UUID descriptor; {@code nvme_ns_ids_equal()}) and format; a path that does not is refused. Each
+ * path's ANA log page (0Ch) is read at connect, after every ANA change notice and reconnect ({@link NvmeController#onAnaChange}), and
  * after an I/O failed with an ANA status (NVMe Base 2.0, 8.1.3; {@code nvme_update_ana()}). Each path keeps
  * reconnecting by itself (ctrl-loss-tmo); it is used again once live.
  */
@@ -164,6 +164,7 @@ public final class MultipathController implements AutoCloseable {
         for (long nsid : List.copyOf(namespaces.keySet())) {
             Namespace[] per = new Namespace[paths.length];
             IdentifyNamespace id = base.namespace(nsid).orElseThrow().identify();
+            byte[] uuid = uuidOf(base, nsid);
             for (int i = 0; i < paths.length; i++) {
                 Optional<Namespace> ns = paths[i].namespace(nsid);
                 if (ns.isEmpty()) {
@@ -171,15 +172,26 @@ public final class MultipathController implements AutoCloseable {
                 }
                 IdentifyNamespace other = ns.get().identify();
                 if (!Arrays.equals(id.nguid(), other.nguid()) || !Arrays.equals(id.eui64(), other.eui64())
+                        || (i > 0 && !Arrays.equals(uuid, uuidOf(paths[i], nsid)))
                         || ns.get().blockSize() != id.blockSize() || ns.get().blockCount() != id.nsze()) {
                     throw new NvmfException("nsid " + nsid + " through " + paths[i].options().address()
-                            + " has another identity (NGUID/EUI-64) or format than through "
+                            + " has another identity (NGUID/EUI-64/UUID) or format than through "
                             + base.options().address() + ": not the same namespace");
                 }
                 per[i] = ns.get();
             }
             namespaces.put(nsid, new MultipathNamespace(this, per[0], per));
         }
+    }
+
+    /** The UUID descriptor of {@code nsid} through {@code c} (nvme_ns_ids_equal() compares it too), or null. */
+    private static byte[] uuidOf(NvmeController c, long nsid) throws NvmfException {
+        for (io.nvmf4j.protocol.admin.NamespaceDescriptor d : c.namespaceDescriptors(nsid)) {
+            if (d.type() == io.nvmf4j.protocol.admin.NamespaceDescriptor.NIDT_UUID) {
+                return d.id();
+            }
+        }
+        return null;
     }
 
     // ---- path state -----------------------------------------------------------------------------------------

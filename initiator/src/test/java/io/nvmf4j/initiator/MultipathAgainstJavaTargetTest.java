@@ -163,6 +163,13 @@ class MultipathAgainstJavaTargetTest {
             MultipathNamespace ns = mp.firstNamespace();
             assertEquals(NS_BYTES / BLOCK, ns.blockCount());
             assertEquals(List.of(AnaState.OPTIMIZED, AnaState.OPTIMIZED), mp.anaStates(1));
+            var ids0 = mp.paths().get(0).namespaceDescriptors(1);
+            var ids1 = mp.paths().get(1).namespaceDescriptors(1);
+            assertTrue(!ids0.isEmpty() && ids0.size() == ids1.size(), ids0 + " / " + ids1);
+            for (int i = 0; i < ids0.size(); i++) {
+                assertEquals(ids0.get(i).type(), ids1.get(i).type());
+                assertTrue(Arrays.equals(ids0.get(i).id(), ids1.get(i).id()), "same namespace ID on both paths");
+            }
             byte[] data = new byte[4 * BLOCK];
             new Random(1).nextBytes(data);
             for (int i = 0; i < 10; i++) {
