@@ -212,6 +212,10 @@ class MountEndToEndTest {
                 "--listen", "127.0.0.1:" + port, "--provider", "softiwarp", "--rpc-socket", socket.toString()));
         try (target) {
             target.awaitLine("listening on", 90);
+            // the management socket comes up after the first listener: wait for it, bounded
+            for (int i = 0; i < 300 && !Files.exists(socket); i++) {
+                Thread.sleep(100);
+            }
             CliRunner.Result add = CliRunner.run("rpc", "-s", socket.toString(), "nvmf_subsystem_add_listener",
                     "--param", "nqn=" + NQN, "--param", "traddr=127.0.0.1", "--param", "trsvcid=" + port2);
             assertEquals(0, add.exitCode(), add.err());
