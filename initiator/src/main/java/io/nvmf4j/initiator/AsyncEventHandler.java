@@ -6,6 +6,7 @@ import io.nvmf4j.protocol.admin.FeatureId;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.admin.SetFeaturesCommand;
 import io.nvmf4j.protocol.log.ChangedNamespaceList;
+import io.nvmf4j.protocol.log.AnaLogPage;
 import io.nvmf4j.protocol.log.LogPageId;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -30,7 +31,8 @@ import java.lang.System.Logger.Level;
  * {@code nvme_complete_async_event()}: a Namespace Attribute Changed notice (type 2h, information 00h) reads the
  * Changed Namespace List (log page 04h, which clears the event at the controller) and rescans every namespace
  * ({@code nvme_scan_work()}: like Linux it does not trust the list alone, another reader may have taken it), so new
- * namespaces appear, removed ones go and resized ones show their new size; other events are logged once per kind
+ * namespaces appear, removed ones go and resized ones show their new size; an ANA change notice (information 03h)
+ * reads the ANA log page (0Ch) and hands it to the ANA listeners ({@code nvme_ana_work()}); other events are logged once per kind
  * ({@code "async event result %08x"}). The request is sent again after every event, and after a reconnect
  * ({@code nvme_start_ctrl()}, which also rescans). A request that completes with an error status is not re-armed
  * (Linux returns without requeueing).
@@ -50,6 +52,7 @@ final class AsyncEventHandler {
     private final NvmeController c;
     private final ExecutorService worker;
     private final List<Consumer<NamespaceChange>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<AnaLogPage>> anaListeners = new CopyOnWriteArrayList<>();
     /** Event kinds (type << 8 | info) already logged: each is logged once. */
     private final Set<Integer> logged = new HashSet<>();
     private volatile boolean stopped;
@@ -71,6 +74,10 @@ final class AsyncEventHandler {
         listeners.add(listener);
     }
 
+    void addAnaListener(Consumer<AnaLogPage> listener) {
+        anaListeners.add(listener);
+    }
+
     /**
      * The controller is live: enable the notices and arm the request. After a reconnect ({@code reconnected}) the
      * previous request died with the connection, and namespaces may have changed meanwhile: rescan first.
@@ -87,8 +94,23 @@ final class AsyncEventHandler {
             }
             if (reconnected) {
                 rescanQuietly(false);
+                if (!anaListeners.isEmpty()) {
+                    updateAna(); // nvme_mpath_init_identify() after a reconnect: the states may have moved
+                }
             }
             arm();
+        });
+    }
+
+    /**
+     * Re-reads the ANA log on the event thread and tells the ANA listeners, as Linux queues ana_work after an ANA
+     * status ({@code nvme_failover_req()}); nothing when not live (the reconnect reads it).
+     */
+    void requestAnaUpdate() {
+        submit(() -> {
+            if (c.state == ControllerState.LIVE) {
+                updateAna();
+            }
         });
     }
 
@@ -182,10 +204,35 @@ final class AsyncEventHandler {
         AsyncEvent event = AsyncEvent.fromDw0(result);
         if (event.type() == AsyncEvent.TYPE_NOTICE && event.info() == AsyncEvent.NOTICE_NS_ATTRIBUTE_CHANGED) {
             rescanQuietly(true);
+        } else if (event.type() == AsyncEvent.TYPE_NOTICE && event.info() == AsyncEvent.NOTICE_ANA_CHANGE) {
+            updateAna();
         } else {
             logOnce(event, result);
         }
         arm();
+    }
+
+    /**
+     * nvme_ana_work() -> nvme_read_ana_log(): an ANA change notice (type 2h, information 03h; NVMe Base 2.0, 5.2)
+     * is answered by reading log page 0Ch with RAE clear, which also re-enables the notice; listeners (multipath
+     * path choice) get the new states.
+     */
+    private void updateAna() {
+        AnaLogPage page;
+        try {
+            page = c.anaLog();
+        } catch (NvmfException | RuntimeException e) {
+            LOG.log(Level.WARNING, c.name() + ": Failed to read ANA log: " + e.getMessage());
+            return;
+        }
+        LOG.log(Level.DEBUG, c.name() + ": ANA log change count " + page.changeCount());
+        for (Consumer<AnaLogPage> l : anaListeners) {
+            try {
+                l.accept(page);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, c.name() + ": ANA change listener failed", e);
+            }
+        }
     }
 
     private void logOnce(AsyncEvent event, int result) {

@@ -67,6 +67,12 @@ final class IoCommand extends HostCommand {
         };
     }
 
+    /** A multipath command fails over to another path instead of waiting for this one's reconnect. */
+    @Override
+    public boolean retryAfterReconnect() {
+        return !operation.failFast;
+    }
+
     @Override
     protected void completed(int statusField, long result) {
         operation.commandDone(statusField == 0 ? null

@@ -11,6 +11,12 @@ final class IoOperation {
     private final IoCallback callback;
     private final AtomicInteger remaining;
     private final AtomicReference<NvmfException> firstError = new AtomicReference<>();
+    /**
+     * A multipath I/O (Linux REQ_NVME_MPATH / REQ_FAILFAST_TRANSPORT): its commands fail when the connection breaks
+     * under them instead of waiting for this controller's reconnect, so {@link MultipathNamespace} can send them
+     * down another path (nvme_failover_req()).
+     */
+    final boolean failFast;
 
     IoOperation(int commands) {
         this(commands, null);
@@ -18,6 +24,12 @@ final class IoOperation {
 
     /** With a callback instead of a future (no future is made). */
     IoOperation(int commands, IoCallback callback) {
+        this(commands, callback, false);
+    }
+
+    /** With a callback, failing fast on a broken connection when {@code failFast} (multipath). */
+    IoOperation(int commands, IoCallback callback, boolean failFast) {
+        this.failFast = failFast;
         this.remaining = new AtomicInteger(commands);
         this.callback = callback;
         this.future = callback == null ? new CompletableFuture<>() : null;

@@ -174,10 +174,21 @@ public final class Namespace {
 
     /** Write Zeroes (NVM Command Set 3.3.7), with DEAC when {@code deallocate}; split like data transfers. */
     public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
+        return writeZeroes(slba, blocks, deallocate, null).future;
+    }
+
+    /** A multipath attempt's operation: made once the command count is known, with the attempt's callback. */
+    private record IoOperationFactory(IoCallback callback) {
+        IoOperation make(int count) {
+            return new IoOperation(count, callback, true);
+        }
+    }
+
+    private IoOperation writeZeroes(long slba, long blocks, boolean deallocate, IoOperationFactory failFast) {
         checkBlocks(blocks);
         int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), Long.MAX_VALUE);
         int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
-        IoOperation op = new IoOperation(count);
+        IoOperation op = failFast == null ? new IoOperation(count) : failFast.make(count);
         RdmaHostQueue queue = queue();
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
@@ -185,11 +196,15 @@ public final class Namespace {
             c.noData();
             queue.submit(c);
         }
-        return op.future;
+        return op;
     }
 
     /** Dataset Management with the Deallocate attribute over one LBA range (split into 2^32-1 block ranges). */
     public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
+        return datasetManagementAsync(deallocateRanges(slba, blocks), DatasetManagementCommand.ATTR_AD);
+    }
+
+    private static List<DsmRange> deallocateRanges(long slba, long blocks) {
         checkBlocks(blocks);
         List<DsmRange> ranges = new ArrayList<>();
         for (long done = 0; done < blocks; done += 0xFFFF_FFFFL) {
@@ -198,7 +213,7 @@ public final class Namespace {
         if (ranges.size() > DatasetManagementCommand.MAX_RANGES) {
             throw new IllegalArgumentException("deallocate of " + blocks + " blocks needs more than 256 ranges");
         }
-        return datasetManagementAsync(ranges, DatasetManagementCommand.ATTR_AD);
+        return ranges;
     }
 
     /**
@@ -212,15 +227,18 @@ public final class Namespace {
         if (ranges.isEmpty() || ranges.size() > DatasetManagementCommand.MAX_RANGES) {
             throw new IllegalArgumentException("Dataset Management takes 1..256 ranges, not " + ranges.size());
         }
+        return datasetManagement(ranges, attributes, new IoOperation(1)).future;
+    }
+
+    private IoOperation datasetManagement(List<DsmRange> ranges, int attributes, IoOperation op) {
         MemorySegment data = MemorySegment.ofArray(new byte[ranges.size() * DsmRange.SIZE]);
         for (int i = 0; i < ranges.size(); i++) {
             ranges.get(i).encode(data, (long) i * DsmRange.SIZE);
         }
-        IoOperation op = new IoOperation(1);
         IoCommand c = IoCommand.datasetManagement(op, nsid, ranges.size(), attributes);
         c.copy(Direction.HOST_TO_CONTROLLER, data);
         queue().submit(c);
-        return op.future;
+        return op;
     }
 
     // ---- blocking -------------------------------------------------------------------------------------------
@@ -274,6 +292,32 @@ public final class Namespace {
 
     private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua, IoCallback callback) {
+        return transfer(kind, slba, blocks, segment, buffer, offset, fua, callback, false);
+    }
+
+    /**
+     * One attempt of a {@link MultipathNamespace} I/O on this path: copied through the bounce buffers, failing fast
+     * when the connection breaks (the caller fails over). Flush, Write Zeroes ({@code fua}: DEAC) and a Deallocate
+     * (Dataset Management) of the range take no segment.
+     */
+    void submitFailFast(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua,
+            IoCallback callback) {
+        switch (kind) {
+            case FLUSH -> {
+                IoCommand command = new IoCommand(new IoOperation(1, callback, true), IoCommand.Kind.FLUSH, nsid, 0,
+                        0, false, 0);
+                command.noData();
+                queue().submit(command);
+            }
+            case WRITE_ZEROES -> writeZeroes(slba, blocks, fua, new IoOperationFactory(callback));
+            case DATASET_MANAGEMENT -> datasetManagement(deallocateRanges(slba, blocks),
+                    DatasetManagementCommand.ATTR_AD, new IoOperation(1, callback, true));
+            default -> transfer(kind, slba, blocks, segment, null, 0, fua, callback, true);
+        }
+    }
+
+    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+            IoBuffer buffer, long offset, boolean fua, IoCallback callback, boolean failFast) {
         checkBlocks(blocks);
         long bytes = blocks * blockSize;
         Direction direction = kind == IoCommand.Kind.READ ? Direction.CONTROLLER_TO_HOST : Direction.HOST_TO_CONTROLLER;
@@ -294,7 +338,7 @@ public final class Namespace {
         }
         int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), pathLimit);
         int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
-        IoOperation op = new IoOperation(count, callback);
+        IoOperation op = new IoOperation(count, callback, failFast);
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
             long byteOffset = done * blockSize;

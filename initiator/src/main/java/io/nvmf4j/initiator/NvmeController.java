@@ -184,6 +184,29 @@ public final class NvmeController implements AutoCloseable {
     }
 
     /**
+     * Identify CNS 03h: the Namespace Identification Descriptor list of {@code nsid} (EUI-64, NGUID, UUID, CSI;
+     * NVMe Base 2.0, 5.17.2.3), as Linux nvme_identify_ns_descs() reads it; a controller that refuses CNS 03h
+     * (before NVMe 1.3) gives an empty list.
+     */
+    public List<io.nvmf4j.protocol.admin.NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
+        MemorySegment data = MemorySegment.ofArray(new byte[io.nvmf4j.protocol.admin.NamespaceDescriptorList.SIZE]);
+        FutureCommand id = new FutureCommand("Identify Namespace Identification Descriptor list " + nsid, false,
+                true, sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST, nsid));
+        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+        try {
+            runAdmin(id);
+        } catch (NvmeStatusException e) {
+            return List.of(); // nvme_identify_ns_descs(): an error status is not fatal, the IDs stay unknown
+        }
+        try {
+            return io.nvmf4j.protocol.admin.NamespaceDescriptorList.decode(data);
+        } catch (RuntimeException e) {
+            throw new NvmfException(name + ": malformed Namespace Identification Descriptor list for nsid " + nsid
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * Get Log Page: {@code length} bytes from byte {@code offset}, fetched in chunks of at most 4096 bytes (libnvme's
      * NVME_LOG_PAGE_PDU_SIZE, so MDTS never matters), RAE set on every chunk but the last unless {@code rae}.
      */
@@ -418,6 +441,20 @@ public final class NvmeController implements AutoCloseable {
      */
     public void onNamespaceChange(java.util.function.Consumer<NamespaceChange> listener) {
         events.addListener(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Calls {@code listener} with the ANA log page (0Ch) read after each ANA change notice (NVMe Base 2.0, 5.2,
+     * information 03h) and after each reconnect, as Linux {@code nvme_ana_work()}: what multipath path choice
+     * ({@link MultipathController}) follows. Runs on the controller's event thread; keep it short.
+     */
+    public void onAnaChange(java.util.function.Consumer<AnaLogPage> listener) {
+        events.addAnaListener(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Re-reads the ANA log on the event thread, for the ANA listeners (multipath after an ANA status). */
+    void requestAnaUpdate() {
+        events.requestAnaUpdate();
     }
 
     /**

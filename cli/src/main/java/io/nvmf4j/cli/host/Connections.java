@@ -4,12 +4,14 @@ import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.Discovery;
 import io.nvmf4j.initiator.DiscoveryLog;
 import io.nvmf4j.initiator.DiscoveryRecord;
+import io.nvmf4j.initiator.MultipathController;
 import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.initiator.NvmeStatusException;
 import io.nvmf4j.initiator.NvmfConnectException;
 import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
+import java.net.InetSocketAddress;
 import java.util.function.UnaryOperator;
 
 /** Connecting from the command line: the library's exceptions become one {@link CommandFailure} line each. */
@@ -42,6 +44,28 @@ public final class Connections {
             return NvmeController.connect(options);
         } catch (NvmfException e) {
             throw failure(fabric, options, e);
+        }
+    }
+
+    /**
+     * Connects one controller per address in {@code paths} to the same subsystem (named with the NQN option, else
+     * the first NVM subsystem of the discovery log at the first address) and joins them into one
+     * {@link MultipathController}.
+     */
+    public static MultipathController connectMultipath(FabricOptions fabric, java.util.List<InetSocketAddress> paths,
+            UnaryOperator<ConnectOptions.Builder> tune) {
+        Nqn subsystem = fabric.subsystemNqn();
+        if (subsystem == null) {
+            subsystem = firstSubsystem(fabric, discover(fabric));
+        }
+        java.util.List<ConnectOptions> options = new java.util.ArrayList<>();
+        for (InetSocketAddress a : paths) {
+            options.add(tune.apply(fabric.builder(subsystem)).address(a).build());
+        }
+        try {
+            return MultipathController.connect(options);
+        } catch (NvmfException e) {
+            throw failure(fabric, options.get(0), e);
         }
     }
 

@@ -102,6 +102,9 @@ public abstract class FabricOptions {
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
         String traddr = traddr();
+        if (traddr.indexOf(',') >= 0) {
+            return traddr; // a path list (see pathAddresses), as given
+        }
         return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid();
     }
 
@@ -110,11 +113,56 @@ public abstract class FabricOptions {
             throw new UsageProblem("transport '" + transport() + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "(-t rdma)");
         }
+        if (traddr().indexOf(',') >= 0) {
+            return pathAddresses().getFirst(); // a path list: discovery and single-path uses take the first
+        }
         int port = trsvcid();
         if (port < 1 || port > 65535) {
             throw new UsageProblem("trsvcid " + port + " is not a port number");
         }
         return new InetSocketAddress(traddr(), port);
+    }
+
+    /**
+     * The paths named by the address option: one address, or a comma-separated list for multipath (nvme-cli has no
+     * such list: there one runs {@code nvme connect} once per path and the kernel joins them; perf and mount take
+     * the paths in one go). Each entry is an address on the service id option, or {@code ADDR:PORT} /
+     * {@code [IPv6]:PORT} with its own port, e.g. {@code --traddr 127.0.0.1:4420,127.0.0.1:4421}.
+     */
+    public java.util.List<InetSocketAddress> pathAddresses() {
+        java.util.List<InetSocketAddress> out = new java.util.ArrayList<>();
+        for (String entry : traddr().split(",")) {
+            String e = entry.strip();
+            if (e.isEmpty()) {
+                throw new UsageProblem("empty address in the path list '" + traddr() + "'");
+            }
+            String host = e;
+            int port = trsvcid();
+            int close = e.lastIndexOf(']');
+            int colon = e.lastIndexOf(':');
+            if (e.startsWith("[") && close > 0) {
+                host = e.substring(1, close);
+                if (close + 1 < e.length()) {
+                    port = parsePort(e, e.substring(close + 2));
+                }
+            } else if (colon > 0 && colon == e.indexOf(':')) { // exactly one colon: IPv4 or name with a port
+                host = e.substring(0, colon);
+                port = parsePort(e, e.substring(colon + 1));
+            }
+            if (port < 1 || port > 65535) {
+                throw new UsageProblem("trsvcid " + port + " is not a port number");
+            }
+            out.add(new InetSocketAddress(host, port));
+        }
+        return out;
+    }
+
+    private static int parsePort(String entry, String port) {
+        try {
+            return Integer.parseInt(port);
+        } catch (NumberFormatException ex) {
+            throw new UsageProblem("'" + entry + "': the port after ':' is not a number");
+        }
     }
 
     /** The subsystem NQN given with -n/--nqn, or null. */

@@ -5,6 +5,7 @@ import io.nvmf4j.cli.host.CommandLogging;
 import io.nvmf4j.cli.host.ConnectFlags;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.UsageProblem;
+import io.nvmf4j.initiator.MultipathController;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -29,7 +30,10 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {"Expose remote namespaces as local files nvme0n<nsid> through FUSE, optionally with a file "
                 + "system mounted from the first (--fs). Runs until Ctrl-C, SIGTERM or 'nvmf4j umount MOUNTPOINT'.",
-            "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme --fs /mnt/data --mkfs"})
+            "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme --fs /mnt/data --mkfs",
+            "Several paths to one subsystem (multipath, ANA-aware, failover): -a takes a comma list, each entry ADDR "
+                + "(on -s) or ADDR:PORT, e.g. -a 10.0.0.1:4420,10.0.0.2:4420 (nvme-cli connects once per path and "
+                + "the kernel joins them; here one command names them all)."})
 public final class MountCommand implements Callable<Integer> {
 
     @Mixin
@@ -97,13 +101,27 @@ public final class MountCommand implements Callable<Integer> {
         if (daemon) {
             return Daemon.detach(mp, out);
         }
-        NvmeController controller = Connections.connect(fabric, b -> b);
+        java.util.List<java.net.InetSocketAddress> paths = fabric.pathAddresses();
         MountSession session;
-        try {
-            session = MountSession.open(controller, mp, out);
-        } catch (RuntimeException e) {
-            controller.close();
-            throw e;
+        NvmeController controller;
+        if (paths.size() > 1) {
+            // several paths (-a A,B or -a A:P1,A:P2): one multipath handle, failover between them
+            MultipathController multipath = Connections.connectMultipath(fabric, paths, b -> b);
+            controller = multipath.paths().getFirst();
+            try {
+                session = MountSession.open(multipath, mp, out);
+            } catch (RuntimeException e) {
+                multipath.close();
+                throw e;
+            }
+        } else {
+            controller = Connections.connect(fabric, b -> b);
+            try {
+                session = MountSession.open(controller, mp, out);
+            } catch (RuntimeException e) {
+                controller.close();
+                throw e;
+            }
         }
         // SIGINT/SIGTERM: unmount cleanly, then exit 0 (1 if a step failed) rather than the JVM's 128+signal:
         // for a mount a requested stop that succeeded is a success.

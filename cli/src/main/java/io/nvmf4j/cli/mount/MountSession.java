@@ -4,6 +4,8 @@ import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.host.FailureReport;
 import io.nvmf4j.cli.mount.fuse.FuseSession;
 import io.nvmf4j.initiator.ConnectOptions;
+import io.nvmf4j.initiator.MultipathController;
+import io.nvmf4j.initiator.MultipathNamespace;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.IOException;
@@ -30,9 +32,13 @@ final class MountSession implements AutoCloseable {
     private boolean closed;
     private boolean clean = true;
 
-    private MountSession(NvmeController controller, NamespaceFileSystem fileSystem, FuseSession fuse,
-            Path mountpoint, PrintWriter out) {
+    /** What {@link #close} disconnects: the controller, or the multipath handle over several. */
+    private final AutoCloseable connection;
+
+    private MountSession(NvmeController controller, AutoCloseable connection, NamespaceFileSystem fileSystem,
+            FuseSession fuse, Path mountpoint, PrintWriter out) {
         this.controller = controller;
+        this.connection = connection;
         this.fileSystem = fileSystem;
         this.fuse = fuse;
         this.mountpoint = mountpoint;
@@ -45,12 +51,30 @@ final class MountSession implements AutoCloseable {
     }
 
     static MountSession open(NvmeController controller, Path mountpoint, PrintWriter out) {
+        List<NamespaceIo> namespaces = new ArrayList<>();
+        for (Namespace ns : controller.namespaces()) {
+            namespaces.add(NamespaceIo.of(ns));
+        }
+        return open(controller, controller, namespaces, mountpoint, out);
+    }
+
+    /** Over several paths: {@code connection} is closed at unmount; the first path gives the options and sizes. */
+    static MountSession open(MultipathController multipath, Path mountpoint, PrintWriter out) {
+        List<NamespaceIo> namespaces = new ArrayList<>();
+        for (MultipathNamespace ns : multipath.namespaces()) {
+            namespaces.add(NamespaceIo.of(ns));
+        }
+        return open(multipath.paths().getFirst(), multipath, namespaces, mountpoint, out);
+    }
+
+    private static MountSession open(NvmeController controller, AutoCloseable connection,
+            List<NamespaceIo> namespaces, Path mountpoint, PrintWriter out) {
         int queueDepth = controller.ioQueueCount() * controller.ioQueueSize();
         // One slot per command the queues take, plus the read-modify-write scratch: enough not to allocate.
         ScratchPool pool = new ScratchPool(Math.max(64, queueDepth + 16));
         List<NamespaceFile> files = new ArrayList<>();
         long ino = 2;
-        for (Namespace ns : controller.namespaces()) {
+        for (NamespaceIo ns : namespaces) {
             files.add(new NamespaceFile(fileName(ns.nsid()), ino++, ns, pool));
         }
         if (files.isEmpty()) {
@@ -66,7 +90,7 @@ final class MountSession implements AutoCloseable {
         }
         try {
             FuseSession fuse = FuseSession.mount(fs, mountpoint.toString(), options);
-            return new MountSession(controller, fs, fuse, mountpoint, out);
+            return new MountSession(controller, connection, fs, fuse, mountpoint, out);
         } catch (IOException e) {
             throw new CommandFailure("mount: " + e.getMessage(), e);
         } catch (ExceptionInInitializerError | NoClassDefFoundError e) {
@@ -135,7 +159,11 @@ final class MountSession implements AutoCloseable {
         if (fuseProblem != null) {
             problems.add(fuseProblem);
         }
-        controller.close();
+        try {
+            connection.close();
+        } catch (Exception e) {
+            problems.add("disconnect failed: " + e.getMessage());
+        }
         if (fuseProblem == null) {
             fileSystem.pool().close(); // every reply was sent: no I/O holds a slot any more
         }

@@ -20,7 +20,7 @@ final class NamespaceFile {
 
     private final String name;
     private final long ino;
-    private final Namespace namespace;
+    private final NamespaceIo namespace;
     private final long blockSize;
     private final long size;
     private final boolean deallocatedReadsZero;
@@ -28,6 +28,10 @@ final class NamespaceFile {
     private CompletableFuture<Void> rmwChain = CompletableFuture.completedFuture(null);
 
     NamespaceFile(String name, long ino, Namespace namespace, ScratchPool pool) {
+        this(name, ino, NamespaceIo.of(namespace), pool);
+    }
+
+    NamespaceFile(String name, long ino, NamespaceIo namespace, ScratchPool pool) {
         this.pool = pool;
         this.name = name;
         this.ino = ino;
@@ -55,7 +59,7 @@ final class NamespaceFile {
         return blockSize;
     }
 
-    Namespace namespace() {
+    NamespaceIo namespace() {
         return namespace;
     }
 

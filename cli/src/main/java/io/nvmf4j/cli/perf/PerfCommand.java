@@ -11,6 +11,8 @@ import io.nvmf4j.cli.host.Json;
 import io.nvmf4j.cli.host.LongConnectFlags;
 import io.nvmf4j.cli.host.UsageProblem;
 import io.nvmf4j.initiator.ConnectOptions;
+import io.nvmf4j.initiator.MultipathController;
+import io.nvmf4j.initiator.MultipathNamespace;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.IOException;
@@ -39,7 +41,10 @@ import picocli.CommandLine.Spec;
             "Example: nvmf4j perf -r 'trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420' -q 32 -o 4096 "
                 + "-w randread -t 10 -a 1 -P 2",
             "As in spdk_nvme_perf, -a is the warm-up time, not the address: the target is -r or --traddr "
-                + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q)."})
+                + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q).",
+            "Several paths to one subsystem (multipath, ANA-aware, failover): --traddr takes a comma list, each entry "
+                + "ADDR (on --trsvcid) or ADDR:PORT, e.g. --traddr 10.0.0.1:4420,10.0.0.2:4420 (nvme-cli connects "
+                + "once per path and the kernel joins them; here one command names them all)."})
 public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = {"-r", "--transport-id"}, paramLabel = "TRID",
@@ -150,11 +155,27 @@ public final class PerfCommand implements Callable<Integer> {
         } else {
             registry = new SimpleMeterRegistry();
         }
+        List<InetSocketAddress> paths = fabric.pathAddresses();
+        if (paths.size() > 1 || !fabric.endpoint().equals(endpointOf(paths.get(0)))) {
+            // a path list or ADDR:PORT: discovery, messages and the single-path case use the first entry
+            fabric.useTransportId(paths.get(0).getHostString(), paths.get(0).getPort(), null, null);
+        }
+        MultipathController multipath = paths.size() > 1
+                ? Connections.connectMultipath(fabric, paths, b -> tune(b, spec)) : null;
         try (MetricsEndpoint ignored = endpoint;
-             NvmeController controller = Connections.connect(fabric, b -> tune(b, spec))) {
+             AutoCloseable connection = multipath != null ? multipath
+                     : Connections.connect(fabric, b -> tune(b, spec))) {
+            NvmeController controller = multipath != null ? multipath.paths().get(0) : (NvmeController) connection;
             Namespace ns = wantedNsid == null ? controller.firstNamespace()
                     : controller.namespace(wantedNsid).orElseThrow(() -> new CommandFailure(
                             "perf: namespace " + wantedNsid + " is not active on " + fabric.endpoint()));
+            MultipathNamespace mpns = null;
+            if (multipath != null) {
+                mpns = multipath.namespace(ns.nsid()).orElseThrow();
+                err.println("perf: " + multipath.paths().size() + " paths to " + multipath.subsystemNqn()
+                        + ", nsid " + ns.nsid()
+                        + " ANA " + multipath.anaStates(ns.nsid()) + ", policy " + multipath.policy().label());
+            }
             if (controller.ioQueueCount() < spec.queues()) {
                 err.println("perf: the controller granted " + controller.ioQueueCount() + " of " + spec.queues()
                         + " I/O queues");
@@ -162,7 +183,10 @@ public final class PerfCommand implements Callable<Integer> {
             String name = label != null ? label : spec.workload().label() + "-" + spec.ioSize() + "-qd" + spec.depth();
             CpuWindow cpu = new CpuWindow(cpuOfPid);
             PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
-                    .cpuWindow(cpu).run();
+                    .multipath(mpns).cpuWindow(cpu).run();
+            if (multipath != null) {
+                err.println("perf: I/Os per path " + multipath.submittedPerPath());
+            }
             long ios = result.read().ios() + result.write().ios();
             PerfOutputOptions.Format format = output.format();
             if (format == PerfOutputOptions.Format.FIO_JSON) {
@@ -213,6 +237,11 @@ public final class PerfCommand implements Callable<Integer> {
         return new PerfSpec(workload, (int) ioSize, depth, queues, readPercent,
                 Duration.ofMillis(Math.round(seconds * 1000)), Duration.ofMillis(Math.round(rampSeconds * 1000)),
                 verify, regionBytes);
+    }
+
+    private static String endpointOf(InetSocketAddress a) {
+        String host = a.getHostString();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + a.getPort();
     }
 
     private ConnectOptions.Builder tune(ConnectOptions.Builder b, PerfSpec spec) {

@@ -3,6 +3,7 @@ package io.nvmf4j.cli.perf;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nvmf4j.cli.host.CommandFailure;
+import io.nvmf4j.initiator.MultipathNamespace;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
@@ -24,6 +25,8 @@ public final class PerfRun {
 
     private final NvmeController controller;
     private final Namespace namespace;
+    /** Several paths: every worker's I/O goes through this handle (null: the one controller's queues). */
+    private MultipathNamespace multipath;
     private final PerfSpec spec;
     private final MeterRegistry registry;
     private final ProgressLine progress;
@@ -43,6 +46,12 @@ public final class PerfRun {
     }
 
     /** Measures CPU (and collections) over the measured window only ({@code perf --cpu-of}). */
+    /** Runs over several paths: the workers' I/O goes through {@code ns} (the controller gives the buffers). */
+    public PerfRun multipath(MultipathNamespace ns) {
+        this.multipath = ns;
+        return this;
+    }
+
     public PerfRun cpuWindow(CpuWindow w) {
         this.window = w;
         return this;
@@ -83,7 +92,7 @@ public final class PerfRun {
                     buffers.add(prefill);
                 }
                 workers.add(new PerfWorker(q, queues, namespace.onQueue(q), buffer, prefill, spec, control,
-                        readLatency, writeLatency, regionBlocks, runId, runId * 31 + q + 1));
+                        readLatency, writeLatency, regionBlocks, runId, runId * 31 + q + 1, multipath));
             }
             registerCounters(registry, workers, tagLabel);
             if (spec.verify()) {

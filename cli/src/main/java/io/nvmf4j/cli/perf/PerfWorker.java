@@ -4,6 +4,7 @@ import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.IoCallback;
 import io.nvmf4j.initiator.IoCompletionHandler;
 import io.nvmf4j.initiator.IoRequest;
+import io.nvmf4j.initiator.MultipathNamespace;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmfException;
 import java.lang.foreign.MemorySegment;
@@ -49,6 +50,8 @@ final class PerfWorker {
     private final int index;
     private final int workers;
     private final Namespace ns;
+    /** With several paths: the I/O goes here instead (copied from the buffer; see {@link MultipathNamespace}). */
+    private final MultipathNamespace multipath;
     private final IoBuffer buffer;
     private final MemorySegment memory;
     private final PerfSpec spec;
@@ -84,6 +87,14 @@ final class PerfWorker {
     PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer, PerfSpec spec,
             RunControl control, LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId,
             long seed) {
+        this(index, workers, ns, buffer, prefillBuffer, spec, control, readLatency, writeLatency, regionBlocks, runId,
+                seed, null);
+    }
+
+    PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer, PerfSpec spec,
+            RunControl control, LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId,
+            long seed, MultipathNamespace multipath) {
+        this.multipath = multipath;
         this.index = index;
         this.workers = workers;
         this.ns = ns;
@@ -108,7 +119,7 @@ final class PerfWorker {
         for (int i = 0; i < completions.length; i++) {
             completions[i] = new Completion(i);
         }
-        if (blocksPerIo <= ns.maxBlocksPerRequest()) {
+        if (multipath == null && blocksPerIo <= ns.maxBlocksPerRequest()) {
             IoCompletionHandler handler = (request, error) -> completed((int) request.userData(), error);
             this.requests = new IoRequest[depth];
             for (int i = 0; i < depth; i++) {
@@ -202,7 +213,12 @@ final class PerfWorker {
         }
         inFlight++;
         try {
-            ns.submitWrite(slba, blocks, prefillBuffer, base, completions[spec.depth() + slot]);
+            if (multipath != null) {
+                multipath.submitWrite(slba, blocks, m.asSlice(base, blocks * blockSize),
+                        completions[spec.depth() + slot]);
+            } else {
+                ns.submitWrite(slba, blocks, prefillBuffer, base, completions[spec.depth() + slot]);
+            }
         } catch (RuntimeException e) {
             inFlight--;
             control.fail(e);
@@ -243,6 +259,14 @@ final class PerfWorker {
                     r.write(slba, blocksPerIo, buffer, offset);
                 }
                 ns.submit(r);
+            } else if (multipath != null) {
+                // several paths: the multipath layer's own callback form, which allocates per I/O
+                MemorySegment data = memory.asSlice(offset, spec.ioSize());
+                if (read) {
+                    multipath.submitRead(slba, blocksPerIo, data, completions[slot]);
+                } else {
+                    multipath.submitWrite(slba, blocksPerIo, data, completions[slot]);
+                }
             } else if (read) {
                 ns.submitRead(slba, blocksPerIo, buffer, offset, completions[slot]);
             } else {

@@ -196,6 +196,61 @@ class MountEndToEndTest {
     }
 
     /**
+     * Two paths ({@code -a A:P1,A:P2}; the second port added to the running target through its management socket):
+     * fio's verified writes go on through the second path while the first is inaccessible, and through either once
+     * it is optimized again.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void twoPathsKeepFioVerifyingWhileOnePathIsInaccessible(@TempDir Path dir) throws Exception {
+        Path backing = backingFile(dir, 32L << 20);
+        Path mp = Files.createDirectory(dir.resolve("nvme"));
+        Path socket = dir.resolve("rpc.sock");
+        int port = freePort();
+        int port2 = freePort();
+        Child target = Child.start("serve", List.of("serve", "--file", backing.toString(), "--nqn", NQN,
+                "--listen", "127.0.0.1:" + port, "--provider", "softiwarp", "--rpc-socket", socket.toString()));
+        try (target) {
+            target.awaitLine("listening on", 90);
+            // the management socket comes up after the first listener: wait for it, bounded
+            for (int i = 0; i < 300 && !Files.exists(socket); i++) {
+                Thread.sleep(100);
+            }
+            CliRunner.Result add = CliRunner.run("rpc", "-s", socket.toString(), "nvmf_subsystem_add_listener",
+                    "--param", "nqn=" + NQN, "--param", "traddr=127.0.0.1", "--param", "trsvcid=" + port2);
+            assertEquals(0, add.exitCode(), add.err());
+            Child m = Child.start("mount", List.of("mount", "-a", "127.0.0.1:" + port + ",127.0.0.1:" + port2,
+                    "-n", NQN, "--provider", "softiwarp", mp.toString()));
+            m.awaitLine("unmounts", 240);
+            try {
+                Path file = mp.resolve("nvme0n1");
+                assertEquals(32L << 20, Files.size(file));
+                CliRunner.Result flip = CliRunner.run("rpc", "-s", socket.toString(),
+                        "nvmf_subsystem_listener_set_ana_state", "--param", "nqn=" + NQN, "--param",
+                        "traddr=127.0.0.1", "--param", "trsvcid=" + port, "--param", "ana_state=inaccessible");
+                assertEquals(0, flip.exitCode(), flip.err());
+                String one = MountLeaks.check("fio", "--name=inaccessible", "--filename=" + file, "--size=8m",
+                        "--rw=randwrite", "--bs=4k", "--ioengine=libaio", "--iodepth=8", "--direct=1",
+                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0");
+                assertTrue(one.contains("err= 0"), one);
+                flip = CliRunner.run("rpc", "-s", socket.toString(), "nvmf_subsystem_listener_set_ana_state",
+                        "--param", "nqn=" + NQN, "--param", "traddr=127.0.0.1", "--param", "trsvcid=" + port,
+                        "--param", "ana_state=optimized");
+                assertEquals(0, flip.exitCode(), flip.err());
+                String two = MountLeaks.check("fio", "--name=optimized", "--filename=" + file, "--offset=8m",
+                        "--size=8m", "--rw=randwrite", "--bs=4k", "--ioengine=libaio", "--iodepth=8", "--direct=1",
+                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0");
+                assertTrue(two.contains("err= 0"), two);
+                umount(m, mp);
+                assertTrue(m.output().contains(", 0 I/O errors)"), m.output());
+            } finally {
+                m.close();
+                MountLeaks.cleanUp(mp, null);
+            }
+        }
+    }
+
+    /**
      * fallocate(1) with unaligned ranges: PUNCH_HOLE|KEEP_SIZE (Deallocate inside, read-modify-write at the edges)
      * and ZERO_RANGE (Write Zeroes) zero exactly the bytes asked for; the bytes around them keep their data.
      */

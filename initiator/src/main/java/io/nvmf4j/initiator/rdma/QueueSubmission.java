@@ -59,6 +59,9 @@ final class QueueSubmission {
             } else if (init) {
                 failure = new ControllerLostException(q.name + ": not connected; " + command.describe()
                         + " not sent");
+            } else if (s == State.DOWN && !command.retryAfterReconnect()) {
+                // a multipath command does not wait for this path's reconnect: it fails over (nvme_failover_req())
+                failure = new ControllerLostException(q.name + ": reconnecting; " + command.describe() + " not sent");
             } else {
                 q.pending.addLast(command);
             }
