@@ -51,7 +51,7 @@ abstract class HostileTestBase {
         target = TargetUnderAttack.start();
         host = LegitimateHost.connect(target.address);
         host.verifiedIo(1, 4);
-        baseline = ResourceGauge.now();
+        baseline = ResourceGauge.collected();
         Logger.getLogger("").addHandler(stackTraceCounter);
     }
 
