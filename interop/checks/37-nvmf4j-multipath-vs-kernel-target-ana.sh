@@ -5,8 +5,8 @@
 # addresses) while the guest makes port 1 inaccessible and then optimized again: nvmet fails I/O on port 1
 # with Asymmetric Access Inaccessible (302h) and sends the ANA change notice; the run must end with no
 # error, every read verified, and I/O on both paths.
-# The second forward is not in the lab's default networking: run it as
-#   FWD_PORT2=14421 HOSTFWD=",hostfwd=tcp:127.0.0.1:14421-10.0.2.15:4421" interop/run 37
+# interop/run forwards 127.0.0.1:$FWD_PORT2 (14421, or a free port) to the guest's :4421 for it:
+#   interop/run 37
 CHECK_TIMEOUT=200
 
 guest_part() {
