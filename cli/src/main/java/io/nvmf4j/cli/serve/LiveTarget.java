@@ -1,9 +1,9 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import io.nvmf4j.config.DhchapConfig;
 import io.nvmf4j.config.HostConfig;
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortConfig;
@@ -208,7 +208,7 @@ public final class LiveTarget implements AutoCloseable {
         }
         int bs = blockSize > 0 ? blockSize : config.nvmf4j().defaultBlockSize();
         addNamespace(nqn, new NamespaceConfig(nsid, true,
-                path != null ? new FileBackend(java.nio.file.Path.of(path)) : new RamBackend(ramBytes), bs, null, uuid,
+                path != null ? new FileDevice(java.nio.file.Path.of(path)) : new RamDevice(ramBytes), bs, null, uuid,
                 1));
         return nsid;
     }
@@ -262,7 +262,7 @@ public final class LiveTarget implements AutoCloseable {
         SubsystemConfig sc = subsystemConfig(nqn);
         NamespaceConfig nc = sc.namespace(nsid).orElseThrow(
                 () -> RpcError.invalidParams(nqn + " has no namespace " + nsid));
-        if (!(nc.backend() instanceof FileBackend(var path))) {
+        if (!(nc.backend() instanceof FileDevice(var path))) {
             throw RpcError.refused("namespace " + nsid + " is RAM; its size is fixed");
         }
         if (bytes > 0) {
