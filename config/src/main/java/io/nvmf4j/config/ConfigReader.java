@@ -1,7 +1,7 @@
 package io.nvmf4j.config;
 
-import io.nvmf4j.config.JsonTree.JObject;
 import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.JsonTree.JObject;
 import io.nvmf4j.protocol.auth.DhchapDhGroup;
 import io.nvmf4j.protocol.auth.DhchapHash;
 import io.nvmf4j.protocol.auth.DhchapSecret;

@@ -1,8 +1,8 @@
 package io.nvmf4j.config;
 
-import io.nvmf4j.config.JsonTree.JObject;
 import io.nvmf4j.config.DeviceConfig.FileDevice;
 import io.nvmf4j.config.DeviceConfig.RamDevice;
+import io.nvmf4j.config.JsonTree.JObject;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
