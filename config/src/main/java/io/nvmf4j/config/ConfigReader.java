@@ -1,7 +1,7 @@
 package io.nvmf4j.config;
 
+import io.nvmf4j.config.DeviceConfig.FileDevice;
 import io.nvmf4j.config.JsonTree.JObject;
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
 import io.nvmf4j.protocol.auth.DhchapDhGroup;
 import io.nvmf4j.protocol.auth.DhchapHash;
 import io.nvmf4j.protocol.auth.DhchapSecret;
@@ -370,7 +370,7 @@ final class ConfigReader extends FieldReader {
                 continue;
             }
             if (path != null) {
-                draft.namespaces.put(nsid, new NamespaceConfig(nsid, enable, new FileBackend(path), blockSize, nguid,
+                draft.namespaces.put(nsid, new NamespaceConfig(nsid, enable, new FileDevice(path), blockSize, nguid,
                         uuid, anaGrpid));
             }
         }

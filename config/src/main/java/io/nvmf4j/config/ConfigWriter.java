@@ -1,8 +1,8 @@
 package io.nvmf4j.config;
 
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +96,7 @@ public final class ConfigWriter {
         m.put("attr", attr);
         List<Object> namespaces = new ArrayList<>();
         for (NamespaceConfig ns : s.namespaces()) {
-            if (ns.backend() instanceof FileBackend(var path)) {
+            if (ns.backend() instanceof FileDevice(var path)) {
                 Map<String, Object> n = new TreeMap<>();
                 Map<String, Object> device = new TreeMap<>();
                 device.put("path", path.toString());
@@ -132,7 +132,7 @@ public final class ConfigWriter {
         List<Object> options = new ArrayList<>();
         for (SubsystemConfig sub : config.subsystems()) {
             for (NamespaceConfig ns : sub.namespaces()) {
-                if (ns.backend() instanceof RamBackend(long size)) {
+                if (ns.backend() instanceof RamDevice(long size)) {
                     Map<String, Object> r = new TreeMap<>();
                     r.put("subsystem", sub.nqn());
                     r.put("nsid", ns.nsid());

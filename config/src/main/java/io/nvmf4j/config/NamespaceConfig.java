@@ -17,7 +17,7 @@ import java.util.UUID;
 public record NamespaceConfig(
         long nsid,
         boolean enable,
-        NamespaceBackend backend,
+        DeviceConfig backend,
         int blockSize,
         byte[] nguid,
         UUID uuid,

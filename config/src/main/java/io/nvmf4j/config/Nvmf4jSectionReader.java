@@ -1,8 +1,8 @@
 package io.nvmf4j.config;
 
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import io.nvmf4j.config.JsonTree.JObject;
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -134,7 +134,7 @@ final class Nvmf4jSectionReader extends FieldReader {
                         + "\" (line " + first.line() + ")");
                 continue;
             }
-            draft.namespaces.put(nsid, new NamespaceConfig(nsid, enable, new RamBackend(size), blockSize, nguid,
+            draft.namespaces.put(nsid, new NamespaceConfig(nsid, enable, new RamDevice(size), blockSize, nguid,
                     uuid, anaGrpid));
         }
     }
@@ -157,7 +157,7 @@ final class Nvmf4jSectionReader extends FieldReader {
                 continue;
             }
             NamespaceConfig ns = draft.namespaces.get(nsid);
-            if (ns == null || !(ns.backend() instanceof FileBackend)) {
+            if (ns == null || !(ns.backend() instanceof FileDevice)) {
                 error(nsidNode, op + ".nsid", "subsystem \"" + draft.nqn + "\" has no namespace " + nsid
                         + " under subsystems[].namespaces");
                 continue;

@@ -1,7 +1,7 @@
 package io.nvmf4j.config;
 
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +29,7 @@ public final class QuickConfig {
     static final String SOURCE = "command line";
 
     private String nqn;
-    private final List<NamespaceBackend> namespaces = new ArrayList<>();
+    private final List<DeviceConfig> namespaces = new ArrayList<>();
     private String listen = "127.0.0.1:" + DEFAULT_PORT;
     private Integer blockSize;
     private final List<String> allowedHosts = new ArrayList<>();
@@ -53,7 +53,7 @@ public final class QuickConfig {
 
     /** Adds a file or block-device namespace ({@code --file}); namespaces get nsids 1, 2, ... in call order. */
     public QuickConfig file(Path path) {
-        namespaces.add(new FileBackend(path.toAbsolutePath()));
+        namespaces.add(new FileDevice(path.toAbsolutePath()));
         return this;
     }
 
@@ -63,13 +63,13 @@ public final class QuickConfig {
         if (bytes == null) {
             badSizes.add(size);
         } else {
-            namespaces.add(new RamBackend(bytes));
+            namespaces.add(new RamDevice(bytes));
         }
         return this;
     }
 
     public QuickConfig ram(long bytes) {
-        namespaces.add(new RamBackend(bytes));
+        namespaces.add(new RamDevice(bytes));
         return this;
     }
 

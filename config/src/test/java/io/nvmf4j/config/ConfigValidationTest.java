@@ -194,7 +194,7 @@ class ConfigValidationTest {
                 {"subsystems": [{"nqn": "nqn.2024-01.io.nvmf4j:a", "attr": {"allow_any_host": "1"},
                   "namespaces": [{"nsid": 1, "enable": 1, "device": {"path": "disk.img"}}]}]}
                 """, "config.json", dir);
-        assertEquals(new NamespaceBackend.FileBackend(dir.resolve("disk.img")),
+        assertEquals(new DeviceConfig.FileDevice(dir.resolve("disk.img")),
                 loaded.config().subsystems().getFirst().namespaces().getFirst().backend());
     }
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
+import io.nvmf4j.config.DeviceConfig.FileDevice;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HexFormat;
@@ -42,7 +42,7 @@ class NvmetcliExamplesTest {
         NamespaceConfig ns = s.namespaces().getFirst();
         assertEquals(1, ns.nsid());
         assertTrue(ns.enable());
-        assertEquals(new FileBackend(Path.of("/dev/nvme0n1")), ns.backend());
+        assertEquals(new FileDevice(Path.of("/dev/nvme0n1")), ns.backend());
         assertEquals(512, ns.blockSize());
         assertArrayEquals(HexFormat.of().parseHex("ef90689c6c46d44c89c14067801309a8"), ns.nguid());
         assertNull(ns.uuid());

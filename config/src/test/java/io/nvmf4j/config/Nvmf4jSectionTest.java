@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -51,12 +51,12 @@ class Nvmf4jSectionTest {
                 c.nvmf4j());
         List<NamespaceConfig> ns = c.subsystems().getFirst().namespaces();
         assertEquals(List.of(1L, 2L, 3L), ns.stream().map(NamespaceConfig::nsid).toList(), "sorted by nsid");
-        assertEquals(new FileBackend(dir.resolve("disk.img")), ns.get(0).backend());
+        assertEquals(new FileDevice(dir.resolve("disk.img")), ns.get(0).backend());
         assertEquals(512, ns.get(0).blockSize(), "namespace_options overrides default_block_size");
-        assertEquals(new RamBackend(1L << 20), ns.get(1).backend());
+        assertEquals(new RamDevice(1L << 20), ns.get(1).backend());
         assertEquals(4096, ns.get(1).blockSize(), "default_block_size applies to RAM namespaces without one");
         assertFalse(ns.get(1).enable());
-        assertEquals(new RamBackend(1L << 30), ns.get(2).backend());
+        assertEquals(new RamDevice(1L << 30), ns.get(2).backend());
         assertTrue(ns.get(2).enable(), "RAM namespaces are enabled unless they say otherwise");
         assertEquals(512, ns.get(2).blockSize());
         PortParams p = c.ports().getFirst().param();
@@ -83,7 +83,7 @@ class Nvmf4jSectionTest {
                  "nvmf4j": {"ram_namespaces": [{"subsystem": "nqn.2024-01.io.nvmf4j:ram", "nsid": 1, "size": "64M"}]}}
                 """, "config.json", dir).config();
         NamespaceConfig ns = c.subsystem("nqn.2024-01.io.nvmf4j:ram").orElseThrow().namespace(1).orElseThrow();
-        assertEquals(new RamBackend(64L << 20), ns.backend());
+        assertEquals(new RamDevice(64L << 20), ns.backend());
     }
 
     @Test

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,7 +44,7 @@ class QuickConfigTest {
         TargetConfig c = loaded.config();
         assertEquals(new PortAddress("rdma", "ipv6", "::1", "4420", "not specified"), c.ports().getFirst().addr());
         NamespaceConfig ns = c.subsystems().getFirst().namespaces().getFirst();
-        assertEquals(new RamBackend(1L << 30), ns.backend());
+        assertEquals(new RamDevice(1L << 30), ns.backend());
         assertEquals(4096, ns.blockSize());
         assertTrue(ns.enable());
         assertEquals("", loaded.formatWarnings());
@@ -95,7 +95,7 @@ class QuickConfigTest {
     void quickConfigFileNamespaceIsAbsolute() throws Exception {
         Path disk = Files.write(dir.resolve("d.img"), new byte[512]);
         TargetConfig c = QuickConfig.builder().nqn(NQN).file(disk).build().config();
-        assertEquals(new FileBackend(disk.toAbsolutePath()), c.subsystems().getFirst().namespaces().getFirst()
+        assertEquals(new FileDevice(disk.toAbsolutePath()), c.subsystems().getFirst().namespaces().getFirst()
                 .backend());
         assertEquals("127.0.0.1", c.ports().getFirst().addr().traddr());
     }

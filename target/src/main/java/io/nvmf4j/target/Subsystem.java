@@ -51,16 +51,13 @@ public final class Subsystem {
     private final int maxIoQueues;
     private final int version;
     private final int ieeeOui;
-    private volatile boolean allowAnyHost;
-    private final Set<String> allowedHosts = new CopyOnWriteArraySet<>();
-    private final Map<String, DhchapKeys> hostKeys = new ConcurrentHashMap<>();
+    private final SubsystemHosts hosts;
     private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
     /** Namespaces by NSID below {@link #FAST_NSIDS}, rebuilt on every change: the I/O path looks up without boxing. */
     private volatile Namespace[] byNsid = new Namespace[0];
     private static final int FAST_NSIDS = 1024;
     private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final BitSet usedControllerIds = new BitSet();
-    private volatile Runnable hostListChanged = () -> { };
     /** Where namespaces keep their Persist Through Power Loss state; null: reservations do not persist. */
     private volatile java.nio.file.Path reservationDirectory;
 
@@ -75,9 +72,7 @@ public final class Subsystem {
         this.maxIoQueues = type == Type.DISCOVERY ? 0 : b.maxIoQueues;
         this.version = b.version;
         this.ieeeOui = b.ieeeOui;
-        this.allowAnyHost = b.allowAnyHost || type == Type.DISCOVERY;
-        this.allowedHosts.addAll(b.allowedHosts);
-        this.hostKeys.putAll(b.hostKeys);
+        this.hosts = new SubsystemHosts(b.allowAnyHost || type == Type.DISCOVERY, b.allowedHosts, b.hostKeys);
     }
 
     public static Builder builder(Nqn nqn) {
@@ -174,60 +169,48 @@ public final class Subsystem {
         return maxIoQueues;
     }
 
+    // ---- hosts (SubsystemHosts) ----
+
     public boolean allowsAnyHost() {
-        return allowAnyHost;
+        return hosts.allowsAnyHost();
     }
 
     public Set<String> allowedHosts() {
-        return Set.copyOf(allowedHosts);
+        return hosts.allowedHosts();
     }
 
     /** nvmet_host_allowed(): allow-any-host, the discovery subsystem, or a host NQN on the list. */
     public boolean hostAllowed(String hostNqn) {
-        return allowAnyHost || isDiscovery() || allowedHosts.contains(hostNqn);
+        return isDiscovery() || hosts.hostAllowed(hostNqn);
     }
 
     public void allowAnyHost(boolean allow) {
-        allowAnyHost = allow;
-        hostListChanged.run();
+        hosts.allowAnyHost(allow);
     }
 
     public void allowHost(String hostNqn) {
-        if (allowedHosts.add(Objects.requireNonNull(hostNqn))) {
-            hostListChanged.run();
-        }
+        hosts.allowHost(hostNqn);
     }
 
     /**
-     * Allows {@code hostNqn} with DH-HMAC-CHAP keys: its Connect responses ask for authentication (AUTHREQ.ATR) and
-     * each of its queues accepts nothing but Authentication Send/Receive until it authenticated. {@code keys} null
-     * allows the host without authentication (and forgets keys it had). Controllers already connected keep the keys
-     * they authenticated with (nvmet copies them at Connect too).
+     * Allows {@code hostNqn} with DH-HMAC-CHAP keys (authentication on every queue, NVMe Base 2.0, 8.13); null keys:
+     * without authentication. Controllers already connected keep the keys they authenticated with.
      */
     public void allowHost(String hostNqn, DhchapKeys keys) {
-        Objects.requireNonNull(hostNqn);
-        if (keys == null) {
-            hostKeys.remove(hostNqn);
-        } else {
-            hostKeys.put(hostNqn, keys);
-        }
-        allowHost(hostNqn);
+        hosts.allowHost(hostNqn, keys);
     }
 
     /** The DH-HMAC-CHAP keys of an allowed host, empty when it connects without authentication. */
     public java.util.Optional<DhchapKeys> hostKeys(String hostNqn) {
-        return hostNqn == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(hostKeys.get(hostNqn));
+        return hosts.hostKeys(hostNqn);
     }
 
     public void disallowHost(String hostNqn) {
-        hostKeys.remove(hostNqn);
-        if (allowedHosts.remove(hostNqn)) {
-            hostListChanged.run();
-        }
+        hosts.disallowHost(hostNqn);
     }
 
     void onHostListChange(Runnable action) {
-        hostListChanged = action;
+        hosts.onHostListChange(action);
     }
 
     // ---- namespaces ----

@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import io.nvmf4j.config.AnaGroup;
+import io.nvmf4j.config.DeviceConfig;
 import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
@@ -144,8 +145,8 @@ public final class TargetConfigurator {
     /** Opens one namespace's backend; null for a namespace without a device path (nvmetcli saves such). */
     public static Namespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
         NamespaceBackend backend = switch (nc.backend()) {
-            case io.nvmf4j.config.NamespaceBackend.RamBackend ram -> RamBackend.allocate(ram.sizeBytes(), nc.blockSize());
-            case io.nvmf4j.config.NamespaceBackend.FileBackend file -> openPath(subnqn, nc, file.path());
+            case DeviceConfig.RamDevice ram -> RamBackend.allocate(ram.sizeBytes(), nc.blockSize());
+            case DeviceConfig.FileDevice file -> openPath(subnqn, nc, file.path());
         };
         if (backend == null) {
             return null;

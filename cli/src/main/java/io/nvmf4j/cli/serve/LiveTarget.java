@@ -1,14 +1,12 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.DeviceConfig.FileDevice;
+import io.nvmf4j.config.DeviceConfig.RamDevice;
 import io.nvmf4j.config.DhchapConfig;
 import io.nvmf4j.config.HostConfig;
-import io.nvmf4j.config.NamespaceBackend.FileBackend;
-import io.nvmf4j.config.NamespaceBackend.RamBackend;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
-import io.nvmf4j.config.PortAddress;
 import io.nvmf4j.config.PortConfig;
-import io.nvmf4j.config.PortParams;
 import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
@@ -22,9 +20,7 @@ import io.nvmf4j.target.TargetConfigurator;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.UnaryOperator;
 
 import static io.nvmf4j.cli.serve.NamespaceBackends.closeBackend;
@@ -57,6 +53,8 @@ public final class LiveTarget implements AutoCloseable {
     private final Listeners listeners;
     private TargetConfig config;
     private final NamespaceBackends backends = new NamespaceBackends();
+    private final LiveHosts hosts = new LiveHosts(this);
+    private final LivePorts ports = new LivePorts(this);
 
     public LiveTarget(NvmeTarget target, TargetConfig config, Listeners listeners) {
         this.target = target;
@@ -210,7 +208,7 @@ public final class LiveTarget implements AutoCloseable {
         }
         int bs = blockSize > 0 ? blockSize : config.nvmf4j().defaultBlockSize();
         addNamespace(nqn, new NamespaceConfig(nsid, true,
-                path != null ? new FileBackend(java.nio.file.Path.of(path)) : new RamBackend(ramBytes), bs, null, uuid,
+                path != null ? new FileDevice(java.nio.file.Path.of(path)) : new RamDevice(ramBytes), bs, null, uuid,
                 1));
         return nsid;
     }
@@ -264,7 +262,7 @@ public final class LiveTarget implements AutoCloseable {
         SubsystemConfig sc = subsystemConfig(nqn);
         NamespaceConfig nc = sc.namespace(nsid).orElseThrow(
                 () -> RpcError.invalidParams(nqn + " has no namespace " + nsid));
-        if (!(nc.backend() instanceof FileBackend(var path))) {
+        if (!(nc.backend() instanceof FileDevice(var path))) {
             throw RpcError.refused("namespace " + nsid + " is RAM; its size is fixed");
         }
         if (bytes > 0) {
@@ -295,10 +293,10 @@ public final class LiveTarget implements AutoCloseable {
                         n.nguid(), n.uuid(), n.anaGrpid())).toList()));
     }
 
-    // ---- hosts ----
+    // ---- hosts (LiveHosts) ----
 
     public synchronized void addHost(String nqn, String hostNqn) throws RpcError {
-        addHost(nqn, hostNqn, null);
+        hosts.addHost(nqn, hostNqn);
     }
 
     /**
@@ -307,83 +305,20 @@ public final class LiveTarget implements AutoCloseable {
      * linking an existing nvmet host to another subsystem does.
      */
     public synchronized void addHost(String nqn, String hostNqn, DhchapConfig dhchap) throws RpcError {
-        Subsystem s = subsystem(nqn);
-        SubsystemConfig sc = subsystemConfig(nqn);
-        requireText("host", hostNqn);
-        if (s.allowsAnyHost()) {
-            // nvmet_allowed_hosts_allow(): "Can't add hosts when allow_any_host is set"
-            throw RpcError.refused(nqn + " allows any host; set allow_any_host to 0 before listing hosts");
-        }
-        if (dhchap != null) {
-            setHostDhchap(hostNqn, dhchap);
-        }
-        s.allowHost(hostNqn, TargetConfigurator.keysOf(config.hosts(), hostNqn));
-        if (!sc.allowedHosts().contains(hostNqn)) {
-            List<String> hosts = new ArrayList<>(sc.allowedHosts());
-            hosts.add(hostNqn);
-            replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(), hosts, sc.namespaces()));
-        }
-        LOG.log(Level.INFO, "{0}: allowed host {1}", nqn, hostNqn);
-        if (config.hosts().stream().noneMatch(h -> h.nqn().equals(hostNqn))) {
-            List<HostConfig> hosts = new ArrayList<>(config.hosts());
-            hosts.add(new HostConfig(hostNqn));
-            config = new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
-        }
+        hosts.addHost(nqn, hostNqn, dhchap);
     }
 
-    /**
-     * A host's DH-HMAC-CHAP settings (nvmet's {@code hosts/<nqn>/dhchap_*}): the keys belong to the host, so every
-     * subsystem that allows it enforces the new ones from its next Connect or re-authentication; controllers already
-     * connected keep what they authenticated with, as in nvmet. {@code dhchap} null: the host no longer
-     * authenticates. Never logs a key.
-     */
+    /** A host's DH-HMAC-CHAP settings, for every subsystem that allows it; null: it no longer authenticates. */
     public synchronized void setHostDhchap(String hostNqn, DhchapConfig dhchap) {
-        List<HostConfig> hosts = new ArrayList<>();
-        boolean found = false;
-        for (HostConfig h : config.hosts()) {
-            if (h.nqn().equals(hostNqn)) {
-                hosts.add(new HostConfig(hostNqn, dhchap));
-                found = true;
-            } else {
-                hosts.add(h);
-            }
-        }
-        if (!found) {
-            hosts.add(new HostConfig(hostNqn, dhchap));
-        }
-        config = new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
-        var keys = TargetConfigurator.keysOf(hosts, hostNqn);
-        for (SubsystemConfig c : config.subsystems()) {
-            if (c.allowedHosts().contains(hostNqn)) {
-                Subsystem s = target.subsystem(SubsystemNqn.of(c.nqn()));
-                if (s != null) {
-                    s.allowHost(hostNqn, keys);
-                }
-            }
-        }
-        LOG.log(Level.INFO, "host {0}: {1}", hostNqn, keys == null ? "no DH-HMAC-CHAP key"
-                : "DH-HMAC-CHAP keys set (" + (keys.bidirectional() ? "bidirectional" : "unidirectional") + ")");
+        hosts.setHostDhchap(hostNqn, dhchap);
     }
 
     /** Takes a host's access away and disconnects its controllers of this subsystem (it may not stay either). */
     public synchronized void removeHost(String nqn, String hostNqn) throws RpcError {
-        Subsystem s = subsystem(nqn);
-        SubsystemConfig sc = subsystemConfig(nqn);
-        if (!sc.allowedHosts().contains(hostNqn)) {
-            throw RpcError.invalidParams(nqn + " has no allowed host " + hostNqn);
-        }
-        s.disallowHost(hostNqn);
-        LOG.log(Level.INFO, "{0}: host {1} no longer allowed", nqn, hostNqn);
-        disconnectDisallowed(s);
-        replaceSubsystemConfig(new SubsystemConfig(nqn, sc.attr(),
-                sc.allowedHosts().stream().filter(h -> !h.equals(hostNqn)).toList(), sc.namespaces()));
-        Set<String> stillUsed = new LinkedHashSet<>();
-        config.subsystems().forEach(c -> stillUsed.addAll(c.allowedHosts()));
-        config = new TargetConfig(config.hosts().stream().filter(h -> stillUsed.contains(h.nqn())).toList(),
-                config.ports(), config.subsystems(), config.nvmf4j());
+        hosts.removeHost(nqn, hostNqn);
     }
 
-    private static void disconnectDisallowed(Subsystem s) {
+    static void disconnectDisallowed(Subsystem s) {
         for (Controller c : s.controllers()) {
             if (!s.hostAllowed(c.hostNqn())) {
                 c.fatalError("host " + c.hostNqn() + " no longer allowed");
@@ -391,183 +326,46 @@ public final class LiveTarget implements AutoCloseable {
         }
     }
 
-    // ---- ports ----
+    // ---- ports (LivePorts) ----
 
     /** A new port listening on {@code traddr:trsvcid}; portid 0 takes the next free one. */
     public synchronized int addPort(int portid, String traddr, String trsvcid, String adrfam) throws RpcError {
-        requireText("traddr", traddr);
-        requireText("trsvcid", trsvcid);
-        if (portid == 0) {
-            portid = config.ports().stream().mapToInt(PortConfig::portid).max().orElse(0) + 1;
-        }
-        int id = portid;
-        if (config.ports().stream().anyMatch(p -> p.portid() == id)) {
-            throw RpcError.refused("port " + portid + " already exists");
-        }
-        String family = adrfam != null ? adrfam : traddr.contains(":") ? "ipv6" : "ipv4";
-        addPort(new PortConfig(portid, new PortAddress("rdma", family, traddr, trsvcid,
-                PortAddress.TREQ_NOT_SPECIFIED), PortParams.defaults(), List.of(), List.of(), List.of()));
-        return portid;
+        return ports.addPort(portid, traddr, trsvcid, adrfam);
     }
 
     /** A port as a config file describes it, listening, with the subsystems it exports. */
     public synchronized void addPort(PortConfig pc) throws RpcError {
-        int portid = pc.portid();
-        String traddr = pc.addr().traddr();
-        String trsvcid = pc.addr().trsvcid();
-        if (config.ports().stream().anyMatch(p -> p.portid() == portid)) {
-            throw RpcError.refused("port " + portid + " already exists");
-        }
-        List<Subsystem> exported = new ArrayList<>();
-        for (String nqn : pc.subsystems()) {
-            exported.add(subsystem(nqn));
-        }
-        Port port;
-        try {
-            port = TargetConfigurator.port(pc, config.nvmf4j());
-            listeners.listen(port);
-        } catch (IOException | RuntimeException e) {
-            throw RpcError.refused("port " + portid + " on " + traddr + ":" + trsvcid + ": " + e.getMessage());
-        }
-        target.addPort(port);
-        exported.forEach(port::addSubsystem);
-        List<PortConfig> ports = new ArrayList<>(config.ports());
-        ports.add(pc);
-        config = withPorts(ports);
-        LOG.log(Level.INFO, "added port {0,number,#} on {1}:{2}", portid, traddr, trsvcid);
+        ports.addPort(pc);
     }
 
     /** Stops accepting on a port, then disconnects the controllers that came through it (nvmet_port_del_ctrls()). */
     public synchronized void removePort(int portid) throws RpcError {
-        Port port = port(portid);
-        listeners.stopListening(port);
-        target.removePort(port);
-        config = withPorts(config.ports().stream().filter(p -> p.portid() != portid).toList());
-        LOG.log(Level.INFO, "removed port {0,number,#}", portid);
+        ports.removePort(portid);
     }
 
     /** Exports a subsystem through a port (SPDK nvmf_subsystem_add_listener, nvmet's ports/N/subsystems link). */
     public synchronized void addListener(String nqn, int portid) throws RpcError {
-        Subsystem s = subsystem(nqn);
-        Port port = port(portid);
-        port.addSubsystem(s);
-        LOG.log(Level.INFO, "{0} exported through port {1,number,#}", nqn, portid);
-        List<PortConfig> ports = new ArrayList<>();
-        for (PortConfig p : config.ports()) {
-            if (p.portid() == portid && !p.subsystems().contains(nqn)) {
-                List<String> names = new ArrayList<>(p.subsystems());
-                names.add(nqn);
-                p = withPortSubsystems(p, names);
-            }
-            ports.add(p);
-        }
-        config = withPorts(ports);
+        ports.addListener(nqn, portid);
     }
 
     /** Withdraws a subsystem from a port; its controllers on that port are disconnected (nvmet_port_del_ctrls()). */
     public synchronized void removeListener(String nqn, int portid) throws RpcError {
-        Subsystem s = subsystem(nqn);
-        Port port = port(portid);
-        port.removeSubsystem(s);
-        LOG.log(Level.INFO, "{0} withdrawn from port {1,number,#}", nqn, portid);
-        for (Controller c : s.controllers()) {
-            if (c.port() == port) {
-                c.fatalError("subsystem withdrawn from port " + portid);
-            }
-        }
-        List<PortConfig> ports = new ArrayList<>();
-        for (PortConfig p : config.ports()) {
-            ports.add(p.portid() == portid
-                    ? withPortSubsystems(p, p.subsystems().stream().filter(n -> !n.equals(nqn)).toList()) : p);
-        }
-        config = withPorts(ports);
+        ports.removeListener(nqn, portid);
     }
 
-    /**
-     * SPDK's nvmf_subsystem_listener_set_ana_state over nvmet's model, where ANA states belong to the port: sets
-     * group {@code anagrpid} (or, with 0, every group the port defines and every group of the subsystem's
-     * namespaces) to {@code state} ("optimized", "non_optimized" or "non-optimized", "inaccessible",
-     * "persistent_loss", "change") on the port the subsystem listens on. Hosts on that port get an ANA change
-     * notice and stay connected; other subsystems exported through the port share the group's state.
-     */
+    /** SPDK's nvmf_subsystem_listener_set_ana_state over nvmet's per-port ANA states (see LivePorts). */
     public synchronized void setAnaState(String nqn, int portid, String state, int anagrpid) throws RpcError {
-        Subsystem s = subsystem(nqn);
-        Port port = port(portid);
-        if (!port.subsystems().contains(s)) {
-            throw RpcError.invalidParams(nqn + " does not listen on port " + portid);
-        }
-        io.nvmf4j.protocol.log.AnaState ana = io.nvmf4j.protocol.log.AnaState.fromLabel(state.replace('_', '-'))
-                .orElseThrow(() -> RpcError.invalidParams("ana_state \"" + state + "\" is not one of optimized, "
-                        + "non_optimized, inaccessible, persistent_loss, change"));
-        if (anagrpid < 0 || anagrpid > Port.MAX_ANA_GROUPS) {
-            throw RpcError.invalidParams("anagrpid " + anagrpid + " outside 1.." + Port.MAX_ANA_GROUPS);
-        }
-        java.util.SortedSet<Integer> groups = new java.util.TreeSet<>();
-        if (anagrpid != 0) {
-            groups.add(anagrpid);
-        } else {
-            groups.addAll(port.anaGroups().keySet());
-            s.namespaces().forEach(ns -> groups.add(ns.anaGroupId()));
-        }
-        for (int g : groups) {
-            port.anaState(g, ana);
-        }
-        LOG.log(Level.INFO, "port {0,number,#}: ANA group(s) {1} {2}", portid, groups, ana);
-        List<PortConfig> ports = new ArrayList<>();
-        for (PortConfig p : config.ports()) {
-            if (p.portid() == portid) {
-                List<io.nvmf4j.config.AnaGroup> ag = new ArrayList<>();
-                port.anaGroups().forEach((g, st) -> ag.add(new io.nvmf4j.config.AnaGroup(g, st.label())));
-                p = new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), ag);
-            }
-            ports.add(p);
-        }
-        config = withPorts(ports);
+        ports.setAnaState(nqn, portid, state, anagrpid);
     }
 
-    /**
-     * The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups): listed groups
-     * take their state (optimized when none is given), groups no longer listed go (group 1 returns to optimized).
-     */
+    /** The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups). */
     public synchronized void setAnaGroups(int portid, List<io.nvmf4j.config.AnaGroup> groups) throws RpcError {
-        Port port = port(portid);
-        java.util.Set<Integer> listed = new java.util.HashSet<>();
-        for (io.nvmf4j.config.AnaGroup g : groups) {
-            listed.add(g.grpid());
-            port.anaState(g.grpid(), io.nvmf4j.protocol.log.AnaState.fromLabel(
-                    g.state() == null ? "optimized" : g.state()).orElseThrow(
-                            () -> RpcError.invalidParams("ANA group " + g.grpid() + ": state " + g.state())));
-        }
-        for (int g : port.anaGroups().keySet()) {
-            if (!listed.contains(g)) {
-                if (g == Port.DEFAULT_ANA_GROUP) {
-                    port.anaState(g, io.nvmf4j.protocol.log.AnaState.OPTIMIZED);
-                } else {
-                    port.removeAnaGroup(g);
-                }
-            }
-        }
-        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
-                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), groups)).toList());
+        ports.setAnaGroups(portid, groups);
     }
 
     /** The discovery referrals of a port as a reloaded configuration lists them (enabled ones are served). */
     public synchronized void setReferrals(int portid, List<io.nvmf4j.config.Referral> referrals) throws RpcError {
-        Port port = port(portid);
-        List<Port.Referral> wanted = new ArrayList<>();
-        try {
-            for (io.nvmf4j.config.Referral r : referrals) {
-                if (r.enable()) {
-                    wanted.add(TargetConfigurator.referral(portid, r));
-                }
-            }
-        } catch (IllegalArgumentException e) {
-            throw RpcError.invalidParams(e.getMessage());
-        }
-        port.referrals().forEach(port::removeReferral);
-        wanted.forEach(port::addReferral);
-        config = withPorts(config.ports().stream().map(p -> p.portid() != portid ? p
-                : new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), referrals, p.anaGroups())).toList());
+        ports.setReferrals(portid, referrals);
     }
 
     // ---- controllers ----
@@ -596,11 +394,11 @@ public final class LiveTarget implements AutoCloseable {
                 .orElseThrow(() -> RpcError.invalidParams("no port " + portid));
     }
 
-    private SubsystemConfig subsystemConfig(String nqn) throws RpcError {
+    SubsystemConfig subsystemConfig(String nqn) throws RpcError {
         return config.subsystem(nqn).orElseThrow(() -> RpcError.invalidParams("no subsystem " + nqn));
     }
 
-    private void replaceSubsystemConfig(SubsystemConfig sc) {
+    void replaceSubsystemConfig(SubsystemConfig sc) {
         config = withSubsystems(config.subsystems().stream().map(c -> c.nqn().equals(sc.nqn()) ? sc : c).toList());
     }
 
@@ -608,11 +406,15 @@ public final class LiveTarget implements AutoCloseable {
         return new TargetConfig(config.hosts(), config.ports(), subs, config.nvmf4j());
     }
 
-    private TargetConfig withPorts(List<PortConfig> ports) {
+    TargetConfig withHosts(List<HostConfig> hosts) {
+        return new TargetConfig(hosts, config.ports(), config.subsystems(), config.nvmf4j());
+    }
+
+    TargetConfig withPorts(List<PortConfig> ports) {
         return new TargetConfig(config.hosts(), ports, config.subsystems(), config.nvmf4j());
     }
 
-    private static PortConfig withPortSubsystems(PortConfig p, List<String> names) {
+    static PortConfig withPortSubsystems(PortConfig p, List<String> names) {
         return new PortConfig(p.portid(), p.addr(), p.param(), names, p.referrals(), p.anaGroups());
     }
 
@@ -624,6 +426,15 @@ public final class LiveTarget implements AutoCloseable {
     @Override
     public void close() {
         backends.close();
+    }
+
+    Listeners listeners() {
+        return listeners;
+    }
+
+    /** Replaces the running configuration (the operations moved to LiveHosts and LivePorts, under this lock). */
+    void replaceConfig(TargetConfig newConfig) {
+        config = newConfig;
     }
 
     /** Applies {@code change} to the config alone (settings that need no live action). */

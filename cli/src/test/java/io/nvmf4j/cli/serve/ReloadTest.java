@@ -58,7 +58,7 @@ class ReloadTest {
             TargetConfig wanted = start;
             var sc = wanted.subsystems().getFirst();
             var ns2 = new io.nvmf4j.config.NamespaceConfig(2, true,
-                    new io.nvmf4j.config.NamespaceBackend.FileBackend(b), 512, null, null, 1);
+                    new io.nvmf4j.config.DeviceConfig.FileDevice(b), 512, null, null, 1);
             List<io.nvmf4j.config.NamespaceConfig> nss = new java.util.ArrayList<>(sc.namespaces());
             nss.add(ns2);
             var attr = io.nvmf4j.config.SubsystemAttributes.defaults(false);

@@ -424,26 +424,7 @@ public final class IdentifyController {
      * (NVMe-oF 1.1, 2.2), and IOCCSZ is at least 4 (64 bytes) when set.
      */
     public IdentifyController validate() {
-        AsciiField.requirePrintable(segment, OFFSET_SN, SN_LENGTH, "SN");
-        AsciiField.requirePrintable(segment, OFFSET_MN, MN_LENGTH, "MN");
-        AsciiField.requirePrintable(segment, OFFSET_FR, FR_LENGTH, "FR");
-        if (npss() >= PSD_COUNT) {
-            throw new MalformedStructureException("NPSS " + npss() + " (0's based) exceeds the 32 power state descriptors");
-        }
-        int sqes = sqes();
-        if (sqes != 0 && ((sqes & 0xF) > 6 || (sqes >>> 4) < 6)) {
-            throw new MalformedStructureException(String.format("SQES %02xh does not admit 64-byte entries", sqes));
-        }
-        int cqes = cqes();
-        if (cqes != 0 && ((cqes & 0xF) > 4 || (cqes >>> 4) < 4)) {
-            throw new MalformedStructureException(String.format("CQES %02xh does not admit 16-byte entries", cqes));
-        }
-        if (ioccsz() != 0 && ioccsz() < 4) {
-            throw new MalformedStructureException("IOCCSZ " + ioccsz() + " is below the minimum of 4 (64 bytes)");
-        }
-        if (iorcsz() != 0 && iorcsz() < 1) {
-            throw new MalformedStructureException("IORCSZ " + iorcsz() + " is below the minimum of 1 (16 bytes)");
-        }
+        IdentifyControllerValidation.validate(this);
         return this;
     }
 
