@@ -1,17 +1,12 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.ControllerId;
-import io.nvmf4j.protocol.admin.ActiveNamespaceList;
-import io.nvmf4j.protocol.admin.GetLogPageCommand;
-import io.nvmf4j.protocol.admin.IdentifyCommand;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
 import io.nvmf4j.protocol.fabrics.NvmeVersion;
 import io.nvmf4j.protocol.log.AnaLogPage;
-import io.nvmf4j.protocol.log.LogPageId;
 import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProvider;
@@ -155,7 +150,9 @@ public final class NvmeController implements AutoCloseable {
         }
     }
 
-    // ---- admin commands -------------------------------------------------------------------------------------
+    // ---- admin commands (their bodies: AdminQueries) ----------------------------------------------------------
+
+    private final AdminQueries queries = new AdminQueries(this);
 
     /**
      * Identify CNS 02h from NSID 0 on, following the 1024-entry pages like nvme_scan_ns_list(), bounded by NN and
@@ -163,24 +160,12 @@ public final class NvmeController implements AutoCloseable {
      * {@link NvmfException} instead of keeping the host reading.
      */
     public List<Long> activeNamespaceIds() throws NvmfException {
-        return NamespaceListReader.read(name, identify.nn(), start -> {
-            MemorySegment data = MemorySegment.ofArray(new byte[ActiveNamespaceList.SIZE]);
-            FutureCommand list = new FutureCommand("Identify Active Namespace List from nsid " + start, false, true,
-                    sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST, start));
-            list.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
-            runAdmin(list);
-            return data;
-        });
+        return queries.activeNamespaceIds();
     }
 
     /** Identify Namespace (CNS 00h). */
     public IdentifyNamespace identifyNamespace(long nsid) throws NvmfException {
-        MemorySegment data = MemorySegment.ofArray(new byte[IdentifyNamespace.SIZE]);
-        FutureCommand id = new FutureCommand("Identify Namespace " + nsid, false, true,
-                sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE, nsid));
-        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
-        runAdmin(id);
-        return IdentifyNamespace.wrap(data);
+        return queries.identifyNamespace(nsid);
     }
 
     /**
@@ -189,21 +174,7 @@ public final class NvmeController implements AutoCloseable {
      * (before NVMe 1.3) gives an empty list.
      */
     public List<io.nvmf4j.protocol.admin.NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
-        MemorySegment data = MemorySegment.ofArray(new byte[io.nvmf4j.protocol.admin.NamespaceDescriptorList.SIZE]);
-        FutureCommand id = new FutureCommand("Identify Namespace Identification Descriptor list " + nsid, false,
-                true, sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST, nsid));
-        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
-        try {
-            runAdmin(id);
-        } catch (NvmeStatusException e) {
-            return List.of(); // nvme_identify_ns_descs(): an error status is not fatal, the IDs stay unknown
-        }
-        try {
-            return io.nvmf4j.protocol.admin.NamespaceDescriptorList.decode(data);
-        } catch (RuntimeException e) {
-            throw new NvmfException(name + ": malformed Namespace Identification Descriptor list for nsid " + nsid
-                    + ": " + e.getMessage(), e);
-        }
+        return queries.namespaceDescriptors(nsid);
     }
 
     /**
@@ -211,23 +182,7 @@ public final class NvmeController implements AutoCloseable {
      * NVME_LOG_PAGE_PDU_SIZE, so MDTS never matters), RAE set on every chunk but the last unless {@code rae}.
      */
     public MemorySegment getLogPage(int lid, long nsid, long offset, int length, boolean rae) throws NvmfException {
-        if (length <= 0 || (length & 3) != 0 || (offset & 3) != 0) {
-            throw new IllegalArgumentException("log page length/offset must be positive dword multiples");
-        }
-        MemorySegment out = MemorySegment.ofArray(new byte[length]);
-        int done = 0;
-        while (done < length) {
-            int chunk = Math.min(ADMIN_BUFFER_SIZE, length - done);
-            long lpo = offset + done;
-            boolean chunkRae = rae || done + chunk < length;
-            FutureCommand get = new FutureCommand(String.format("Get Log Page %02xh offset %d length %d", lid, lpo,
-                    chunk), false, true,
-                    sqe -> GetLogPageCommand.create(sqe, lid, nsid, chunk).offset(lpo).rae(chunkRae));
-            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, out.asSlice(done, chunk));
-            runAdmin(get);
-            done += chunk;
-        }
-        return out;
+        return queries.getLogPage(lid, nsid, offset, length, rae);
     }
 
     /**
@@ -238,28 +193,7 @@ public final class NvmeController implements AutoCloseable {
      * for Host Identifier with EXHID). An NVMe status comes back in the result; transport failures are thrown.
      */
     public FeatureResult getFeatures(int fid, long nsid, int sel, int cdw11, MemorySegment data) throws NvmfException {
-        if (data != null && data.byteSize() > ADMIN_BUFFER_SIZE) {
-            throw new IllegalArgumentException("Get Features data of " + data.byteSize() + " bytes exceeds "
-                    + ADMIN_BUFFER_SIZE);
-        }
-        FutureCommand get = new FutureCommand(String.format("Get Features %02xh sel %d", fid, sel), false, true,
-                sqe -> {
-                    sqe.clear();
-                    sqe.opcode(io.nvmf4j.protocol.admin.AdminOpcode.GET_FEATURES.code());
-                    sqe.nsid(nsid);
-                    // any FID goes out as given: the controller, not the host, decides which it implements
-                    io.nvmf4j.protocol.admin.GetFeaturesCommand.wrap(sqe).fid(fid).sel(sel).cdw11(cdw11);
-                });
-        if (data == null || data.byteSize() == 0) {
-            get.noData();
-        } else {
-            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
-        }
-        try {
-            return new FeatureResult((int) runAdmin(get), io.nvmf4j.protocol.Status.SUCCESS);
-        } catch (NvmeStatusException e) {
-            return new FeatureResult(0, e.status());
-        }
+        return queries.getFeatures(fid, nsid, sel, cdw11, data);
     }
 
     /**
@@ -293,24 +227,10 @@ public final class NvmeController implements AutoCloseable {
      * empty page. What ANA-aware path choice reads.
      */
     public AnaLogPage anaLog() throws NvmfException {
-        IdentifyController id = identify();
-        if ((id.cmic() & CMIC_ANA) == 0) {
-            return new AnaLogPage(0, List.of());
-        }
-        long groups = Integer.toUnsignedLong(id.nanagrpid());
-        long nsids = id.mnan() != 0 ? Integer.toUnsignedLong(id.mnan()) : id.nn();
-        long size = AnaLogPage.HEADER_SIZE + groups * AnaLogPage.DESCRIPTOR_SIZE + nsids * 4;
-        if (groups > 0xFFFF || nsids > 0x10_0000 || size > Integer.MAX_VALUE) {
-            throw new NvmfException("controller reports " + groups + " ANA groups and " + nsids
-                    + " namespaces: an ANA log page too large to read");
-        }
-        return AnaLogPage.decode(getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, (int) size, false));
+        return queries.anaLog();
     }
 
-    /** Identify Controller CMIC bit 3: ANA reporting. */
-    private static final int CMIC_ANA = 1 << 3;
-
-    private long runAdmin(FutureCommand command) throws NvmfException {
+    long runAdmin(FutureCommand command) throws NvmfException {
         requireUsable();
         admin.submit(command);
         return Futures.await(command.future, adminWaitMillis(), command.describe());
