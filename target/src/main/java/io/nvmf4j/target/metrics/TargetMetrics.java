@@ -63,6 +63,10 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
         }
     }
 
+    /** The suppliers behind nvmf4j_rejected_total's provider series, held strongly (see registerDeviceRejections). */
+    private final java.util.List<java.util.function.Supplier<Map<String, Long>>> deviceRejections =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @Override
     public void authentication(AuthOutcome outcome) {
         authentications.get(outcome).increment();
@@ -74,6 +78,9 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
      * scraped. The label set is the provider's fixed one, taken once here.
      */
     public void registerDeviceRejections(java.util.function.Supplier<Map<String, Long>> counts) {
+        // Micrometer holds a function counter's object weakly: without this reference a method reference such as
+        // device::rejectedPeerCounts is collected at the next GC and the series stops counting
+        deviceRejections.add(counts);
         for (String label : counts.get().keySet()) {
             io.micrometer.core.instrument.FunctionCounter.builder("nvmf4j.rejected", counts,
                             c -> c.get().getOrDefault(label, 0L))
