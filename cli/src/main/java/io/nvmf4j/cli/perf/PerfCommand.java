@@ -113,6 +113,18 @@ public final class PerfCommand implements Callable<Integer> {
                     + "measured window, per million I/Os (Linux /proc).")
     Long cpuOfPid;
 
+    /** Outliers kept by --trace-outliers: 1 M (24 MB of arrays), made once before the run. */
+    static final int OUTLIERS_KEPT = 1 << 20;
+
+    @Option(names = "--trace-outliers", paramLabel = "FILE.csv",
+            description = "Write the measured I/Os slower than --outlier-us to FILE.csv with the CLOCK_MONOTONIC time "
+                    + "they were submitted (lay them beside -Xlog:...:tn of both JVMs; bench/tail.sh).")
+    Path outlierFile;
+
+    @Option(names = "--outlier-us", paramLabel = "MICROS", defaultValue = "50",
+            description = "The latency from which --trace-outliers keeps an I/O (default: ${DEFAULT-VALUE}).")
+    long outlierMicros;
+
     @Option(names = "--label", paramLabel = "NAME", description = "Name of this run in tables and the report.")
     String label;
 
@@ -182,8 +194,19 @@ public final class PerfCommand implements Callable<Integer> {
             }
             String name = label != null ? label : spec.workload().label() + "-" + spec.ioSize() + "-qd" + spec.depth();
             CpuWindow cpu = new CpuWindow(cpuOfPid);
+            OutlierTrace outliers = outlierFile == null ? null
+                    : new OutlierTrace(outlierMicros * 1000L, OUTLIERS_KEPT);
             PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
-                    .multipath(mpns).cpuWindow(cpu).run();
+                    .multipath(mpns).cpuWindow(cpu).outliers(outliers).run();
+            if (outliers != null) {
+                try {
+                    outliers.write(outlierFile);
+                } catch (IOException e) {
+                    throw new CommandFailure("perf: cannot write " + outlierFile + ": " + e.getMessage(), e);
+                }
+                err.println("perf: " + outliers.count() + " I/Os of " + (result.read().ios() + result.write().ios())
+                        + " took >= " + outlierMicros + " us; " + outliers.kept() + " written to " + outlierFile);
+            }
             if (multipath != null) {
                 err.println("perf: I/Os per path " + multipath.submittedPerPath());
             }
@@ -230,6 +253,9 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (readPercent < 0 || readPercent > 100) {
             throw new UsageProblem("perf: -M " + readPercent + " outside 0..100");
+        }
+        if (outlierMicros < 0) {
+            throw new UsageProblem("perf: --outlier-us " + outlierMicros + " must not be negative");
         }
         if (reportAppend && report == null) {
             throw new UsageProblem("perf: --report-append needs --report FILE.html");

@@ -33,6 +33,7 @@ public final class PerfRun {
     private final String label;
     private final boolean publishHistogram;
     private CpuWindow window;
+    private OutlierTrace outliers;
 
     public PerfRun(NvmeController controller, Namespace namespace, PerfSpec spec, MeterRegistry registry,
             PrintWriter progressOut, String label, boolean publishHistogram) {
@@ -49,6 +50,12 @@ public final class PerfRun {
     /** Runs over several paths: the workers' I/O goes through {@code ns} (the controller gives the buffers). */
     public PerfRun multipath(MultipathNamespace ns) {
         this.multipath = ns;
+        return this;
+    }
+
+    /** Keeps the measured window's I/Os slower than the trace's threshold ({@code perf --trace-outliers}). */
+    PerfRun outliers(OutlierTrace trace) {
+        this.outliers = trace;
         return this;
     }
 
@@ -74,7 +81,7 @@ public final class PerfRun {
         if (spec.verify() && unitsPerWorker > Integer.MAX_VALUE / 8) {
             throw new CommandFailure("perf --verify: the region is too large to track; limit it with --size");
         }
-        RunControl control = new RunControl();
+        RunControl control = new RunControl(outliers);
         String tagLabel = label;
         LatencyMeter readLatency = new LatencyMeter(registry, "read", label, publishHistogram);
         LatencyMeter writeLatency = new LatencyMeter(registry, "write", label, publishHistogram);

@@ -348,6 +348,10 @@ final class PerfWorker {
                     counters.lazySet(WRITE_BYTES, counters.get(WRITE_BYTES) + spec.ioSize());
                 }
                 counters.lazySet(LATENCY_NANOS, counters.get(LATENCY_NANOS) + latency);
+                OutlierTrace outliers = control.outliers();
+                if (outliers != null) {
+                    outliers.record(submitNanos[slot], latency, read);
+                }
             }
         }
         if (error == null && !control.stopped()) {

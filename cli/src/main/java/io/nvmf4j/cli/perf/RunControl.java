@@ -12,6 +12,20 @@ final class RunControl {
 
     private volatile int phase = RAMP;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** perf --trace-outliers: the slow I/Os of the measured window, or null. */
+    private final OutlierTrace outliers;
+
+    RunControl() {
+        this(null);
+    }
+
+    RunControl(OutlierTrace outliers) {
+        this.outliers = outliers;
+    }
+
+    OutlierTrace outliers() {
+        return outliers;
+    }
 
     int phase() {
         return phase;
