@@ -43,10 +43,14 @@ VARIANTS = [
      ["--spin-budget", "1000000"], ["--spin-us", "1000000"], [], True),
     ("no-periodic-safepoints", "the defaults with -XX:GuaranteedSafepointInterval=0 (no cleanup safepoint each s)",
      [], [], ["-XX:+UnlockDiagnosticVMOptions", "-XX:GuaranteedSafepointInterval=0"], True),
-    ("spin-forever-quiet-jvm", "spin-forever, no periodic safepoints, one C2 compiler thread and JIT done early",
+    ("engine-wakes-50-per-s", "the defaults, the parked softiwarp engine waking every 20 ms instead of every 1 ms "
+     "(-Dnvmf4j.softiwarp.inlineActiveMicros=20000)", [], [], ["-Dnvmf4j.softiwarp.inlineActiveMicros=20000"], True),
+    ("engine-not-inline", "the defaults with every socket read by the softiwarp engine thread, not by the polling "
+     "consumer (-Dnvmf4j.softiwarp.inlineProgress=false)", [], [], ["-Dnvmf4j.softiwarp.inlineProgress=false"], True),
+    ("spin-forever-quiet", "spin-forever, engine waking every 20 ms, no periodic safepoints, fixed JIT threads",
      ["--spin-budget", "1000000"], ["--spin-us", "1000000"],
-     ["-XX:+UnlockDiagnosticVMOptions", "-XX:GuaranteedSafepointInterval=0", "-XX:CICompilerCount=2",
-      "-XX:-UseDynamicNumberOfCompilerThreads"], True),
+     ["-Dnvmf4j.softiwarp.inlineActiveMicros=20000", "-XX:+UnlockDiagnosticVMOptions",
+      "-XX:GuaranteedSafepointInterval=0", "-XX:CICompilerCount=2", "-XX:-UseDynamicNumberOfCompilerThreads"], True),
 ]
 
 

@@ -5,6 +5,6 @@
 #
 #   bench/tail.sh [--rounds 3] [--seconds 8] [--ramp 2] [--outlier-us 50] [--only REGEX] [--json FILE]
 #
-# ~15 s per variant and round (5 variants x 3 rounds: ~4 min). The measurement itself is bench/tail.py.
+# ~15 s per variant and round (7 variants x 3 rounds: ~5.5 min). The measurement itself is bench/tail.py.
 set -euo pipefail
 exec python3 "$(dirname "$(readlink -f "$0")")/tail.py" "$@"

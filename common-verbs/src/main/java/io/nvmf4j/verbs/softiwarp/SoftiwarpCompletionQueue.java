@@ -32,8 +32,13 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     private volatile boolean overflowed;
     private volatile boolean closed;
 
-    /** How recently a consumer must have polled for the engine to leave this queue's queue pairs to it. */
-    static final long INLINE_ACTIVE_NANOS = 1_000_000L;
+    /**
+     * How recently a consumer must have polled for the engine to leave this queue's queue pairs to it, and so how
+     * often a parked engine wakes to look ({@code nvmf4j.softiwarp.inlineActiveMicros}, default 1000: 1,000 wake-ups
+     * a second of a thread that shares the poller's core; bench/tail.sh measures what that costs the tail).
+     */
+    static final long INLINE_ACTIVE_NANOS =
+            Math.max(1, Long.getLong("nvmf4j.softiwarp.inlineActiveMicros", 1000)) * 1000L;
     private final boolean inlineProgress;
     /** Queue pairs whose sockets this queue's consumer reads (copy on write: attach/detach are rare). */
     private volatile SoftiwarpQueuePair[] attached = new SoftiwarpQueuePair[0];
