@@ -68,7 +68,7 @@ final class AdminQueries {
         id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
         try {
             runAdmin(id);
-        } catch (NvmeStatusException e) {
+        } catch (NvmfStatusException e) {
             return List.of(); // nvme_identify_ns_descs(): an error status is not fatal, the IDs stay unknown
         }
         try {
@@ -119,7 +119,7 @@ final class AdminQueries {
         }
         try {
             return new FeatureResult((int) runAdmin(get), io.nvmf4j.protocol.Status.SUCCESS);
-        } catch (NvmeStatusException e) {
+        } catch (NvmfStatusException e) {
             return new FeatureResult(0, e.status());
         }
     }

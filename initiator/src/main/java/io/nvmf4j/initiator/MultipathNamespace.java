@@ -169,10 +169,10 @@ public final class MultipathNamespace {
 
     /** nvme_is_path_error() plus the host-side failures Linux completes with a host path error. */
     static boolean isPathError(NvmfException e) {
-        if (e instanceof NvmeStatusException s) {
+        if (e instanceof NvmfStatusException s) {
             return s.status().sct() == 3;
         }
-        return e instanceof ControllerLostException || e instanceof NvmfTimeoutException;
+        return e instanceof NvmfControllerLostException || e instanceof NvmfTimeoutException;
     }
 
     /** One caller I/O across its attempts (Linux's bio on the head's requeue list between attempts). */
@@ -211,7 +211,7 @@ public final class MultipathNamespace {
             try {
                 paths[p].submitFailFast(kind, slba, blocks, segment, fua, this);
             } catch (RuntimeException e) {
-                completed(new ControllerLostException(paths[p].controller().name() + ": " + e.getMessage()));
+                completed(new NvmfControllerLostException(paths[p].controller().name() + ": " + e.getMessage()));
             }
         }
 
@@ -232,7 +232,7 @@ public final class MultipathNamespace {
             try {
                 owner.requeue.schedule(this::attempt, MultipathController.REQUEUE_MILLIS, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
-                finish(new ControllerLostException(owner.subsystemNqn() + ": multipath controller closed"));
+                finish(new NvmfControllerLostException(owner.subsystemNqn() + ": multipath controller closed"));
             }
         }
 
@@ -246,7 +246,7 @@ public final class MultipathNamespace {
                 return;
             }
             lastError = error;
-            if (error instanceof NvmeStatusException s) {
+            if (error instanceof NvmfStatusException s) {
                 AnaState implied = impliedState(s.status());
                 if (implied != null) {
                     owner.anaError(p, MultipathNamespace.this, implied);

@@ -46,7 +46,7 @@ import java.lang.System.Logger;
  * <p>Keep Alive goes out every KATO/2 from a library thread. When a connection breaks (peer gone, Terminate, a
  * command timeout) every queue is torn down and the whole sequence is retried every reconnect-delay until
  * ctrl-loss-tmo; I/O waiting or in flight is re-sent after a successful reconnect and fails with
- * {@link ControllerLostException} after ctrl-loss-tmo.
+ * {@link NvmfControllerLostException} after ctrl-loss-tmo.
  *
  * <p>Threads: futures returned by this class and {@link Namespace} complete on the completion thread of the queue
  * that carried the command; dependent stages run there too unless the caller moves them (use the {@code *Async}
@@ -243,9 +243,9 @@ public final class NvmeController implements AutoCloseable {
         return options.commandTimeout().toMillis() + loss + 1000;
     }
 
-    private void requireUsable() throws ControllerLostException {
+    private void requireUsable() throws NvmfControllerLostException {
         if (state == ControllerState.DEAD || state == ControllerState.DELETING) {
-            throw new ControllerLostException(name + ": controller is " + state.name().toLowerCase());
+            throw new NvmfControllerLostException(name + ": controller is " + state.name().toLowerCase());
         }
     }
 

@@ -110,10 +110,10 @@ class RecoveryTest {
         target.dropConnections();
         CompletableFuture<Void> read = ns.readAsync(0, 1, MemorySegment.ofArray(new byte[512]));
         ExecutionException e = assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS));
-        assertTrue(e.getCause() instanceof ControllerLostException, String.valueOf(e.getCause()));
+        assertTrue(e.getCause() instanceof NvmfControllerLostException, String.valueOf(e.getCause()));
         assertTrue(e.getCause().getMessage().contains("ctrl-loss-tmo"), e.getCause().getMessage());
         assertEquals(ControllerState.DEAD, controller.state());
-        assertThrows(ControllerLostException.class, () -> ns.read(0, 1, MemorySegment.ofArray(new byte[512])));
+        assertThrows(NvmfControllerLostException.class, () -> ns.read(0, 1, MemorySegment.ofArray(new byte[512])));
     }
 
     @Test
