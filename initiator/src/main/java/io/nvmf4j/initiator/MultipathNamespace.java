@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.log.AnaState;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +57,7 @@ public final class MultipathNamespace {
     }
 
     /** The Identify Namespace data read through the first path at connect time. */
-    public io.nvmf4j.protocol.admin.IdentifyNamespace identify() {
+    public IdentifyNamespace identify() {
         return first.identify();
     }
 

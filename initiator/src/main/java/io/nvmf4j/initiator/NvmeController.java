@@ -4,6 +4,7 @@ import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.admin.NamespaceDescriptor;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
 import io.nvmf4j.protocol.fabrics.NvmeVersion;
 import io.nvmf4j.protocol.log.AnaLogPage;
@@ -173,7 +174,7 @@ public final class NvmeController implements AutoCloseable {
      * NVMe Base 2.0, 5.17.2.3), as Linux nvme_identify_ns_descs() reads it; a controller that refuses CNS 03h
      * (before NVMe 1.3) gives an empty list.
      */
-    public List<io.nvmf4j.protocol.admin.NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
+    public List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
         return queries.namespaceDescriptors(nsid);
     }
 

@@ -285,7 +285,7 @@ final class QueueAuthentication {
                     + " bytes");
             afterStep(before);
             return new Outcome(StatusCode.INVALID_FIELD.withDnr(), null,
-                    io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand.OFFSET_AL);
+                    AuthenticationReceiveCommand.OFFSET_AL);
         }
         byte[] bytes = encode(message);
         afterStep(before);
