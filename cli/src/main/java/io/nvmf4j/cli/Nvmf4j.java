@@ -1,5 +1,6 @@
 package io.nvmf4j.cli;
 
+import io.nvmf4j.cli.host.FailureReport;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -85,7 +86,7 @@ public final class Nvmf4j implements Callable<Integer> {
     }
 
     private static CommandLine root() {
-        return new CommandLine(new Nvmf4j()).setExecutionExceptionHandler(new io.nvmf4j.cli.host.FailureReport());
+        return new CommandLine(new Nvmf4j()).setExecutionExceptionHandler(new FailureReport());
     }
 
     private static Object instantiate(String name) {

@@ -1,11 +1,16 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.admin.ActiveNamespaceList;
+import io.nvmf4j.protocol.admin.AdminOpcode;
+import io.nvmf4j.protocol.admin.GetFeaturesCommand;
 import io.nvmf4j.protocol.admin.GetLogPageCommand;
 import io.nvmf4j.protocol.admin.IdentifyCommand;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.admin.NamespaceDescriptor;
+import io.nvmf4j.protocol.admin.NamespaceDescriptorList;
 import io.nvmf4j.protocol.log.AnaLogPage;
 import io.nvmf4j.protocol.log.LogPageId;
 import java.lang.foreign.MemorySegment;
@@ -61,18 +66,18 @@ final class AdminQueries {
         return IdentifyNamespace.wrap(data);
     }
 
-    List<io.nvmf4j.protocol.admin.NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
-        MemorySegment data = MemorySegment.ofArray(new byte[io.nvmf4j.protocol.admin.NamespaceDescriptorList.SIZE]);
+    List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
+        MemorySegment data = MemorySegment.ofArray(new byte[NamespaceDescriptorList.SIZE]);
         FutureCommand id = new FutureCommand("Identify Namespace Identification Descriptor list " + nsid, false,
                 true, sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST, nsid));
         id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
         try {
             runAdmin(id);
-        } catch (NvmeStatusException e) {
+        } catch (NvmfStatusException e) {
             return List.of(); // nvme_identify_ns_descs(): an error status is not fatal, the IDs stay unknown
         }
         try {
-            return io.nvmf4j.protocol.admin.NamespaceDescriptorList.decode(data);
+            return NamespaceDescriptorList.decode(data);
         } catch (RuntimeException e) {
             throw new NvmfException(name() + ": malformed Namespace Identification Descriptor list for nsid " + nsid
                     + ": " + e.getMessage(), e);
@@ -107,10 +112,10 @@ final class AdminQueries {
         FutureCommand get = new FutureCommand(String.format("Get Features %02xh sel %d", fid, sel), false, true,
                 sqe -> {
                     sqe.clear();
-                    sqe.opcode(io.nvmf4j.protocol.admin.AdminOpcode.GET_FEATURES.code());
+                    sqe.opcode(AdminOpcode.GET_FEATURES.code());
                     sqe.nsid(nsid);
                     // any FID goes out as given: the controller, not the host, decides which it implements
-                    io.nvmf4j.protocol.admin.GetFeaturesCommand.wrap(sqe).fid(fid).sel(sel).cdw11(cdw11);
+                    GetFeaturesCommand.wrap(sqe).fid(fid).sel(sel).cdw11(cdw11);
                 });
         if (data == null || data.byteSize() == 0) {
             get.noData();
@@ -118,8 +123,8 @@ final class AdminQueries {
             get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
         }
         try {
-            return new FeatureResult((int) runAdmin(get), io.nvmf4j.protocol.Status.SUCCESS);
-        } catch (NvmeStatusException e) {
+            return new FeatureResult((int) runAdmin(get), Status.SUCCESS);
+        } catch (NvmfStatusException e) {
             return new FeatureResult(0, e.status());
         }
     }

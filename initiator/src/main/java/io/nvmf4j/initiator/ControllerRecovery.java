@@ -9,7 +9,7 @@ import java.lang.System.Logger.Level;
  * Error recovery of a live controller, as Linux {@code nvme_rdma_error_recovery_work()} and
  * {@code nvme_rdma_reconnect_or_remove()}: the first queue failure moves the controller to RECONNECTING; every
  * queue is torn down and the {@link ControllerSetup} sequence is retried every reconnect-delay; after
- * ctrl-loss-tmo the controller is DEAD and everything waiting fails with {@link ControllerLostException}. Runs on
+ * ctrl-loss-tmo the controller is DEAD and everything waiting fails with {@link NvmfControllerLostException}. Runs on
  * the controller's timer thread.
  */
 final class ControllerRecovery {
@@ -101,7 +101,7 @@ final class ControllerRecovery {
             }
             c.state = ControllerState.DEAD;
         }
-        ControllerLostException lost = new ControllerLostException(name + ": controller at " + options.address()
+        NvmfControllerLostException lost = new NvmfControllerLostException(name + ": controller at " + options.address()
                 + " lost: no reconnect within ctrl-loss-tmo " + options.ctrlLossTimeout().toSeconds() + " s (last: "
                 + last.getMessage() + ")", last);
         LOG.log(Level.WARNING, lost.getMessage());

@@ -10,6 +10,6 @@ public enum ControllerState {
     RECONNECTING,
     /** close() was called. */
     DELETING,
-    /** Gone for good: closed, or ctrl-loss-tmo expired. I/O fails with {@link ControllerLostException}. */
+    /** Gone for good: closed, or ctrl-loss-tmo expired. I/O fails with {@link NvmfControllerLostException}. */
     DEAD
 }

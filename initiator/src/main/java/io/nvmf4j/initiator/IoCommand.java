@@ -76,7 +76,7 @@ final class IoCommand extends HostCommand {
     @Override
     protected void completed(int statusField, long result) {
         operation.commandDone(statusField == 0 ? null
-                : new NvmeStatusException(describe(), Status.fromField(statusField), false));
+                : new NvmfStatusException(describe(), Status.fromField(statusField), false));
     }
 
     @Override

@@ -11,7 +11,7 @@ public interface IoCompletionHandler {
 
     /**
      * @param request the request, no longer in flight: it may be changed and submitted again from here
-     * @param error   null on success; else why the request failed ({@link NvmeStatusException} for an NVMe status)
+     * @param error   null on success; else why the request failed ({@link NvmfStatusException} for an NVMe status)
      */
     void completed(IoRequest request, NvmfException error);
 }

@@ -175,7 +175,7 @@ public final class IoRequest {
         @Override
         protected void completed(int status, long result) {
             statusField = status;
-            complete(status == 0 ? null : new NvmeStatusException(describe(), Status.fromField(status), false));
+            complete(status == 0 ? null : new NvmfStatusException(describe(), Status.fromField(status), false));
         }
 
         @Override

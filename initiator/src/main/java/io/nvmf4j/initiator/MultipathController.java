@@ -2,6 +2,7 @@ package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.admin.NamespaceDescriptor;
 import io.nvmf4j.protocol.log.AnaLogPage;
 import io.nvmf4j.protocol.log.AnaState;
 import java.lang.System.Logger;
@@ -186,8 +187,8 @@ public final class MultipathController implements AutoCloseable {
 
     /** The UUID descriptor of {@code nsid} through {@code c} (nvme_ns_ids_equal() compares it too), or null. */
     private static byte[] uuidOf(NvmeController c, long nsid) throws NvmfException {
-        for (io.nvmf4j.protocol.admin.NamespaceDescriptor d : c.namespaceDescriptors(nsid)) {
-            if (d.type() == io.nvmf4j.protocol.admin.NamespaceDescriptor.NIDT_UUID) {
+        for (NamespaceDescriptor d : c.namespaceDescriptors(nsid)) {
+            if (d.type() == NamespaceDescriptor.NIDT_UUID) {
                 return d.id();
             }
         }

@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.log.AnaState;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +57,7 @@ public final class MultipathNamespace {
     }
 
     /** The Identify Namespace data read through the first path at connect time. */
-    public io.nvmf4j.protocol.admin.IdentifyNamespace identify() {
+    public IdentifyNamespace identify() {
         return first.identify();
     }
 
@@ -169,10 +170,10 @@ public final class MultipathNamespace {
 
     /** nvme_is_path_error() plus the host-side failures Linux completes with a host path error. */
     static boolean isPathError(NvmfException e) {
-        if (e instanceof NvmeStatusException s) {
+        if (e instanceof NvmfStatusException s) {
             return s.status().sct() == 3;
         }
-        return e instanceof ControllerLostException || e instanceof NvmfTimeoutException;
+        return e instanceof NvmfControllerLostException || e instanceof NvmfTimeoutException;
     }
 
     /** One caller I/O across its attempts (Linux's bio on the head's requeue list between attempts). */
@@ -211,7 +212,7 @@ public final class MultipathNamespace {
             try {
                 paths[p].submitFailFast(kind, slba, blocks, segment, fua, this);
             } catch (RuntimeException e) {
-                completed(new ControllerLostException(paths[p].controller().name() + ": " + e.getMessage()));
+                completed(new NvmfControllerLostException(paths[p].controller().name() + ": " + e.getMessage()));
             }
         }
 
@@ -232,7 +233,7 @@ public final class MultipathNamespace {
             try {
                 owner.requeue.schedule(this::attempt, MultipathController.REQUEUE_MILLIS, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
-                finish(new ControllerLostException(owner.subsystemNqn() + ": multipath controller closed"));
+                finish(new NvmfControllerLostException(owner.subsystemNqn() + ": multipath controller closed"));
             }
         }
 
@@ -246,7 +247,7 @@ public final class MultipathNamespace {
                 return;
             }
             lastError = error;
-            if (error instanceof NvmeStatusException s) {
+            if (error instanceof NvmfStatusException s) {
                 AnaState implied = impliedState(s.status());
                 if (implied != null) {
                     owner.anaError(p, MultipathNamespace.this, implied);

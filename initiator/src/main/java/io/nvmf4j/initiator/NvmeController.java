@@ -4,6 +4,7 @@ import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
+import io.nvmf4j.protocol.admin.NamespaceDescriptor;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
 import io.nvmf4j.protocol.fabrics.NvmeVersion;
 import io.nvmf4j.protocol.log.AnaLogPage;
@@ -46,7 +47,7 @@ import java.lang.System.Logger;
  * <p>Keep Alive goes out every KATO/2 from a library thread. When a connection breaks (peer gone, Terminate, a
  * command timeout) every queue is torn down and the whole sequence is retried every reconnect-delay until
  * ctrl-loss-tmo; I/O waiting or in flight is re-sent after a successful reconnect and fails with
- * {@link ControllerLostException} after ctrl-loss-tmo.
+ * {@link NvmfControllerLostException} after ctrl-loss-tmo.
  *
  * <p>Threads: futures returned by this class and {@link Namespace} complete on the completion thread of the queue
  * that carried the command; dependent stages run there too unless the caller moves them (use the {@code *Async}
@@ -173,7 +174,7 @@ public final class NvmeController implements AutoCloseable {
      * NVMe Base 2.0, 5.17.2.3), as Linux nvme_identify_ns_descs() reads it; a controller that refuses CNS 03h
      * (before NVMe 1.3) gives an empty list.
      */
-    public List<io.nvmf4j.protocol.admin.NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
+    public List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
         return queries.namespaceDescriptors(nsid);
     }
 
@@ -243,9 +244,9 @@ public final class NvmeController implements AutoCloseable {
         return options.commandTimeout().toMillis() + loss + 1000;
     }
 
-    private void requireUsable() throws ControllerLostException {
+    private void requireUsable() throws NvmfControllerLostException {
         if (state == ControllerState.DEAD || state == ControllerState.DELETING) {
-            throw new ControllerLostException(name + ": controller is " + state.name().toLowerCase());
+            throw new NvmfControllerLostException(name + ": controller is " + state.name().toLowerCase());
         }
     }
 

@@ -39,7 +39,7 @@ class CapsuleLayoutTest {
 
             Namespace ns = c.firstNamespace();
             // an SLBA beyond the namespace: the bytes still show the layout, the controller answers LBA_RANGE
-            org.junit.jupiter.api.Assertions.assertThrows(NvmeStatusException.class,
+            org.junit.jupiter.api.Assertions.assertThrows(NvmfStatusException.class,
                     () -> ns.read(0x0102030405L, 8, MemorySegment.ofArray(new byte[4096])));
             byte[] read = target.receivedIo(0x02).get(0).sqe();
             // opcode 02h, flags 40h (PSDT 01b: SGL, NVME_CMD_SGL_METABUF), nsid 1

@@ -158,7 +158,7 @@ class HostAgainstScriptedControllerTest {
             CompletableFuture<NvmfException> bad = new CompletableFuture<>();
             ns.submitRead(8190, 16, buffer, 0, bad::complete);
             NvmfException e = bad.get(10, TimeUnit.SECONDS);
-            assertTrue(e instanceof NvmeStatusException s && s.statusCode().orElseThrow() == StatusCode.LBA_RANGE,
+            assertTrue(e instanceof NvmfStatusException s && s.statusCode().orElseThrow() == StatusCode.LBA_RANGE,
                     String.valueOf(e));
         }
         assertEquals((byte) 0x33, target.media().get(ValueLayout.JAVA_BYTE, 10 * 512 + 8191));
@@ -168,7 +168,7 @@ class HostAgainstScriptedControllerTest {
     void outOfRangeReadFailsWithNamedStatus() throws Exception {
         NvmeController c = connect(new ScriptedController.Script(), 1, 32);
         Namespace ns = c.firstNamespace();
-        NvmeStatusException e = assertThrows(NvmeStatusException.class,
+        NvmfStatusException e = assertThrows(NvmfStatusException.class,
                 () -> ns.read(8190, 8, MemorySegment.ofArray(new byte[4096])));
         assertEquals(StatusCode.LBA_RANGE, e.statusCode().orElseThrow());
         assertTrue(e.getMessage().contains("LBA_RANGE (0x4080)"), e.getMessage());

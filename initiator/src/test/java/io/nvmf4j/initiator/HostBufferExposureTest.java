@@ -215,7 +215,7 @@ class HostBufferExposureTest {
         target = new ScriptedController(script);
         controller = NvmeController.connect(options(script).ctrlLossTimeout(Duration.ofSeconds(30)).build());
         NvmfException e = failure(controller.firstNamespace().readAsync(0, 8, MemorySegment.ofArray(new byte[4096])));
-        assertTrue(e instanceof ControllerLostException, String.valueOf(e));
+        assertTrue(e instanceof NvmfControllerLostException, String.valueOf(e));
         // the first try and nvme_max_retries (5) more, then the command fails although reconnects still succeed
         assertEquals(6, target.receivedIo(0x02).size());
     }

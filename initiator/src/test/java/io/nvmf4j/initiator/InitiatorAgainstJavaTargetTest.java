@@ -218,7 +218,7 @@ class InitiatorAgainstJavaTargetTest {
                 byte expected = (b < 4 || b >= 12) ? 0 : (byte) 1;
                 assertEquals(expected, back[b * 512], "block " + (1000 + b));
             }
-            NvmeStatusException e = assertThrows(NvmeStatusException.class,
+            NvmfStatusException e = assertThrows(NvmfStatusException.class,
                     () -> ns.read(ns.blockCount() - 2, 4, MemorySegment.ofArray(new byte[2048])));
             assertEquals(StatusCode.LBA_RANGE, e.statusCode().orElseThrow());
         }

@@ -117,7 +117,7 @@ class IoRequestAgainstJavaTargetTest {
             IoRequest r = new IoRequest(handler);
             ns.submit(r.read(ns.blockCount() - 2, 4, buf, 0));
             Done d = next();
-            NvmeStatusException e = assertInstanceOf(NvmeStatusException.class, d.error());
+            NvmfStatusException e = assertInstanceOf(NvmfStatusException.class, d.error());
             assertEquals(StatusCode.LBA_RANGE, e.statusCode().orElseThrow());
             assertEquals(e.status().toField(), r.statusField());
             assertTrue(e.getMessage().startsWith("Read nsid 1 slba " + (ns.blockCount() - 2) + " blocks 4"),

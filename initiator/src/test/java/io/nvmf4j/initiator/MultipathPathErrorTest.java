@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class MultipathPathErrorTest {
 
-    private static NvmeStatusException status(int field) {
-        return new NvmeStatusException("Write nsid 1", Status.fromField(field), false);
+    private static NvmfStatusException status(int field) {
+        return new NvmfStatusException("Write nsid 1", Status.fromField(field), false);
     }
 
     @Test
@@ -32,7 +32,7 @@ class MultipathPathErrorTest {
     void pathErrorsFailOverOthersReachTheCaller() {
         assertTrue(MultipathNamespace.isPathError(status(0x302)));
         assertTrue(MultipathNamespace.isPathError(status(0x370)), "host pathing error");
-        assertTrue(MultipathNamespace.isPathError(new ControllerLostException("connection ended")));
+        assertTrue(MultipathNamespace.isPathError(new NvmfControllerLostException("connection ended")));
         assertTrue(MultipathNamespace.isPathError(new NvmfTimeoutException("command timeout")));
         assertFalse(MultipathNamespace.isPathError(status(0x280)), "media error (sct 2h) is the caller's");
         assertFalse(MultipathNamespace.isPathError(status(0x083)), "reservation conflict is the caller's");

@@ -62,17 +62,23 @@ class RecoveryTest {
         java.util.Arrays.fill(data, (byte) 0x5A);
         script.closeAfterFirstIo = true; // the controller drops every connection when this write arrives
         ns.write(64, 8, MemorySegment.ofArray(data));
-        // The re-sent write may complete on the new I/O queue a moment before the reconnect sequence marks the
-        // controller LIVE (the queues are live first): wait for it, bounded.
+        awaitLive();
+        byte[] back = new byte[4096];
+        ns.read(64, 8, MemorySegment.ofArray(back));
+        assertArrayEquals(data, back);
+        assertTrue(target.cmRequests.size() >= 4, "admin and I/O queue connected twice: " + target.cmRequests.size());
+    }
+
+    /**
+     * A command re-sent after a reconnect may complete on the new I/O queue a moment before the reconnect sequence
+     * marks the controller LIVE (the queues are live first): wait for LIVE, bounded.
+     */
+    private void awaitLive() throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (controller.state() != ControllerState.LIVE && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertEquals(ControllerState.LIVE, controller.state());
-        byte[] back = new byte[4096];
-        ns.read(64, 8, MemorySegment.ofArray(back));
-        assertArrayEquals(data, back);
-        assertTrue(target.cmRequests.size() >= 4, "admin and I/O queue connected twice: " + target.cmRequests.size());
     }
 
     @Test
@@ -95,7 +101,7 @@ class RecoveryTest {
         assertTrue(!write.isDone(), "the write waits for the reconnect");
         target = new ScriptedController(script, port); // the target comes back on the same port
         write.get(15, TimeUnit.SECONDS);
-        assertEquals(ControllerState.LIVE, controller.state());
+        awaitLive();
         assertArrayEquals(data, target.media().asSlice(200 * 512, data.length)
                 .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     }
@@ -110,10 +116,10 @@ class RecoveryTest {
         target.dropConnections();
         CompletableFuture<Void> read = ns.readAsync(0, 1, MemorySegment.ofArray(new byte[512]));
         ExecutionException e = assertThrows(ExecutionException.class, () -> read.get(10, TimeUnit.SECONDS));
-        assertTrue(e.getCause() instanceof ControllerLostException, String.valueOf(e.getCause()));
+        assertTrue(e.getCause() instanceof NvmfControllerLostException, String.valueOf(e.getCause()));
         assertTrue(e.getCause().getMessage().contains("ctrl-loss-tmo"), e.getCause().getMessage());
         assertEquals(ControllerState.DEAD, controller.state());
-        assertThrows(ControllerLostException.class, () -> ns.read(0, 1, MemorySegment.ofArray(new byte[512])));
+        assertThrows(NvmfControllerLostException.class, () -> ns.read(0, 1, MemorySegment.ofArray(new byte[512])));
     }
 
     @Test

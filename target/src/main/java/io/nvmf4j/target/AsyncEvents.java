@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.admin.AsyncEvent;
 import io.nvmf4j.protocol.log.ChangedNamespaceList;
@@ -166,7 +167,7 @@ final class AsyncEvents {
             Request r = commands.poll();
             AsyncEvent e = events.poll();
             r.cqe().dw0(e.toDw0());
-            out.add(() -> r.sq.complete(r, io.nvmf4j.protocol.Status.SUCCESS));
+            out.add(() -> r.sq.complete(r, Status.SUCCESS));
         }
         return out;
     }

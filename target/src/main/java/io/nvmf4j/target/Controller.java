@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.protocol.auth.DhchapKeys;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
 import io.nvmf4j.protocol.fabrics.ControllerConfiguration;
 import io.nvmf4j.protocol.fabrics.ControllerProperty;
@@ -68,7 +69,7 @@ public final class Controller {
     private volatile boolean trafficSinceCheck;
     private volatile boolean released;
     /** The host's DH-HMAC-CHAP keys, taken at the admin Connect; null when it connects without authentication. */
-    private volatile io.nvmf4j.protocol.auth.DhchapKeys dhchapKeys;
+    private volatile DhchapKeys dhchapKeys;
 
     Controller(NvmeTarget target, Subsystem subsystem, Port port, int cntlid, String hostNqn, byte[] hostId,
             long katoMillis) {
@@ -127,11 +128,11 @@ public final class Controller {
     }
 
     /** The DH-HMAC-CHAP keys every queue of this controller must prove, or null. */
-    io.nvmf4j.protocol.auth.DhchapKeys dhchapKeys() {
+    DhchapKeys dhchapKeys() {
         return dhchapKeys;
     }
 
-    void dhchapKeys(io.nvmf4j.protocol.auth.DhchapKeys keys) {
+    void dhchapKeys(DhchapKeys keys) {
         this.dhchapKeys = keys;
     }
 

@@ -7,6 +7,7 @@ import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.StatusCodeType;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.auth.DhchapKeys;
 import io.nvmf4j.protocol.fabrics.ConnectCommand;
 import io.nvmf4j.protocol.fabrics.ConnectData;
 import io.nvmf4j.protocol.fabrics.ConnectResponse;
@@ -201,7 +202,7 @@ final class FabricsCommands {
         long kato = ConnectCommand.katoOf(req.sqe());
         byte[] hostId = d.asSlice(ConnectData.OFFSET_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         // keys taken now for the controller's life, like nvmet_setup_auth() copies them at Connect
-        io.nvmf4j.protocol.auth.DhchapKeys keys = subsystem.hostKeys(hostNqn).orElse(null);
+        DhchapKeys keys = subsystem.hostKeys(hostNqn).orElse(null);
         Controller ctrl = subsystem.registerController(
                 id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato));
         if (ctrl == null) {
@@ -293,7 +294,7 @@ final class FabricsCommands {
             }
             return installed;
         }
-        io.nvmf4j.protocol.auth.DhchapKeys keys = ctrl.dhchapKeys();
+        DhchapKeys keys = ctrl.dhchapKeys();
         if (keys != null) {
             sq.requireAuthentication(keys);
             req.cqe().dw0(ConnectResponse.AUTHREQ_ATR);

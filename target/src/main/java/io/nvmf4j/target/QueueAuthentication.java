@@ -4,12 +4,13 @@ import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
-import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.auth.AuthFailure;
 import io.nvmf4j.protocol.auth.AuthMessage;
 import io.nvmf4j.protocol.auth.DhchapControllerSession;
 import io.nvmf4j.protocol.auth.DhchapFailureReason;
 import io.nvmf4j.protocol.auth.DhchapKeys;
+import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
+import io.nvmf4j.protocol.fabrics.FabricsCommand;
 import io.nvmf4j.protocol.fabrics.FabricsCommandType;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
@@ -115,7 +116,7 @@ final class QueueAuthentication {
         if (sqe.opcode() != FabricsCommandType.OPCODE) {
             return false;
         }
-        int fctype = Wire.u8(sqe.segment(), FabricsCommands.OFFSET_FCTYPE);
+        int fctype = FabricsCommand.fctypeOf(sqe);
         return fctype == FabricsCommandType.AUTH_SEND.value() || fctype == FabricsCommandType.AUTH_RECEIVE.value();
     }
 
@@ -130,8 +131,7 @@ final class QueueAuthentication {
             lock.lock();
             try {
                 // the T_ID to answer with in AUTH_Failure1 (nvmet answers a host without key the same way, later)
-                keylessTid = data.byteSize() >= AuthMessage.OFFSET_T_ID + 2
-                        ? Short.toUnsignedInt(data.get(Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : 0;
+                keylessTid = data.byteSize() >= AuthMessage.HEADER_SIZE ? AuthMessage.peekTid(data) : 0;
             } finally {
                 lock.unlock();
             }
@@ -248,7 +248,7 @@ final class QueueAuthentication {
             }
             AuthMessage failure = session.onReceive();
             if (failure.encodedSize() > req.data().byteSize()) {
-                req.errorLocation(io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand.OFFSET_AL);
+                req.errorLocation(AuthenticationReceiveCommand.OFFSET_AL);
                 return StatusCode.INVALID_FIELD.withDnr();
             }
             return write(req, encode(failure));
@@ -285,7 +285,7 @@ final class QueueAuthentication {
                     + " bytes");
             afterStep(before);
             return new Outcome(StatusCode.INVALID_FIELD.withDnr(), null,
-                    io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand.OFFSET_AL);
+                    AuthenticationReceiveCommand.OFFSET_AL);
         }
         byte[] bytes = encode(message);
         afterStep(before);
@@ -302,7 +302,7 @@ final class QueueAuthentication {
     private static Status write(Request req, byte[] message) {
         MemorySegment data = req.data();
         if (message.length > data.byteSize()) {
-            req.errorLocation(io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand.OFFSET_AL);
+            req.errorLocation(AuthenticationReceiveCommand.OFFSET_AL);
             return StatusCode.INVALID_FIELD.withDnr();
         }
         data.fill((byte) 0);

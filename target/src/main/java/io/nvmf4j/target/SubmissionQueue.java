@@ -4,6 +4,7 @@ import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.auth.DhchapKeys;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -189,7 +190,7 @@ public final class SubmissionQueue {
     }
 
     /** After a Connect of a host with keys: from now on only authentication until it succeeds. */
-    void requireAuthentication(io.nvmf4j.protocol.auth.DhchapKeys keys) {
+    void requireAuthentication(DhchapKeys keys) {
         authentication = QueueAuthentication.required(this, controller, keys);
     }
 

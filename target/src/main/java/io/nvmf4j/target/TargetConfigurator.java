@@ -8,6 +8,7 @@ import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortAddress;
 import io.nvmf4j.config.PortConfig;
 import io.nvmf4j.config.Provider;
+import io.nvmf4j.config.Referral;
 import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
@@ -200,7 +201,7 @@ public final class TargetConfigurator {
                     .orElseThrow(() -> new IllegalArgumentException("port " + pc.portid() + " ANA group " + g.grpid()
                             + ": unknown state \"" + g.state() + "\"")));
         }
-        for (io.nvmf4j.config.Referral r : pc.referrals()) {
+        for (Referral r : pc.referrals()) {
             if (r.enable()) {
                 port.addReferral(referral(pc.portid(), r));
             }
@@ -209,7 +210,7 @@ public final class TargetConfigurator {
     }
 
     /** A referral as nvmetcli saves it (addr: trtype, adrfam, traddr, trsvcid, portid, treq), nvmet's names. */
-    public static Port.Referral referral(int portid, io.nvmf4j.config.Referral r) {
+    public static Port.Referral referral(int portid, Referral r) {
         java.util.Map<String, String> a = r.addr();
         String where = "port " + portid + " referral " + r.name();
         int trtype = switch (a.getOrDefault("trtype", "rdma")) {

@@ -16,6 +16,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.auth.AuthFailure;
 import io.nvmf4j.protocol.auth.AuthMessage;
+import io.nvmf4j.protocol.auth.AuthNegotiate;
 import io.nvmf4j.protocol.auth.DhchapDhGroup;
 import io.nvmf4j.protocol.auth.DhchapException;
 import io.nvmf4j.protocol.auth.DhchapFailureReason;
@@ -31,8 +32,10 @@ import io.nvmf4j.protocol.fabrics.ConnectResponse;
 import io.nvmf4j.protocol.io.ReadCommand;
 import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -114,6 +117,10 @@ class AuthenticationTest {
         SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
         ReadCommand.create(sqe, 1, 0, 1);
         return host.submit(q, sqe, host.buffer(512));
+    }
+
+    static String hex(byte[] b) {
+        return HexFormat.of().formatHex(b);
     }
 
     // ---- tests ----
@@ -246,6 +253,21 @@ class AuthenticationTest {
         assertTrue(e.reportedByPeer());
         assertEquals(List.of(AuthOutcome.NO_KEY), outcomes);
         assertTrue(other.admin.transport().disconnected.await(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void keylessHostIsRefusedWithItsOwnTransactionId() {
+        // nvmet_auth_failure1() answers with the T_ID the host's Negotiate carried (bytes 5:4, little-endian)
+        LoopHost other = fx.host(OTHER_HOST);
+        other.connectAdmin(SUBNQN, 0);
+        assertEquals(0, send(other, other.admin, AuthNegotiate.of(0xA51C, List.of(DhchapHash.SHA256),
+                List.of(DhchapDhGroup.NULL))).cqe().statusField());
+        MemorySegment answer = receive(other, other.admin);
+        // AUTH_Failure1 (struct nvmf_auth_dhchap_failure_data): 00 f1 0000 t_id(1c a5) rescode 01 rescode_exp 01
+        assertEquals("00f100001ca50101", hex(answer.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE)));
+        AuthFailure f = assertInstanceOf(AuthFailure.class, AuthMessage.decode(answer));
+        assertTrue(f.failure1());
+        assertEquals(0xA51C, f.tid());
     }
 
     @Test

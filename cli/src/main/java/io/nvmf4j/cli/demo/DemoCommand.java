@@ -1,9 +1,12 @@
 package io.nvmf4j.cli.demo;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
+import io.nvmf4j.cli.host.CommandLogging;
 import io.nvmf4j.cli.host.FailureReport;
 import io.nvmf4j.cli.host.Json;
+import io.nvmf4j.cli.host.UsageProblem;
 import io.nvmf4j.cli.perf.PerfReport;
 import io.nvmf4j.cli.perf.PerfResult;
 import io.nvmf4j.cli.perf.PerfRun;
@@ -32,7 +35,7 @@ import picocli.CommandLine.Spec;
  * this process (softiwarp: no RDMA hardware, no kernel module), connects the initiator to it over real TCP
  * sockets, runs a short perf series and prints the table.
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "demo", sortOptions = false, description = {
     // One element per paragraph: picocli wraps each element on its own, so a sentence split over two elements
     // broke mid-line in --help (issue 16).
@@ -76,11 +79,11 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        io.nvmf4j.cli.host.CommandLogging.configure(verbose);
+        CommandLogging.configure(verbose);
         PrintWriter out = commandSpec.commandLine().getOut();
         PrintWriter err = commandSpec.commandLine().getErr();
         if (sizeMib < 16 || seconds <= 0) {
-            throw new io.nvmf4j.cli.host.UsageProblem("demo: --size must be at least 16 MiB and -t positive");
+            throw new UsageProblem("demo: --size must be at least 16 MiB and -t positive");
         }
         long bytes = (long) sizeMib << 20;
         Duration window = Duration.ofMillis(Math.round(seconds * 1000));

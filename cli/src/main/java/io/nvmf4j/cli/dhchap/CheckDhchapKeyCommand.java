@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.dhchap;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.protocol.auth.DhchapSecret;
 import io.nvmf4j.protocol.auth.InvalidDhchapSecretException;
 import java.io.PrintWriter;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Spec;
  * the failure messages never repeat the key.
  */
 @Command(name = "check-dhchap-key", mixinStandardHelpOptions = true,
-        versionProvider = io.nvmf4j.cli.VersionProvider.class,
+        versionProvider = VersionProvider.class,
         description = "Check a DH-HMAC-CHAP key (DHHC-1:hh:base64:) for format and CRC (like nvme check-dhchap-key).")
 public final class CheckDhchapKeyCommand implements Callable<Integer> {
 

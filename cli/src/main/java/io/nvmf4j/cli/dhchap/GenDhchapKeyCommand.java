@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.dhchap;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.protocol.auth.DhchapSecret;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Spec;
  * same option checks and messages (nvme-cli's {@code gen_dhchap_key()}). With {@code --hmac} 1-3 the key printed is
  * the secret already transformed with the NQN, as libnvme's {@code nvme_gen_dhchap_key()} does.
  */
-@Command(name = "gen-dhchap-key", mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(name = "gen-dhchap-key", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,
         description = {"Generate a DH-HMAC-CHAP host or controller key (like nvme gen-dhchap-key).",
             "Prints DHHC-1:<hmac>:<base64 key + CRC-32>: for nvmf4j serve --config (hosts[].dhchap.key), nvmf4j ctl"

@@ -6,9 +6,9 @@ import io.nvmf4j.initiator.DiscoveryLog;
 import io.nvmf4j.initiator.DiscoveryRecord;
 import io.nvmf4j.initiator.MultipathController;
 import io.nvmf4j.initiator.NvmeController;
-import io.nvmf4j.initiator.NvmeStatusException;
 import io.nvmf4j.initiator.NvmfConnectException;
 import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.NvmfStatusException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import java.net.InetSocketAddress;
@@ -89,7 +89,7 @@ public final class Connections {
         if (e instanceof NvmfConnectException c) {
             return new CommandFailure(where + FailureReport.connectReason(c, options.connectTimeout().toMillis()), e);
         }
-        if (e instanceof NvmeStatusException s) {
+        if (e instanceof NvmfStatusException s) {
             return new CommandFailure(where + s.command() + ": " + FailureReport.statusText(s), e);
         }
         return new CommandFailure(where + FailureReport.stripQueueName(e.getMessage()), e);

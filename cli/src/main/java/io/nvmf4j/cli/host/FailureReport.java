@@ -1,8 +1,8 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.initiator.NvmeStatusException;
 import io.nvmf4j.initiator.NvmfConnectException;
 import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.NvmfStatusException;
 import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.verbs.ConnectionRejectedException;
@@ -50,7 +50,7 @@ public final class FailureReport implements IExecutionExceptionHandler {
         if (ex instanceof CommandFailure || ex instanceof UsageProblem) {
             return ex.getMessage();
         }
-        Optional<NvmeStatusException> status = find(ex, NvmeStatusException.class);
+        Optional<NvmfStatusException> status = find(ex, NvmfStatusException.class);
         if (status.isPresent()) {
             return verb + " failed: " + statusText(status.get());
         }
@@ -78,7 +78,7 @@ public final class FailureReport implements IExecutionExceptionHandler {
     }
 
     /** "LBA_RANGE (0x4080): LBA Out of Range", the status field as Linux prints NVME_SC_* with DNR/More. */
-    public static String statusText(NvmeStatusException e) {
+    public static String statusText(NvmfStatusException e) {
         String code = String.format("0x%04x", e.status().toField());
         return e.statusCode().map((StatusCode s) -> s.name() + " (" + code + "): " + s.title())
                 .orElse("UNKNOWN (" + code + ")");

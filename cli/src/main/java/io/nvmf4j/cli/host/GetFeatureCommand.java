@@ -5,7 +5,7 @@ import io.nvmf4j.cli.host.nvmecli.HexDump;
 import io.nvmf4j.cli.host.nvmecli.JsonC;
 import io.nvmf4j.initiator.FeatureResult;
 import io.nvmf4j.initiator.NvmeController;
-import io.nvmf4j.initiator.NvmeStatusException;
+import io.nvmf4j.initiator.NvmfStatusException;
 import java.io.PrintWriter;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -149,7 +149,7 @@ public final class GetFeatureCommand implements Callable<Integer> {
             print(out, json, current, sel, raw, format);
         }
         if (lastError != null && !lastError.isSuccess() && (count == 1 || !lastError.isUnsupported())) {
-            throw new NvmeStatusException(String.format("Get Features %02xh", errorFid), lastError.status(), false);
+            throw new NvmfStatusException(String.format("Get Features %02xh", errorFid), lastError.status(), false);
         }
     }
 

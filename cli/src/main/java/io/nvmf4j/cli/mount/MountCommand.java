@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.host.CommandLogging;
 import io.nvmf4j.cli.host.ConnectFlags;
@@ -26,7 +27,7 @@ import picocli.CommandLine.Spec;
  * {@code nvmf4j mount}: the remote namespaces as files {@code nvme0n<nsid>} in a FUSE directory, optionally with
  * a file system on a loop device over the first one.
  */
-@Command(name = "mount", mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(name = "mount", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         sortOptions = false,
         description = {"Expose remote namespaces as local files nvme0n<nsid> through FUSE, optionally with a file "
                 + "system mounted from the first (--fs). Runs until Ctrl-C, SIGTERM or 'nvmf4j umount MOUNTPOINT'.",

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.mount.fuse.Errno;
 import io.nvmf4j.cli.mount.fuse.Libc;
@@ -21,7 +22,7 @@ import picocli.CommandLine.Spec;
  * detaches the loop device, flushes, unmounts FUSE, disconnects) and waits for it. A FUSE mount whose process
  * is gone (killed) is unmounted directly.
  */
-@Command(name = "umount", mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(name = "umount", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Unmount what 'nvmf4j mount' mounted on MOUNTPOINT, cleanly.")
 public final class UmountCommand implements Callable<Integer> {
 

@@ -5,7 +5,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
+import io.nvmf4j.cli.host.CommandLogging;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.Json;
 import io.nvmf4j.cli.host.LongConnectFlags;
@@ -34,7 +36,7 @@ import picocli.CommandLine.Spec;
  * {@code -a} warm-up, {@code -P} queue pairs, {@code -r} transport ID) and fio's defaults where SPDK has none
  * ({@code -M} 50, fio's {@code rwmixread}).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "perf", sortOptions = false,
         description = {"Measure IOPS, bandwidth and latency percentiles against a remote namespace "
                 + "(like SPDK's spdk_nvme_perf / fio), with spdk_nvme_perf's option letters.",
@@ -139,7 +141,7 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
+        CommandLogging.configure(output.verbose);
         PerfSpec spec = spec();
         Long chosen = nsid;
         if (transportId != null) {
@@ -213,7 +215,7 @@ public final class PerfCommand implements Callable<Integer> {
             long ios = result.read().ios() + result.write().ios();
             PerfOutputOptions.Format format = output.format();
             if (format == PerfOutputOptions.Format.FIO_JSON) {
-                Json.print(out, FioJson.document(result, io.nvmf4j.cli.VersionProvider.version(),
+                Json.print(out, FioJson.document(result, VersionProvider.version(),
                         System.currentTimeMillis()));
             } else if (format == PerfOutputOptions.Format.JSON) {
                 com.fasterxml.jackson.databind.node.ObjectNode json = PerfTable.json(result);

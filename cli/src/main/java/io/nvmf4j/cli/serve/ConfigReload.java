@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.PortConfig;
 import io.nvmf4j.config.SubsystemAttributes;
@@ -76,9 +77,9 @@ public final class ConfigReload {
             restartNeeded("the \"nvmf4j\" settings section");
         }
         // host keys first: subsystems created or hosts allowed below take them from the host (nvmet's hosts/<nqn>)
-        Map<String, io.nvmf4j.config.HostConfig> oldHosts = byKey(old.hosts(), io.nvmf4j.config.HostConfig::nqn);
-        for (io.nvmf4j.config.HostConfig h : wanted.hosts()) {
-            io.nvmf4j.config.HostConfig o = oldHosts.get(h.nqn());
+        Map<String, HostConfig> oldHosts = byKey(old.hosts(), HostConfig::nqn);
+        for (HostConfig h : wanted.hosts()) {
+            HostConfig o = oldHosts.get(h.nqn());
             if (!java.util.Objects.equals(o == null ? null : o.dhchap(), h.dhchap())
                     && (o != null || h.dhchap() != null)) {
                 step("host " + h.nqn() + ": DH-HMAC-CHAP settings", () -> live.setHostDhchap(h.nqn(), h.dhchap()));

@@ -1,8 +1,11 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.AnaGroup;
 import io.nvmf4j.config.PortAddress;
 import io.nvmf4j.config.PortConfig;
 import io.nvmf4j.config.PortParams;
+import io.nvmf4j.config.Referral;
+import io.nvmf4j.protocol.log.AnaState;
 import io.nvmf4j.target.Controller;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
@@ -134,7 +137,7 @@ final class LivePorts {
         if (!port.subsystems().contains(s)) {
             throw RpcError.invalidParams(nqn + " does not listen on port " + portid);
         }
-        io.nvmf4j.protocol.log.AnaState ana = io.nvmf4j.protocol.log.AnaState.fromLabel(state.replace('_', '-'))
+        AnaState ana = AnaState.fromLabel(state.replace('_', '-'))
                 .orElseThrow(() -> RpcError.invalidParams("ana_state \"" + state + "\" is not one of optimized, "
                         + "non_optimized, inaccessible, persistent_loss, change"));
         if (anagrpid < 0 || anagrpid > Port.MAX_ANA_GROUPS) {
@@ -154,8 +157,8 @@ final class LivePorts {
         List<PortConfig> ports = new ArrayList<>();
         for (PortConfig p : live.config().ports()) {
             if (p.portid() == portid) {
-                List<io.nvmf4j.config.AnaGroup> ag = new ArrayList<>();
-                port.anaGroups().forEach((g, st) -> ag.add(new io.nvmf4j.config.AnaGroup(g, st.label())));
+                List<AnaGroup> ag = new ArrayList<>();
+                port.anaGroups().forEach((g, st) -> ag.add(new AnaGroup(g, st.label())));
                 p = new PortConfig(p.portid(), p.addr(), p.param(), p.subsystems(), p.referrals(), ag);
             }
             ports.add(p);
@@ -167,19 +170,19 @@ final class LivePorts {
      * The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups): listed groups
      * take their state (optimized when none is given), groups no longer listed go (group 1 returns to optimized).
      */
-    void setAnaGroups(int portid, List<io.nvmf4j.config.AnaGroup> groups) throws RpcError {
+    void setAnaGroups(int portid, List<AnaGroup> groups) throws RpcError {
         Port port = live.port(portid);
         java.util.Set<Integer> listed = new java.util.HashSet<>();
-        for (io.nvmf4j.config.AnaGroup g : groups) {
+        for (AnaGroup g : groups) {
             listed.add(g.grpid());
-            port.anaState(g.grpid(), io.nvmf4j.protocol.log.AnaState.fromLabel(
+            port.anaState(g.grpid(), AnaState.fromLabel(
                     g.state() == null ? "optimized" : g.state()).orElseThrow(
                             () -> RpcError.invalidParams("ANA group " + g.grpid() + ": state " + g.state())));
         }
         for (int g : port.anaGroups().keySet()) {
             if (!listed.contains(g)) {
                 if (g == Port.DEFAULT_ANA_GROUP) {
-                    port.anaState(g, io.nvmf4j.protocol.log.AnaState.OPTIMIZED);
+                    port.anaState(g, AnaState.OPTIMIZED);
                 } else {
                     port.removeAnaGroup(g);
                 }
@@ -190,11 +193,11 @@ final class LivePorts {
     }
 
     /** The discovery referrals of a port as a reloaded configuration lists them (enabled ones are served). */
-    void setReferrals(int portid, List<io.nvmf4j.config.Referral> referrals) throws RpcError {
+    void setReferrals(int portid, List<Referral> referrals) throws RpcError {
         Port port = live.port(portid);
         List<Port.Referral> wanted = new ArrayList<>();
         try {
-            for (io.nvmf4j.config.Referral r : referrals) {
+            for (Referral r : referrals) {
                 if (r.enable()) {
                     wanted.add(TargetConfigurator.referral(portid, r));
                 }

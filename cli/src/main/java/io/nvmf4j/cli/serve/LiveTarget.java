@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.config.AnaGroup;
 import io.nvmf4j.config.DeviceConfig.FileDevice;
 import io.nvmf4j.config.DeviceConfig.RamDevice;
 import io.nvmf4j.config.DhchapConfig;
@@ -7,6 +8,7 @@ import io.nvmf4j.config.HostConfig;
 import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortConfig;
+import io.nvmf4j.config.Referral;
 import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
@@ -359,12 +361,12 @@ public final class LiveTarget implements AutoCloseable {
     }
 
     /** The ANA groups of a port as a reloaded configuration lists them (nvmetcli ports/N/ana_groups). */
-    public synchronized void setAnaGroups(int portid, List<io.nvmf4j.config.AnaGroup> groups) throws RpcError {
+    public synchronized void setAnaGroups(int portid, List<AnaGroup> groups) throws RpcError {
         ports.setAnaGroups(portid, groups);
     }
 
     /** The discovery referrals of a port as a reloaded configuration lists them (enabled ones are served). */
-    public synchronized void setReferrals(int portid, List<io.nvmf4j.config.Referral> referrals) throws RpcError {
+    public synchronized void setReferrals(int portid, List<Referral> referrals) throws RpcError {
         ports.setReferrals(portid, referrals);
     }
 

@@ -1,6 +1,8 @@
 package io.nvmf4j.cli.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.nvmf4j.config.DhchapConfig;
+import io.nvmf4j.config.PortConfig;
 import io.nvmf4j.target.Controller;
 import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Port;
@@ -62,14 +64,14 @@ public final class RpcMethods {
      * SPDK's {@code dhchap_key}/{@code dhchap_ctrlr_key} of add_host as the host's DH-HMAC-CHAP settings, or null
      * when neither is given (the host keeps the keys it has). A controller key needs a host key.
      */
-    private static io.nvmf4j.config.DhchapConfig dhchap(Params p) throws RpcError {
+    private static DhchapConfig dhchap(Params p) throws RpcError {
         var key = DhchapKeyParam.parse("dhchap_key", p.optText("dhchap_key"));
         var ctrlKey = DhchapKeyParam.parse("dhchap_ctrlr_key", p.optText("dhchap_ctrlr_key"));
         if (key == null && ctrlKey != null) {
             throw RpcError.invalidParams("dhchap_ctrlr_key needs dhchap_key (bidirectional authentication"
                     + " authenticates the host too)");
         }
-        return key == null ? null : io.nvmf4j.config.DhchapConfig.of(key, ctrlKey);
+        return key == null ? null : DhchapConfig.of(key, ctrlKey);
     }
 
     /** Runs one method; the result is a Jackson-serialisable value. */
@@ -180,7 +182,7 @@ public final class RpcMethods {
         }
         String traddr = p.text("traddr");
         String trsvcid = p.text("trsvcid");
-        for (io.nvmf4j.config.PortConfig pc : live.config().ports()) {
+        for (PortConfig pc : live.config().ports()) {
             if (pc.addr().traddr().equals(traddr) && pc.addr().trsvcid().equals(trsvcid)) {
                 return pc.portid();
             }

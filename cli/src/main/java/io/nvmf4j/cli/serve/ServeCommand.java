@@ -1,18 +1,24 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.cli.ctl.SocketPaths;
 import io.nvmf4j.config.ConfigException;
 import io.nvmf4j.config.ConfigLoader;
 import io.nvmf4j.config.LoadedConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.config.SubsystemAttributes;
+import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.config.Provider;
 import io.nvmf4j.config.QuickConfig;
+import io.nvmf4j.config.UnsupportedFeature;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -165,7 +171,7 @@ public final class ServeCommand implements Callable<Integer> {
         RpcServer rpc = null;
         if (!noRpc) {
             boolean explicit = rpcSocket != null;
-            Path socket = explicit ? rpcSocket : io.nvmf4j.cli.ctl.SocketPaths.forServer();
+            Path socket = explicit ? rpcSocket : SocketPaths.forServer();
             try {
                 rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), config)::call);
             } catch (IOException | RuntimeException e) {
@@ -286,11 +292,11 @@ public final class ServeCommand implements Callable<Integer> {
 
     /** The loader for --config: every unsupported security or host-visible field refused but those allowed. */
     ConfigLoader configLoader() {
-        java.util.Set<io.nvmf4j.config.UnsupportedFeature> allowed = new java.util.HashSet<>();
+        Set<UnsupportedFeature> allowed = new HashSet<>();
         for (String name : allowUnsupported) {
-            allowed.add(io.nvmf4j.config.UnsupportedFeature.fromFlagName(name).orElseThrow(() ->
+            allowed.add(UnsupportedFeature.fromFlagName(name).orElseThrow(() ->
                     new IllegalArgumentException("--config-allow-unsupported: \"" + name + "\" is not one of "
-                            + io.nvmf4j.config.UnsupportedFeature.flagNames())));
+                            + UnsupportedFeature.flagNames())));
         }
         return ConfigLoader.standard().allowingUnsupported(allowed);
     }
@@ -305,9 +311,9 @@ public final class ServeCommand implements Callable<Integer> {
                     + "\" must be 1 to 20 printable ASCII characters (Identify Controller SN)");
         }
         TargetConfig c = loaded.config();
-        List<io.nvmf4j.config.SubsystemConfig> subs = c.subsystems().stream().map(s -> {
-            io.nvmf4j.config.SubsystemAttributes a = s.attr();
-            return new io.nvmf4j.config.SubsystemConfig(s.nqn(), new io.nvmf4j.config.SubsystemAttributes(
+        List<SubsystemConfig> subs = c.subsystems().stream().map(s -> {
+            SubsystemAttributes a = s.attr();
+            return new SubsystemConfig(s.nqn(), new SubsystemAttributes(
                     a.allowAnyHost(), serial, a.model(), a.version(), a.cntlidMin(), a.cntlidMax(), a.qidMax(),
                     a.firmware(), a.ieeeOui()), s.allowedHosts(), s.namespaces());
         }).toList();

@@ -3,6 +3,7 @@ package io.nvmf4j.cli.serve;
 import io.nvmf4j.cli.MetricsEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.config.LoadedConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.TargetConfig;
@@ -157,7 +158,7 @@ public final class TargetDaemon implements AutoCloseable {
 
     private static String buildVersion() {
         try {
-            return io.nvmf4j.cli.VersionProvider.version();
+            return VersionProvider.version();
         } catch (RuntimeException e) {
             return "unknown";
         }

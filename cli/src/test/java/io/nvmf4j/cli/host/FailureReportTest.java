@@ -2,9 +2,9 @@ package io.nvmf4j.cli.host;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.nvmf4j.initiator.ControllerLostException;
-import io.nvmf4j.initiator.NvmeStatusException;
 import io.nvmf4j.initiator.NvmfConnectException;
+import io.nvmf4j.initiator.NvmfControllerLostException;
+import io.nvmf4j.initiator.NvmfStatusException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.verbs.VerbsErrorCode;
@@ -18,28 +18,28 @@ class FailureReportTest {
 
     @Test
     void nvmeStatusIsNamedWithItsCodeAndTitle() {
-        NvmeStatusException e = new NvmeStatusException("Write nsid 1 slba 99999999 blocks 8",
+        NvmfStatusException e = new NvmfStatusException("Write nsid 1 slba 99999999 blocks 8",
                 StatusCode.LBA_RANGE.status(), false);
         assertEquals("write failed: LBA_RANGE (0x0080): LBA Out of Range", FailureReport.oneLine("write", e));
     }
 
     @Test
     void theDnrBitShowsInTheStatusFieldAsLinuxPrintsIt() {
-        NvmeStatusException e = new NvmeStatusException("Read nsid 1 slba 5 blocks 1",
+        NvmfStatusException e = new NvmfStatusException("Read nsid 1 slba 5 blocks 1",
                 StatusCode.LBA_RANGE.status().withDnr(), false);
         assertEquals("read failed: LBA_RANGE (0x4080): LBA Out of Range", FailureReport.oneLine("read", e));
     }
 
     @Test
     void aStatusInsideACompletionExceptionIsStillFound() {
-        NvmeStatusException e = new NvmeStatusException("Read", StatusCode.INVALID_NS.status(), false);
+        NvmfStatusException e = new NvmfStatusException("Read", StatusCode.INVALID_NS.status(), false);
         assertEquals("perf failed: INVALID_NS (0x000b): Invalid Namespace or Format",
                 FailureReport.oneLine("perf", new CompletionException(e)));
     }
 
     @Test
     void anUnknownStatusPrintsItsField() {
-        NvmeStatusException e = new NvmeStatusException("Read", new Status(7, 0x33, false, false, 0), false);
+        NvmfStatusException e = new NvmfStatusException("Read", new Status(7, 0x33, false, false, 0), false);
         assertEquals("read failed: UNKNOWN (0x0733)", FailureReport.oneLine("read", e));
     }
 
@@ -60,7 +60,7 @@ class FailureReportTest {
     @Test
     void theLibrarysQueuePrefixIsDropped() {
         assertEquals("controller is dead", FailureReport.oneLine("read",
-                new ControllerLostException("nvme-nqn.x-io1: controller is dead")).replace("read failed: ", ""));
+                new NvmfControllerLostException("nvme-nqn.x-io1: controller is dead")).replace("read failed: ", ""));
     }
 
     @Test

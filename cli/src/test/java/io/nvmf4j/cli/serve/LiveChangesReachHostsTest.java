@@ -116,7 +116,7 @@ class LiveChangesReachHostsTest {
                     ns2.readAsync(0, 8, buffer, 0).get(5, TimeUnit.SECONDS);
                     ok++;
                 } catch (java.util.concurrent.ExecutionException e) {
-                    assertTrue(e.getCause() instanceof io.nvmf4j.initiator.NvmeStatusException, e.toString());
+                    assertTrue(e.getCause() instanceof io.nvmf4j.initiator.NvmfStatusException, e.toString());
                     refused++;
                 }
             }

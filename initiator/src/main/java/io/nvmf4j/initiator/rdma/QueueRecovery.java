@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
-import io.nvmf4j.initiator.ControllerLostException;
+import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.initiator.rdma.QueueState.State;
 import java.util.ArrayDeque;
@@ -46,7 +46,7 @@ final class QueueRecovery {
                     command.retries++;
                     retry.addLast(command);
                 } else {
-                    q.callbacks.failLater(command, new ControllerLostException(q.name + ": " + reason + "; "
+                    q.callbacks.failLater(command, new NvmfControllerLostException(q.name + ": " + reason + "; "
                             + command.describe() + " failed" + (command.retryAfterReconnect()
                             ? " (the connection failed under it " + (MAX_RETRIES + 1) + " times)" : "")));
                 }
@@ -60,7 +60,7 @@ final class QueueRecovery {
             HostCommand command = it.next();
             if (!command.retryAfterReconnect()) {
                 it.remove();
-                q.callbacks.failLater(command, new ControllerLostException(q.name + ": " + reason + "; "
+                q.callbacks.failLater(command, new NvmfControllerLostException(q.name + ": " + reason + "; "
                         + command.describe() + " failed"));
             }
         }

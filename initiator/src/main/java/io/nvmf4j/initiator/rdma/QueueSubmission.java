@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
-import io.nvmf4j.initiator.ControllerLostException;
+import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.initiator.rdma.QueueState.State;
 import io.nvmf4j.verbs.QueuePair;
@@ -39,7 +39,7 @@ final class QueueSubmission {
             State s = q.state;
             boolean mayStart = init ? q.isUp() : s == State.LIVE && q.pending.isEmpty();
             if (s == State.CLOSED && !init) {
-                failure = new ControllerLostException(q.name + ": queue is closed; " + command.describe()
+                failure = new NvmfControllerLostException(q.name + ": queue is closed; " + command.describe()
                         + " not sent");
             } else if (mayStart) {
                 RequestTable.Start started = tryStart(command, onPoller);
@@ -57,11 +57,12 @@ final class QueueSubmission {
                     startFailed = true;
                 }
             } else if (init) {
-                failure = new ControllerLostException(q.name + ": not connected; " + command.describe()
+                failure = new NvmfControllerLostException(q.name + ": not connected; " + command.describe()
                         + " not sent");
             } else if (s == State.DOWN && !command.retryAfterReconnect()) {
                 // a multipath command does not wait for this path's reconnect: it fails over (nvme_failover_req())
-                failure = new ControllerLostException(q.name + ": reconnecting; " + command.describe() + " not sent");
+                failure = new NvmfControllerLostException(
+                        q.name + ": reconnecting; " + command.describe() + " not sent");
             } else {
                 q.pending.addLast(command);
             }

@@ -1,7 +1,7 @@
 package io.nvmf4j.initiator.rdma;
 
-import io.nvmf4j.initiator.ControllerLostException;
 import io.nvmf4j.initiator.NvmfConnectException;
+import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.initiator.rdma.QueueState.State;
 import io.nvmf4j.protocol.QueueId;
@@ -313,7 +313,8 @@ public final class RdmaHostQueue implements AutoCloseable {
             q.lock.unlock();
         }
         for (HostCommand c : takePending()) {
-            c.failed(new ControllerLostException(q.name + ": controller closed; " + c.describe() + " not completed"));
+            c.failed(new NvmfControllerLostException(
+                    q.name + ": controller closed; " + c.describe() + " not completed"));
         }
         q.requests.close();
         q.responses.close();

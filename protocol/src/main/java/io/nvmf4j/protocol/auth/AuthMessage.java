@@ -33,6 +33,8 @@ public sealed interface AuthMessage permits AuthNegotiate, DhchapChallenge, Dhch
     int OFFSET_AUTH_TYPE = 0;
     int OFFSET_AUTH_ID = 1;
     int OFFSET_T_ID = 4;
+    /** The common header every message starts with: AUTH_TYPE, AUTH_ID, rsvd1[2], T_ID (le16). */
+    int HEADER_SIZE = 6;
 
     /** Security protocol of Authentication Send/Receive: E9h, "NVMe-oF authentication" (SECP). */
     int SECP_AUTHENTICATION = 0xE9;
@@ -79,6 +81,15 @@ public sealed interface AuthMessage permits AuthNegotiate, DhchapChallenge, Dhch
 
     static int peekId(MemorySegment data) {
         return Wire.u8(Wire.require(data, 2, "authentication message"), OFFSET_AUTH_ID);
+    }
+
+    /**
+     * The T_ID of a received buffer without decoding the rest: a controller that refuses the exchange still answers
+     * AUTH_Failure1 with the host's T_ID (Linux {@code nvmet_auth_failure1()} copies {@code req->sq->dhchap_tid}).
+     * Fails when the buffer is shorter than the common header.
+     */
+    static int peekTid(MemorySegment data) {
+        return Wire.u16(Wire.require(data, HEADER_SIZE, "authentication message"), OFFSET_T_ID);
     }
 
     /** Decodes whichever message {@code data} holds. */

@@ -153,8 +153,7 @@ public final class DhchapControllerSession {
             return terminate(DhchapFailureReason.INCORRECT_MESSAGE,
                     String.format("message %02xh out of order in step %s", id, state));
         }
-        int messageTid = data.byteSize() >= 6 ? Short.toUnsignedInt(data.get(
-                io.nvmf4j.protocol.Wire.LE_U16, AuthMessage.OFFSET_T_ID)) : -1;
+        int messageTid = data.byteSize() >= AuthMessage.HEADER_SIZE ? AuthMessage.peekTid(data) : -1;
         if (messageTid != tid) {
             // nvmet: FAILURE1 with INCORRECT_PAYLOAD, which the host fetches with Authentication Receive
             toFailure1(DhchapFailureReason.INCORRECT_PAYLOAD, "transaction id " + messageTid + ", expected " + tid);
@@ -222,8 +221,8 @@ public final class DhchapControllerSession {
             n = AuthNegotiate.decode(data);
         } catch (MalformedStructureException e) {
             // too short or id lists beyond 30 entries (nvmet_auth_negotiate(): INCORRECT_PAYLOAD)
-            if (data.byteSize() >= 6) {
-                tid = Short.toUnsignedInt(data.get(io.nvmf4j.protocol.Wire.LE_U16, AuthMessage.OFFSET_T_ID));
+            if (data.byteSize() >= AuthMessage.HEADER_SIZE) {
+                tid = AuthMessage.peekTid(data);
             }
             toFailure1(DhchapFailureReason.INCORRECT_PAYLOAD, "malformed AUTH_Negotiate: " + e.getMessage());
             return;

@@ -117,6 +117,20 @@ class AuthMessagesTest {
     }
 
     @Test
+    void tidIsReadFromTheCommonHeaderOfAnyMessage() {
+        // struct nvmf_auth_dhchap_negotiate_data: auth_type 00, auth_id 00, rsvd[2], t_id le16 0xbeef, sc_c, napd
+        assertEquals(0xBEEF, AuthMessage.peekTid(Hex.segment("00 00 0000 efbe 00 01")));
+        // struct nvmf_auth_dhchap_failure_data (AUTH_Failure2): t_id 0x0102, even with an unknown reason code
+        assertEquals(0x0102, AuthMessage.peekTid(Hex.segment("00 f0 0000 0201 01 ff")));
+        // a message type nvmf4j does not know still carries its T_ID at bytes 5:4
+        assertEquals(0x8001, AuthMessage.peekTid(Hex.segment("7e 7e 0000 0180")));
+        assertEquals(6, AuthMessage.HEADER_SIZE);
+        MalformedStructureException e = assertThrows(MalformedStructureException.class,
+                () -> AuthMessage.peekTid(Hex.segment("00 00 0000 ef")));
+        assertTrue(e.getMessage().contains("authentication message"), e.getMessage());
+    }
+
+    @Test
     void unknownTypesAndIdsAreMalformed() {
         assertThrows(MalformedStructureException.class, () -> AuthMessage.decode(Hex.segment("02 00 0000 0000")));
         assertThrows(MalformedStructureException.class, () -> AuthMessage.decode(Hex.segment("01 09 0000 0000")));

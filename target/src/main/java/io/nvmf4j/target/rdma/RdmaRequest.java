@@ -1,6 +1,7 @@
 package io.nvmf4j.target.rdma;
 
 import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.verbs.SendWorkRequest;
 import java.lang.System.Logger.Level;
@@ -77,7 +78,7 @@ final class RdmaRequest {
     /** Starts a new command from receive buffer {@code slot}. */
     void start(int slot, int capsuleBytes, long nowNanos) {
         recvSlot = slot;
-        inCapsuleBytes = capsuleBytes - io.nvmf4j.protocol.SubmissionQueueEntry.SIZE;
+        inCapsuleBytes = capsuleBytes - SubmissionQueueEntry.SIZE;
         transferLength = 0;
         inCapsule = false;
         remoteAddress = 0;

@@ -14,6 +14,7 @@ import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.RdmaProvider;
 import io.nvmf4j.verbs.RdmaProviders;
+import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -115,7 +116,7 @@ public final class RdmaTransport implements AutoCloseable {
         try {
             address = new InetSocketAddress(InetAddress.getByName(port.traddr()), Integer.parseInt(port.trsvcid()));
         } catch (UnknownHostException | NumberFormatException e) {
-            throw new VerbsException(io.nvmf4j.verbs.VerbsErrorCode.INVALID_ARGUMENT,
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
                     "port address " + port.traddr() + ":" + port.trsvcid() + " is not usable: " + e.getMessage());
         }
         RdmaListener listener = device.connectionManager().listen(address, BACKLOG);

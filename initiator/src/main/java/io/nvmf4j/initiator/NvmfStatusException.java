@@ -9,14 +9,14 @@ import java.util.Optional;
  * prints {@code NVME_SC_*} values with the DNR/More flags in the unshifted status field, e.g.
  * {@code "Read nsid 1 slba 100: LBA_RANGE (0x4080): LBA Out of Range"}.
  */
-public class NvmeStatusException extends NvmfException {
+public class NvmfStatusException extends NvmfException {
     private static final long serialVersionUID = 1L;
 
     private final transient Status status;
     private final boolean fabricsCommand;
     private final String command;
 
-    public NvmeStatusException(String command, Status status, boolean fabricsCommand) {
+    public NvmfStatusException(String command, Status status, boolean fabricsCommand) {
         super(command + ": " + describe(status, fabricsCommand));
         this.status = status;
         this.fabricsCommand = fabricsCommand;

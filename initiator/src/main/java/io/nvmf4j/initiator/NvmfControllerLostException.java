@@ -4,14 +4,14 @@ package io.nvmf4j.initiator;
  * The connection to the controller is gone and could not be re-established within ctrl-loss-tmo, or the controller
  * was closed: queued and new I/O fail with this.
  */
-public class ControllerLostException extends NvmfException {
+public class NvmfControllerLostException extends NvmfException {
     private static final long serialVersionUID = 1L;
 
-    public ControllerLostException(String message) {
+    public NvmfControllerLostException(String message) {
         super(message);
     }
 
-    public ControllerLostException(String message, Throwable cause) {
+    public NvmfControllerLostException(String message, Throwable cause) {
         super(message, cause);
     }
 }
