@@ -1,6 +1,6 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j flush}: the NVM Flush command (NVMe NVM Command Set 1.0, 3.2.1), as {@code nvme flush}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "flush", sortOptions = false,
         description = {"Commit the namespace's volatile write cache (like nvme flush).",
             "-n is the namespace id, as in nvme-cli; connect options are long-only here (subsystem: --nqn)."})
@@ -30,12 +30,9 @@ public final class FlushCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(verbose);
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
+        return DeviceCommands.withController(verbose, fabric, 1, controller -> {
             DeviceNamespaces.of(controller, nsid, fabric.endpoint()).flush();
-            spec.commandLine().getOut().println("NVMe Flush: success");
-            spec.commandLine().getOut().flush();
-        }
-        return 0;
+            DeviceCommands.say(spec, "NVMe Flush: success");
+        });
     }
 }

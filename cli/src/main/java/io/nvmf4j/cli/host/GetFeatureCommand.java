@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.FeatureFormat;
 import io.nvmf4j.cli.host.nvmecli.HexDump;
 import io.nvmf4j.cli.host.nvmecli.JsonC;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Spec;
  * skipped silently), SEL 8 compares current with default and prints what differs. The namespace defaults to
  * FFFFFFFFh, what nvme-cli sends on a controller device ({@code nvme_get_nsid()} fails with ENOTTY there).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "get-feature", sortOptions = false,
         description = {"Read a feature's value (like nvme get-feature): -f 7 prints "
                 + "'get-feature:0x07 (Number of Queues), Current value:0x001f001f'; -H decodes its fields; "

@@ -1,9 +1,10 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
-import io.nvmf4j.initiator.NvmeController;
 import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout, as {@code nvme read}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "read", sortOptions = false,
         description = {"Read logical blocks into a file or stdout, with nvme read's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file.",
@@ -39,18 +40,15 @@ public final class ReadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        if (output.format() == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
-        }
-        boolean json = output.isJson();
+        boolean json = output.textOrJson("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)")
+                == OutputOptions.Format.JSON;
         if (range.blockCount == null && range.dataSize == null) {
             throw new UsageProblem("read: give -c/--block-count (0's based) or -z/--data-size");
         }
         if (json && range.data == null) {
             throw new UsageProblem("read: -o json prints the summary on stdout; give the data a file with -d/--data");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
+        return DeviceCommands.withController(output.verbose, fabric, 1, controller -> {
             Namespace ns = range.namespace(controller, fabric.endpoint());
             long blocks = range.blocks(ns.blockSize());
             long transfer = blocks * ns.blockSize();
@@ -63,12 +61,11 @@ public final class ReadCommand implements Callable<Integer> {
             try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
                  OutputStream out = ExactStreams.output(range.data != null
                          ? new BufferedOutputStream(Files.newOutputStream(range.data))
-                         : new BufferedOutputStream(new FileOutputStream(java.io.FileDescriptor.out)), bytes)) {
+                         : new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), bytes)) {
                 BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
             }
             long nanos = System.nanoTime() - start;
             IoSummary.report(spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
-        }
-        return 0;
+        });
     }
 }

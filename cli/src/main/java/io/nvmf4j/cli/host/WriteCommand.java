@@ -1,8 +1,8 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
-import io.nvmf4j.initiator.NvmeController;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
  * (0's based) from {@code -s}, {@code -z} bytes taken from the input and the rest of the blocks zero. Without
  * {@code -c} and {@code -z} the whole input is written, its last partial block padded with zeros (nvmf4j's).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "write", sortOptions = false,
         description = {"Write a file or stdin to logical blocks, with nvme write's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file. Without -c and -z: the whole input.",
@@ -42,15 +42,12 @@ public final class WriteCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        if (output.format() == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
-        }
-        boolean json = output.isJson();
+        boolean json = output.textOrJson("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)")
+                == OutputOptions.Format.JSON;
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
+        return DeviceCommands.withController(output.verbose, fabric, 1, controller -> {
             Namespace ns = range.namespace(controller, fabric.endpoint());
             Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();
@@ -74,7 +71,6 @@ public final class WriteCommand implements Callable<Integer> {
             long nanos = System.nanoTime() - start;
             long bytes = range.dataSize != null ? range.dataSize : written * ns.blockSize();
             IoSummary.report(spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
-        }
-        return 0;
+        });
     }
 }
