@@ -65,7 +65,7 @@ public final class SecurityProtocolFields {
     }
 
     /** TL or AL (bytes 47:44), bytes. */
-    static long alTlOf(SubmissionQueueEntry sqe) {
+    public static long alTlOf(SubmissionQueueEntry sqe) {
         return Wire.u32(sqe.segment(), OFFSET_AL_TL);
     }
 }
