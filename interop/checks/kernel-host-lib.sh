@@ -12,11 +12,8 @@ kh_start_serve() {
   local port=$1; shift
   "$NVMF4J" serve --listen "127.0.0.1:$port" --provider softiwarp "$@" >> "$SYNC/serve.log" 2>&1 &
   KH_PID=$!
-  for i in $(seq 600); do   # the JVM may take a while to start on a loaded machine
-    grep -q 'listening on' "$SYNC/serve.log" && return 0
-    kill -0 $KH_PID 2>/dev/null || break
-    sleep 0.2
-  done
+  # the JVM may take a while to start on a loaded machine
+  wait_for_line "$SYNC/serve.log" 'listening on' $KH_PID 600 && return 0
   note "nvmf4j serve did not come up"; cat "$SYNC/serve.log"; kill $KH_PID 2>/dev/null
   return 1
 }
