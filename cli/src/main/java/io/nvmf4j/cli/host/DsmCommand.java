@@ -9,9 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j dsm}: Dataset Management (NVM Command Set 1.0, 3.2.3) as {@code nvme dsm}: one command carrying
@@ -63,10 +61,7 @@ public final class DsmCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
@@ -76,9 +71,9 @@ public final class DsmCommand implements Callable<Integer> {
         }
         List<DsmRange> list = ranges(ranges);
         int attributes = attributes();
-        return DeviceCommands.withController(verbose, fabric, 1, controller -> {
-            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).datasetManagement(list, attributes);
-            DeviceCommands.say(spec, "NVMe DSM: success");
+        return device.run(verbose, 1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).datasetManagement(list, attributes);
+            device.say("NVMe DSM: success");
         });
     }
 

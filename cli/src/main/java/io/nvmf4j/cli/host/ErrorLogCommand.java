@@ -7,9 +7,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j error-log}: Error Information log entries (01h), as {@code nvme error-log}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -29,23 +27,20 @@ public final class ErrorLogCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return DeviceCommands.withController(output.verbose, fabric, 0, controller -> {
+        return device.run(output.verbose, 0, controller -> {
             int n = entries != null ? entries : controller.identify().elpe() + 1;
             if (n < 1 || n > 256) {
                 throw new UsageProblem("error-log: -e/--log-entries " + n + " outside 1..256");
             }
             MemorySegment log = controller.getLogPage(LogPageId.ERROR.code(), 0xFFFF_FFFFL, 0,
                     n * ErrorLogFormat.ENTRY_SIZE, false);
-            DeviceCommands.print(spec, format, log, l -> ErrorLogFormat.json(l, n),
-                    (out, l) -> ErrorLogFormat.text(out, fabric.endpoint(), l, n));
+            device.print(format, log, l -> ErrorLogFormat.json(l, n),
+                    (out, l) -> ErrorLogFormat.text(out, device.fabric.endpoint(), l, n));
         });
     }
 }

@@ -4,9 +4,7 @@ import io.nvmf4j.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j flush}: the NVM Flush command (NVMe NVM Command Set 1.0, 3.2.1), as {@code nvme flush}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -23,16 +21,13 @@ public final class FlushCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        return DeviceCommands.withController(verbose, fabric, 1, controller -> {
-            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).flush();
-            DeviceCommands.say(spec, "NVMe Flush: success");
+        return device.run(verbose, 1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).flush();
+            device.say("NVMe Flush: success");
         });
     }
 }

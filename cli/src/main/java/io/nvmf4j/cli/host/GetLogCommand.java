@@ -6,9 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j get-log}: any log page (Get Log Page, NVMe Base 2.0, 5.16), dumped as {@code nvme get-log}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -44,10 +42,7 @@ public final class GetLogCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
@@ -60,14 +55,14 @@ public final class GetLogCommand implements Callable<Integer> {
         if (logId < 0 || logId > 0xff) {
             throw new UsageProblem("get-log: -i/--log-id " + logId + " outside 0..255");
         }
-        return DeviceCommands.withController(verbose, fabric, 0, controller -> {
+        return device.run(verbose, 0, controller -> {
             MemorySegment log = controller.getLogPage(logId, nsid, lpo, logLen, rae);
             if (rawBinary) {
                 RawOutput.write(log);
             } else {
-                spec.commandLine().getOut().printf("Device:%s log-id:%d namespace-id:%#x%n", fabric.endpoint(),
+                device.spec.commandLine().getOut().printf("Device:%s log-id:%d namespace-id:%#x%n", device.fabric.endpoint(),
                         logId, nsid);
-                HexDump.print(spec.commandLine().getOut(), log, logLen);
+                HexDump.print(device.spec.commandLine().getOut(), log, logLen);
             }
         });
     }

@@ -5,9 +5,7 @@ import io.nvmf4j.cli.host.nvmecli.IdCtrlFormat;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j id-ctrl}: Identify Controller, every field, as {@code nvme id-ctrl} prints it. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -26,16 +24,13 @@ public final class IdCtrlCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
         // Admin queue only: Identify moves 4 KiB on it; no I/O queue is worth its set-up here.
-        return DeviceCommands.withController(output.verbose, fabric, 0, controller -> DeviceCommands.print(spec,
-                format, controller.identify().segment(), IdCtrlFormat::json, IdCtrlFormat::text));
+        return device.run(output.verbose, 0, controller -> device.print(format, controller.identify().segment(),
+                IdCtrlFormat::json, IdCtrlFormat::text));
     }
 }

@@ -8,9 +8,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j id-ns}: Identify Namespace, every field, as {@code nvme id-ns} prints it. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -32,17 +30,14 @@ public final class IdNsCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return DeviceCommands.withController(output.verbose, fabric, 0, controller -> {
+        return device.run(output.verbose, 0, controller -> {
             long id = nsid != null ? nsid : firstActive(controller);
-            DeviceCommands.print(spec, format, controller.identifyNamespace(id).segment(), IdNsFormat::json,
+            device.print(format, controller.identifyNamespace(id).segment(), IdNsFormat::json,
                     (out, data) -> IdNsFormat.text(out, id, data));
         });
     }
@@ -50,7 +45,7 @@ public final class IdNsCommand implements Callable<Integer> {
     private long firstActive(NvmeController controller) throws NvmfException {
         List<Long> ids = controller.activeNamespaceIds();
         if (ids.isEmpty()) {
-            throw new CommandFailure("the subsystem at " + fabric.endpoint() + " has no active namespace");
+            throw new CommandFailure("the subsystem at " + device.fabric.endpoint() + " has no active namespace");
         }
         return ids.getFirst();
     }

@@ -11,8 +11,6 @@ import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout, as {@code nvme read}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -33,10 +31,7 @@ public final class ReadCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
@@ -48,14 +43,14 @@ public final class ReadCommand implements Callable<Integer> {
         if (json && range.data == null) {
             throw new UsageProblem("read: -o json prints the summary on stdout; give the data a file with -d/--data");
         }
-        return DeviceCommands.withController(output.verbose, fabric, 1, controller -> {
-            Namespace ns = range.namespace(controller, fabric.endpoint());
+        return device.run(output.verbose, 1, controller -> {
+            Namespace ns = range.namespace(controller, device.fabric.endpoint());
             long blocks = range.blocks(ns.blockSize());
             long transfer = blocks * ns.blockSize();
             long bytes = range.dataSize != null ? range.dataSize : transfer;
             if (bytes < transfer) {
                 // nvme-cli's words; it then writes only -z bytes of the buffer, as here.
-                spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
+                device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
             }
             long start = System.nanoTime();
             try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
@@ -65,7 +60,7 @@ public final class ReadCommand implements Callable<Integer> {
                 BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
             }
             long nanos = System.nanoTime() - start;
-            IoSummary.report(spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
+            IoSummary.report(device.spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
         });
     }
 }

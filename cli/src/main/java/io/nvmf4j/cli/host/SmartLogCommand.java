@@ -8,9 +8,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j smart-log}: the SMART / Health Information log (02h), as {@code nvme smart-log}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -30,18 +28,15 @@ public final class SmartLogCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return DeviceCommands.withController(output.verbose, fabric, 0, controller -> {
+        return device.run(output.verbose, 0, controller -> {
             MemorySegment log = controller.getLogPage(LogPageId.SMART.code(), nsid, 0, SmartHealthLog.SIZE, false);
-            DeviceCommands.print(spec, format, log, SmartLogFormat::json,
-                    (out, l) -> SmartLogFormat.text(out, fabric.endpoint(), nsid, l));
+            device.print(format, log, SmartLogFormat::json,
+                    (out, l) -> SmartLogFormat.text(out, device.fabric.endpoint(), nsid, l));
         });
     }
 }

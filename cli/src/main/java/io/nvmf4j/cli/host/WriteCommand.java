@@ -9,8 +9,6 @@ import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j write}: a file or stdin onto a remote namespace, as {@code nvme write}: {@code -c} blocks
@@ -35,10 +33,7 @@ public final class WriteCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
@@ -47,8 +42,8 @@ public final class WriteCommand implements Callable<Integer> {
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");
         }
-        return DeviceCommands.withController(output.verbose, fabric, 1, controller -> {
-            Namespace ns = range.namespace(controller, fabric.endpoint());
+        return device.run(output.verbose, 1, controller -> {
+            Namespace ns = range.namespace(controller, device.fabric.endpoint());
             Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();
             long written;
@@ -60,7 +55,7 @@ public final class WriteCommand implements Callable<Integer> {
                     long transfer = blocks * ns.blockSize();
                     long take = range.dataSize != null ? Math.min(range.dataSize, transfer) : transfer;
                     if (range.dataSize != null && range.dataSize < transfer) {
-                        spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n",
+                        device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n",
                                 transfer);
                     }
                     // nvme-cli reads -z bytes into a zeroed buffer of the blocks' size: a short input is zeros.
@@ -70,7 +65,7 @@ public final class WriteCommand implements Callable<Integer> {
             }
             long nanos = System.nanoTime() - start;
             long bytes = range.dataSize != null ? range.dataSize : written * ns.blockSize();
-            IoSummary.report(spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
+            IoSummary.report(device.spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
         });
     }
 }

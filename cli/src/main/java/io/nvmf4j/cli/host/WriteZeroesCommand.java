@@ -4,9 +4,7 @@ import io.nvmf4j.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j write-zeroes}: Write Zeroes (NVM Command Set 1.0, 3.2.8), as {@code nvme write-zeroes}. */
 @Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
@@ -36,19 +34,16 @@ public final class WriteZeroesCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
         if (blockCount < 0 || blockCount > 0xFFFF) {
             throw new UsageProblem("write-zeroes: -c/--block-count " + blockCount + " outside 0..65535 (0's based)");
         }
-        return DeviceCommands.withController(verbose, fabric, 1, controller -> {
-            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).writeZeroes(startBlock, blockCount + 1, deac);
-            DeviceCommands.say(spec, "NVME Write Zeroes Success");
+        return device.run(verbose, 1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).writeZeroes(startBlock, blockCount + 1, deac);
+            device.say("NVME Write Zeroes Success");
         });
     }
 }

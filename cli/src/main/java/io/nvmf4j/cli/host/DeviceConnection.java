@@ -8,16 +8,26 @@ import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
- * What every device command (nvme-cli's id-ctrl, id-ns, error-log, smart-log, get-log, read, write, flush, dsm,
- * write-zeroes) does around its own work, written once: the log level from {@code -v}, one connection with as many
- * I/O queues as the work needs (0: the admin queue only), close; nvme-cli's three ways to print a data structure
- * ({@code -o normal|json|binary}); and a command's one-line success message. The picocli options themselves stay
- * declared in each command, which keeps each command's help in nvme-cli's order.
+ * The picocli mixin of every device command (nvme-cli's id-ctrl, id-ns, error-log, smart-log, get-log, read, write,
+ * flush, dsm, write-zeroes): the connect options, long-only ({@link LongConnectFlags}), and what each such command
+ * does around its own work, written once: the log level from {@code -v}, one connection with as many I/O queues as
+ * the work needs (0: the admin queue only), close; nvme-cli's three ways to print a data structure
+ * ({@code -o normal|json|binary}); and a command's one-line success message. A command declares its own options
+ * before this mixin, so its help lists them first, as nvme-cli's does.
  */
-final class DeviceCommands {
+public final class DeviceConnection {
+
+    @Mixin
+    public LongConnectFlags fabric;
+
+    /** The command this mixin is part of (its output streams). */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
 
     /** A command's own work on the connected controller. */
     @FunctionalInterface
@@ -25,14 +35,11 @@ final class DeviceCommands {
         void run(NvmeController controller) throws Exception;
     }
 
-    private DeviceCommands() {
-    }
-
     /**
      * Sets the log level from {@code -v}, connects (to {@code --nqn}, else the first NVM subsystem the discovery log
      * lists) with {@code ioQueues} I/O queues, runs {@code work} and disconnects; picocli's exit code 0.
      */
-    static int withController(boolean verbose, FabricOptions fabric, int ioQueues, Work work) throws Exception {
+    int run(boolean verbose, int ioQueues, Work work) throws Exception {
         CommandLogging.configure(verbose);
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(ioQueues))) {
             work.run(controller);
@@ -41,7 +48,7 @@ final class DeviceCommands {
     }
 
     /** Prints {@code data} as {@code -o} asks: nvme-cli's JSON object, the raw bytes, or nvme-cli's text. */
-    static void print(CommandSpec spec, OutputOptions.Format format, MemorySegment data,
+    void print(OutputOptions.Format format, MemorySegment data,
             Function<MemorySegment, Map<String, Object>> json, BiConsumer<PrintWriter, MemorySegment> text)
             throws IOException {
         PrintWriter out = spec.commandLine().getOut();
@@ -56,7 +63,7 @@ final class DeviceCommands {
     }
 
     /** One line on stdout, flushed: nvme-cli's success message ({@code "NVMe Flush: success"} and the like). */
-    static void say(CommandSpec spec, String line) {
+    void say(String line) {
         PrintWriter out = spec.commandLine().getOut();
         out.println(line);
         out.flush();
