@@ -10,6 +10,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Spec;
 
 /**
@@ -36,11 +37,13 @@ public final class DeviceConnection {
     }
 
     /**
-     * Sets the log level from {@code -v}, connects (to {@code --nqn}, else the first NVM subsystem the discovery log
+     * Sets the log level from the command's {@code -v/--verbose} (read from its spec, as {@link FailureReport} reads
+     * it from the parse result, whichever class declares it), connects (to {@code --nqn}, else the first NVM subsystem the discovery log
      * lists) with {@code ioQueues} I/O queues, runs {@code work} and disconnects; picocli's exit code 0.
      */
-    int run(boolean verbose, int ioQueues, Work work) throws Exception {
-        CommandLogging.configure(verbose);
+    int run(int ioQueues, Work work) throws Exception {
+        OptionSpec verbose = spec.findOption("--verbose");
+        CommandLogging.configure(verbose != null && Boolean.TRUE.equals(verbose.getValue()));
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(ioQueues))) {
             work.run(controller);
         }

@@ -71,7 +71,7 @@ public final class DsmCommand implements Callable<Integer> {
         }
         List<DsmRange> list = ranges(ranges);
         int attributes = attributes();
-        return device.run(verbose, 1, controller -> {
+        return device.run(1, controller -> {
             DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).datasetManagement(list, attributes);
             device.say("NVMe DSM: success");
         });

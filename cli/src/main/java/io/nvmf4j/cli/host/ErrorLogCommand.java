@@ -32,7 +32,7 @@ public final class ErrorLogCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return device.run(output.verbose, 0, controller -> {
+        return device.run(0, controller -> {
             int n = entries != null ? entries : controller.identify().elpe() + 1;
             if (n < 1 || n > 256) {
                 throw new UsageProblem("error-log: -e/--log-entries " + n + " outside 1..256");

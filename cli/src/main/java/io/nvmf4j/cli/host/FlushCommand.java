@@ -25,7 +25,7 @@ public final class FlushCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        return device.run(verbose, 1, controller -> {
+        return device.run(1, controller -> {
             DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).flush();
             device.say("NVMe Flush: success");
         });

@@ -96,7 +96,7 @@ public final class GetFeatureCommand implements Callable<Integer> {
         PrintWriter out = device.spec.commandLine().getOut();
         Map<String, Object> json = JsonC.object();
         try {
-            device.run(output.verbose, 0, controller -> walk(controller, out, json, nsid, raw, format));
+            device.run(0, controller -> walk(controller, out, json, nsid, raw, format));
         } finally {
             out.flush(); // what was printed before a failure stays printed, as nvme-cli's stdout
         }

@@ -55,7 +55,7 @@ public final class GetLogCommand implements Callable<Integer> {
         if (logId < 0 || logId > 0xff) {
             throw new UsageProblem("get-log: -i/--log-id " + logId + " outside 0..255");
         }
-        return device.run(verbose, 0, controller -> {
+        return device.run(0, controller -> {
             MemorySegment log = controller.getLogPage(logId, nsid, lpo, logLen, rae);
             if (rawBinary) {
                 RawOutput.write(log);

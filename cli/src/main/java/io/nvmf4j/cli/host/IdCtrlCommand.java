@@ -30,7 +30,7 @@ public final class IdCtrlCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
         // Admin queue only: Identify moves 4 KiB on it; no I/O queue is worth its set-up here.
-        return device.run(output.verbose, 0, controller -> device.print(format, controller.identify().segment(),
+        return device.run(0, controller -> device.print(format, controller.identify().segment(),
                 IdCtrlFormat::json, IdCtrlFormat::text));
     }
 }

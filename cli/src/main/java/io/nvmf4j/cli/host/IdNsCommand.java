@@ -35,7 +35,7 @@ public final class IdNsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return device.run(output.verbose, 0, controller -> {
+        return device.run(0, controller -> {
             long id = nsid != null ? nsid : firstActive(controller);
             device.print(format, controller.identifyNamespace(id).segment(), IdNsFormat::json,
                     (out, data) -> IdNsFormat.text(out, id, data));

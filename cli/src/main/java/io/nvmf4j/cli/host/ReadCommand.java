@@ -17,10 +17,7 @@ import picocli.CommandLine.Mixin;
         name = "read", sortOptions = false,
         description = {"Read logical blocks into a file or stdout, with nvme read's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file.",
-            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
-                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
-                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
-                + "not offered)."},
+            BlockRangeOptions.COLLISIONS},
         footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin   (8 blocks of 512)"})
 public final class ReadCommand implements Callable<Integer> {
 
@@ -43,7 +40,7 @@ public final class ReadCommand implements Callable<Integer> {
         if (json && range.data == null) {
             throw new UsageProblem("read: -o json prints the summary on stdout; give the data a file with -d/--data");
         }
-        return device.run(output.verbose, 1, controller -> {
+        return device.run(1, controller -> {
             Namespace ns = range.namespace(controller, device.fabric.endpoint());
             long blocks = range.blocks(ns.blockSize());
             long transfer = blocks * ns.blockSize();

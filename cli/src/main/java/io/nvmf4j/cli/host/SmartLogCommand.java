@@ -33,7 +33,7 @@ public final class SmartLogCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         OutputOptions.Format format = output.format(rawBinary);
-        return device.run(output.verbose, 0, controller -> {
+        return device.run(0, controller -> {
             MemorySegment log = controller.getLogPage(LogPageId.SMART.code(), nsid, 0, SmartHealthLog.SIZE, false);
             device.print(format, log, SmartLogFormat::json,
                     (out, l) -> SmartLogFormat.text(out, device.fabric.endpoint(), nsid, l));

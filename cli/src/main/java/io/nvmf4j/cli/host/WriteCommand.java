@@ -19,10 +19,7 @@ import picocli.CommandLine.Mixin;
         name = "write", sortOptions = false,
         description = {"Write a file or stdin to logical blocks, with nvme write's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file. Without -c and -z: the whole input.",
-            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
-                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
-                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
-                + "not offered)."},
+            BlockRangeOptions.COLLISIONS},
         footer = {"", "Example: nvmf4j write --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d in.bin   (8 blocks of 512)"})
 public final class WriteCommand implements Callable<Integer> {
 
@@ -42,7 +39,7 @@ public final class WriteCommand implements Callable<Integer> {
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");
         }
-        return device.run(output.verbose, 1, controller -> {
+        return device.run(1, controller -> {
             Namespace ns = range.namespace(controller, device.fabric.endpoint());
             Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();

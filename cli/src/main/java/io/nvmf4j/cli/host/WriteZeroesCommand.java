@@ -41,7 +41,7 @@ public final class WriteZeroesCommand implements Callable<Integer> {
         if (blockCount < 0 || blockCount > 0xFFFF) {
             throw new UsageProblem("write-zeroes: -c/--block-count " + blockCount + " outside 0..65535 (0's based)");
         }
-        return device.run(verbose, 1, controller -> {
+        return device.run(1, controller -> {
             DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).writeZeroes(startBlock, blockCount + 1, deac);
             device.say("NVME Write Zeroes Success");
         });
