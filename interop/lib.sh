@@ -31,8 +31,51 @@ await() {
   cat "$SYNC/$name"
 }
 
+# kt_host_part STEPS: the host part of a check against the guest's kernel target (interop/guest/kernel-target.sh
+# kt_serve_host): waits for "kernel-target-ready" (its value: the subsystem NQN), runs STEPS NQN, then signals
+# "host-done" whatever STEPS returned; STEPS' status.
+kt_host_part() {
+  local nqn rc
+  nqn=$(await kernel-target-ready 90) || return 1
+  "$1" "$nqn"; rc=$?
+  signal host-done
+  return $rc
+}
+
+# wait_for_line FILE REGEX PID TRIES: waits, TRIES times 0.2 s at most, for a line matching REGEX in FILE (a daemon's
+# log announcing it is up); 1 when PID ends first or the time runs out.
+wait_for_line() {
+  local i
+  for i in $(seq "$4"); do
+    grep -q "$2" "$1" 2>/dev/null && return 0
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.2
+  done
+  grep -q "$2" "$1" 2>/dev/null
+}
+
 # note MSG: a line in the check's log, timestamped (seconds since the check began).
 note() { printf '[%4ds] %s\n' "$SECONDS" "$*"; }
+
+# perf_verify LABEL COMMAND...: runs COMMAND, an `nvmf4j perf --verify` (on the host or, through gj_nvmf4j, in the
+# guest), with --label LABEL --json added, into $SYNC/LABEL.json; prints one line of figures; 1 when perf failed
+# (its last messages printed) or its JSON shows no read, no write or no verified block.
+perf_verify() {
+  local label=$1; shift
+  "$@" --label "$label" --json > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
+    note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; return 1; }
+  python3 - "$SYNC/$label.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rd, wr, tot = r["read"], r["write"], r["total"]
+print("%-12s %6d B qd%-3d %8.0f IOPS  read %d ios, write %d ios, verified %d blocks"
+      % (r["label"], r["io_size"], r["queue_depth"], tot["iops"], rd["ios"], wr["ios"], r.get("verified_blocks", 0)))
+bad = [p for p, c in (("no read", rd["ios"] == 0), ("no write", wr["ios"] == 0),
+                      ("no block verified", r.get("verified_blocks", 0) <= 0)) if c]
+for p in bad: print("perf check:", p)
+sys.exit(1 if bad else 0)
+PY
+}
 
 # rping_expected_line I SIZE: the string rping's client puts in its buffer for ping I with -S SIZE
 # (librdmacm/examples/rping.c, rping_test_client(): "rdma-ping-%d: " then ascending characters

@@ -6,19 +6,15 @@ CHECK_TIMEOUT=420
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0 sum
-  port=$(free_port)
-  img=$(kh_image 64)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
+  local rc=0 sum
+  kh_serve_image 64 || return 1
   sum=$(kh_await written-sha256 360) || rc=1
   kh_await disconnected 120 > /dev/null || rc=1
   kh_stop_serve || rc=1
   cat "$SYNC/serve.log"
   [ $rc = 0 ] || return 1
   local onhost
-  onhost=$(head -c $((4 << 20)) "$img" | sha256sum | cut -d' ' -f1)
+  onhost=$(head -c $((4 << 20)) "$KH_IMG" | sha256sum | cut -d' ' -f1)
   note "guest wrote sha256 $sum; host image holds $onhost"
   [ "$sum" = "$onhost" ] || { note "FAIL: the image file does not hold what the guest wrote"; return 1; }
   grep -q "connected to $KH_SUBNQN" "$SYNC/serve.log" || { note "FAIL: no connect line in the log"; return 1; }

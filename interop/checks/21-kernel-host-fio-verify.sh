@@ -5,24 +5,16 @@ CHECK_TIMEOUT=600
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0
-  port=$(free_port)
-  img=$(kh_image 128)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
-  kh_await done 560 > /dev/null || rc=1
-  kh_stop_serve || rc=1
+  local rc=0
+  kh_serve_until_done 128 560 || rc=1
   grep -E 'WARN|ERROR' "$SYNC/serve.log" | head -20
   return $rc
 }
 
 guest_part() {
   local port subnqn hostnqn rc=0
-  local t; t=$(await target 200) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  . "$SYNC/kernel-host-lib.sh"
-  kh_connect "$port" "$subnqn" "$hostnqn" || return 1
+  . /lab/checks/kernel-host-lib.sh
+  kh_guest_connect || return 1
   for bs in 4k 128k; do
     note "fio randwrite bs=$bs iodepth=32 verify=crc32c, then verify"
     timeout 240 fio --name="w$bs" --filename="$KH_DEV" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \

@@ -4,23 +4,13 @@ CHECK_TIMEOUT=300
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0
-  port=$(free_port)
-  img=$(kh_image 64)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
-  kh_await done 260 > /dev/null || rc=1
-  kh_stop_serve || rc=1
-  return $rc
+  kh_serve_until_done 64 260
 }
 
 guest_part() {
   local port subnqn hostnqn rc=0
-  local t; t=$(await target 200) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  . "$SYNC/kernel-host-lib.sh"
-  kh_connect "$port" "$subnqn" "$hostnqn" || return 1
+  . /lab/checks/kernel-host-lib.sh
+  kh_guest_connect || return 1
   local dev=$KH_DEV
   head -c $((2 << 20)) /dev/urandom > /tmp/r.bin
   dd if=/tmp/r.bin of="$dev" bs=64k oflag=direct status=none || { note "FAIL: write"; return 1; }

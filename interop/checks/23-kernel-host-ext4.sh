@@ -4,23 +4,13 @@ CHECK_TIMEOUT=420
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0
-  port=$(free_port)
-  img=$(kh_image 128)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" --block-size 4096 || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
-  kh_await done 380 > /dev/null || rc=1
-  kh_stop_serve || rc=1
-  return $rc
+  kh_serve_until_done 128 380 --block-size 4096
 }
 
 guest_part() {
   local port subnqn hostnqn rc=0
-  local t; t=$(await target 200) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  . "$SYNC/kernel-host-lib.sh"
-  kh_connect "$port" "$subnqn" "$hostnqn" || return 1
+  . /lab/checks/kernel-host-lib.sh
+  kh_guest_connect || return 1
   mkfs.ext4 -q -F "$KH_DEV" || { note "FAIL: mkfs.ext4"; dmesg | tail; return 1; }
   mkdir -p /mnt/t && mount "$KH_DEV" /mnt/t || { note "FAIL: mount"; dmesg | tail; return 1; }
   for i in $(seq 1 20); do

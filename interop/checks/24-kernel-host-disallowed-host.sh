@@ -5,14 +5,8 @@ OTHER_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:00000000-dead-beef-0000-0000000000
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0
-  port=$(free_port)
-  img=$(kh_image 16)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
-  kh_await done 260 > /dev/null || rc=1
-  kh_stop_serve || rc=1
+  local rc=0
+  kh_serve_until_done 16 260 || rc=1
   grep -E "rejected host $OTHER_HOSTNQN|$OTHER_HOSTNQN.*not allowed|refused" "$SYNC/serve.log" \
       || { note "FAIL: the refusal is not in the log"; cat "$SYNC/serve.log"; rc=1; }
   return $rc

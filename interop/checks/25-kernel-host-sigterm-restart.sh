@@ -5,19 +5,15 @@ CHECK_TIMEOUT=600
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img rc=0
-  port=$(free_port)
-  img=$(kh_image 96)
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
+  local rc=0
+  kh_serve_image 96 || return 1
   kh_await fio-running 300 > /dev/null || { kh_stop_serve; return 1; }
   sleep 3
   note "SIGTERM to nvmf4j serve while fio writes"
   kh_stop_serve || { note "FAIL: the daemon did not exit 0 on SIGTERM"; rc=1; }
   sleep 2
   note "starting nvmf4j serve again on the same port and image"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
+  kh_start_serve "$KH_PORT" --file "$KH_IMG" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" || return 1
   signal restarted
   kh_await done 500 > /dev/null || rc=1
   kh_stop_serve || rc=1
@@ -27,10 +23,8 @@ host_part() {
 
 guest_part() {
   local port subnqn hostnqn rc=0
-  local t; t=$(await target 200) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  . "$SYNC/kernel-host-lib.sh"
-  kh_connect "$port" "$subnqn" "$hostnqn" --reconnect-delay=1 --ctrl-loss-tmo=120 || return 1
+  . /lab/checks/kernel-host-lib.sh
+  kh_guest_connect --reconnect-delay=1 --ctrl-loss-tmo=120 || return 1
   note "fio randwrite 48 MiB at 1500 IOPS, iodepth 32, crc32c headers, verify pass after"
   timeout 420 fio --name=restart --filename="$KH_DEV" --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
       --iodepth=32 --size=48M --rate_iops=1500 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \

@@ -6,15 +6,11 @@ CHECK_TIMEOUT=300
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port img img2 sock rc=0
-  port=$(free_port)
-  img=$(kh_image 16)
+  local img2 sock rc=0
   img2=$SYNC/second.img
   rm -f "$img2"; truncate -s 16M "$img2"
   sock=$SYNC/nvmf4j.sock
-  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
-  kh_start_serve "$port" --file "$img" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" --rpc-socket "$sock" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN"
+  kh_serve_image 16 --rpc-socket "$sock" || return 1
   kh_await connected 200 > /dev/null || { kh_stop_serve; return 1; }
   "$NVMF4J" ctl --socket "$sock" add-namespace "$KH_SUBNQN" --path "$img2" || rc=1
   signal added
@@ -32,10 +28,8 @@ host_part() {
 
 guest_part() {
   local port subnqn hostnqn ns2 size rc=0
-  local t; t=$(await target 200) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  . "$SYNC/kernel-host-lib.sh"
-  kh_connect "$port" "$subnqn" "$hostnqn" || return 1
+  . /lab/checks/kernel-host-lib.sh
+  kh_guest_connect || return 1
   ns2=${KH_DEV%n1}n2
   signal connected
   await added 90 > /dev/null || return 1

@@ -12,10 +12,7 @@ guest_part() {
   local d0 rc=0
   d0=$(dmesg | wc -l)
   kt_setup 64 || { dmesg | tail -20; return 1; }
-  signal kernel-target-ready "$KT_NQN"
-  await host-done 150 > /dev/null || rc=1
-  kt_quiet_after_disconnect 20 || rc=1
-  kt_dmesg_check "$d0" || rc=1
+  kt_serve_host 150 "$d0" || rc=1
   dmesg | tail -n +"$((d0 + 1))" | grep -q 'creating discovery controller' ||
     { note "nvmet never created a discovery controller"; rc=1; }
   dmesg | tail -n +"$((d0 + 1))" | grep -q "creating nvm controller .* for subsystem $KT_NQN" ||
@@ -25,11 +22,7 @@ guest_part() {
 }
 
 host_part() {
-  local nqn rc
-  nqn=$(await kernel-target-ready 90) || return 1
-  host_steps "$nqn"; rc=$?
-  signal host-done
-  return $rc
+  kt_host_part host_steps
 }
 
 host_steps() {

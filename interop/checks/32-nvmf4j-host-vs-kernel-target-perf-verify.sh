@@ -17,10 +17,7 @@ guest_part() {
   local d0 rc=0
   d0=$(dmesg | wc -l)
   kt_setup 64 || { dmesg | tail -20; return 1; }
-  signal kernel-target-ready "$KT_NQN"
-  await host-done 160 > /dev/null || rc=1
-  kt_quiet_after_disconnect 20 || rc=1
-  kt_dmesg_check "$d0" || rc=1
+  kt_serve_host 160 "$d0" || rc=1
   local n; n=$(dmesg | tail -n +"$((d0 + 1))" | grep -c "creating nvm controller .* for subsystem $KT_NQN")
   note "nvmet created $n NVM controller(s) for $KT_NQN (one per perf run)"
   kt_kernel_host_reference
@@ -29,11 +26,7 @@ guest_part() {
 }
 
 host_part() {
-  local nqn rc
-  nqn=$(await kernel-target-ready 90) || return 1
-  host_steps "$nqn"; rc=$?
-  signal host-done
-  return $rc
+  kt_host_part host_steps
 }
 
 # perf_run LABEL REGION ARGS...: one `nvmf4j perf --verify --json` run; prints its figures, 1 on failure.

@@ -20,24 +20,17 @@ guest_part() {
   note "$(cat "$SYNC/nvme-version.txt")"
   nvme discover -t rdma -a "$GUEST_IP" -s 4420 -o json > "$SYNC/nvme-discover.json" 2> "$SYNC/nvme-discover.err" ||
     { cat "$SYNC/nvme-discover.err"; note "nvme discover -o json failed"; rc=1; }
-  nvme connect -t rdma -a "$GUEST_IP" -s 4420 -n "$KT_NQN" > /tmp/connect.log 2>&1 ||
-    { cat /tmp/connect.log; note "nvme connect failed"; rc=1; }
-  for i in $(seq 100); do dev=$(ls /dev/nvme*n1 2>/dev/null | head -1); [ -n "$dev" ] && break; sleep 0.2; done
-  if [ -n "$dev" ]; then
-    ctrl=${dev%n1}
+  if kt_local_connect; then
+    dev=$KT_HOST_DEV ctrl=$KT_HOST_CTRL
     nvme id-ctrl "$ctrl" -o json > "$SYNC/nvme-id-ctrl.json" 2> "$SYNC/nvme-id-ctrl.err" ||
       { cat "$SYNC/nvme-id-ctrl.err"; note "nvme id-ctrl -o json failed"; rc=1; }
     nvme id-ns "$dev" -n 1 -o json > "$SYNC/nvme-id-ns.json" 2> "$SYNC/nvme-id-ns.err" ||
       { cat "$SYNC/nvme-id-ns.err"; note "nvme id-ns -o json failed"; rc=1; }
   else
-    note "no namespace device appeared after nvme connect"; rc=1
+    rc=1
   fi
-  nvme disconnect -n "$KT_NQN" > /dev/null 2>&1
-  kt_quiet_after_disconnect 20 > /dev/null || true
-  signal kernel-target-ready "$KT_NQN"
-  await host-done 240 > /dev/null || rc=1
-  kt_quiet_after_disconnect 20 || rc=1
-  kt_dmesg_check "$d0" || rc=1
+  kt_local_disconnect
+  kt_serve_host 240 "$d0" || rc=1
   kt_teardown
   return $rc
 }

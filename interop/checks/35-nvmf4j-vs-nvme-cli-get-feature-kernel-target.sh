@@ -41,25 +41,18 @@ guest_part() {
   kt_setup 64 || { dmesg | tail -20; return 1; }
   modprobe -a nvme-fabrics nvme-rdma || { note "cannot load nvme-rdma"; return 1; }
   note "$(nvme version 2>&1)"
-  nvme connect -t rdma -a "$GUEST_IP" -s 4420 -n "$KT_NQN" > /tmp/connect.log 2>&1 ||
-    { cat /tmp/connect.log; note "nvme connect failed"; rc=1; }
-  for i in $(seq 100); do dev=$(ls /dev/nvme*n1 2>/dev/null | head -1); [ -n "$dev" ] && break; sleep 0.2; done
-  if [ -n "$dev" ]; then
-    ctrl=${dev%n1}
+  if kt_local_connect; then
+    dev=$KT_HOST_DEV ctrl=$KT_HOST_CTRL
     while IFS='|' read -r name args; do
       # shellcheck disable=SC2086 # the arguments are words on purpose
       nvme get-feature "$ctrl" $args > "$SYNC/nvme-gf-$name.out" 2> "$SYNC/nvme-gf-$name.err"
       echo $? > "$SYNC/nvme-gf-$name.rc"
     done <<< "$GF_CASES"
   else
-    note "no namespace device appeared after nvme connect"; rc=1
+    rc=1
   fi
-  nvme disconnect -n "$KT_NQN" > /dev/null 2>&1
-  kt_quiet_after_disconnect 20 > /dev/null || true
-  signal kernel-target-ready "$KT_NQN"
-  await host-done 240 > /dev/null || rc=1
-  kt_quiet_after_disconnect 20 || rc=1
-  kt_dmesg_check "$d0" || rc=1
+  kt_local_disconnect
+  kt_serve_host 240 "$d0" || rc=1
   kt_teardown
   return $rc
 }

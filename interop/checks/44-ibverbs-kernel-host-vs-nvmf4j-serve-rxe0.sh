@@ -12,17 +12,8 @@ guest_part() {
   . /lab/guest/java.sh
   local ip img=/tmp/ibverbs-disk.img js rc=0 dev= c bs qd
   ip=$(gj_device_ip $DEVICE)
-  export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$DEVICE"
-  truncate -s 64M $img
-  note "nvmf4j serve --provider ibverbs --listen $ip:4420 --file $img --nqn $NQN"
-  gj_start "$SYNC/serve.log" serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN
+  gj_serve_image $DEVICE $img $NQN || return 1
   js=$GJ_PID
-  for i in $(seq 900); do
-    grep -q 'listening on' "$SYNC/serve.log" && break
-    kill -0 $js 2>/dev/null || break
-    sleep 0.2
-  done
-  grep -q 'listening on' "$SYNC/serve.log" || { note "serve did not come up"; cat "$SYNC/serve.log"; kill $js; return 1; }
   modprobe -a nvme-fabrics nvme-rdma
   timeout 90 nvme discover -t rdma -a "$ip" -s 4420 > /tmp/disc.log 2>&1 || rc=1
   cat /tmp/disc.log

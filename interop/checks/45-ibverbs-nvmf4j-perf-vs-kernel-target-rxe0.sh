@@ -19,21 +19,9 @@ guest_part() {
   for w in randrw-4k:randrw:4k:16:2m randrw-128k:randrw:128k:8:4m; do
     IFS=: read -r label rw bs qd size <<< "$w"
     note "nvmf4j perf --provider ibverbs --traddr $ip --trsvcid 4420 --nqn $KT_NQN -w $rw -M 50 -o $bs -q $qd --verify --size $size -t 3"
-    timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf --provider ibverbs --traddr "$ip" \
-        --trsvcid 4420 --nqn "$KT_NQN" --connect-timeout 30 -w "$rw" -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t 3 --ramp 0.5 \
-        --label "$label" --json > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
-      note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; rc=1; continue; }
-    python3 - "$SYNC/$label.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))
-rd, wr, tot = r["read"], r["write"], r["total"]
-print("%-12s %6d B qd%-3d %8.0f IOPS  read %d ios, write %d ios, verified %d blocks"
-      % (r["label"], r["io_size"], r["queue_depth"], tot["iops"], rd["ios"], wr["ios"], r.get("verified_blocks", 0)))
-bad = [p for p, c in (("no read", rd["ios"] == 0), ("no write", wr["ios"] == 0),
-                      ("no block verified", r.get("verified_blocks", 0) <= 0)) if c]
-for p in bad: print("perf check:", p)
-sys.exit(1 if bad else 0)
-PY
+    perf_verify "$label" timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf --provider ibverbs \
+        --traddr "$ip" --trsvcid 4420 --nqn "$KT_NQN" --connect-timeout 30 -w "$rw" -M 50 -o "$bs" -q "$qd" --verify \
+        --size "$size" -t 3 --ramp 0.5 || rc=1
   done
   kt_quiet_after_disconnect 20 || rc=1
   kt_dmesg_check "$d0" || rc=1

@@ -10,19 +10,9 @@ DEVICE=siw0 NQN=nqn.2026-12.io.nvmf4j:lab-cross
 
 guest_part() {
   . /lab/guest/java.sh
-  local ip img=/tmp/cross-disk.img js rc=0
-  ip=$(gj_device_ip $DEVICE)
-  export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$DEVICE"
-  truncate -s 64M $img
-  note "nvmf4j serve --provider ibverbs --listen $ip:4420 --file $img --nqn $NQN"
-  gj_start "$SYNC/serve.log" serve --provider ibverbs --listen "$ip:4420" --file $img --nqn $NQN
+  local img=/tmp/cross-disk.img js rc=0
+  gj_serve_image $DEVICE $img $NQN || return 1
   js=$GJ_PID
-  for i in $(seq 900); do
-    grep -q 'listening on' "$SYNC/serve.log" && break
-    kill -0 $js 2>/dev/null || break
-    sleep 0.2
-  done
-  grep -q 'listening on' "$SYNC/serve.log" || { note "serve did not come up"; cat "$SYNC/serve.log"; kill $js; return 1; }
   signal target-ready
   await host-done 360 > /dev/null || rc=1
   kill -TERM $js; timeout 60 tail --pid=$js -f /dev/null; wait $js; note "nvmf4j serve exited rc=$?"
@@ -46,20 +36,8 @@ host_part() {
   for w in randrw-4k:4k:16:2m randrw-128k:128k:8:4m; do
     IFS=: read -r label bs qd size <<< "$w"
     note "nvmf4j perf ${A[*]} -w randrw -M 50 -o $bs -q $qd --verify --size $size -t 3"
-    timeout -k 5 120 "$NVMF4J" perf "${A[@]}" -w randrw -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t 3 \
-        --ramp 0.5 --label "$label" --json > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
-      note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; rc=1; continue; }
-    python3 - "$SYNC/$label.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))
-rd, wr, tot = r["read"], r["write"], r["total"]
-print("%-12s %6d B qd%-3d %8.0f IOPS  read %d ios, write %d ios, verified %d blocks"
-      % (r["label"], r["io_size"], r["queue_depth"], tot["iops"], rd["ios"], wr["ios"], r.get("verified_blocks", 0)))
-bad = [p for p, c in (("no read", rd["ios"] == 0), ("no write", wr["ios"] == 0),
-                      ("no block verified", r.get("verified_blocks", 0) <= 0)) if c]
-for p in bad: print("perf check:", p)
-sys.exit(1 if bad else 0)
-PY
+    perf_verify "$label" timeout -k 5 120 "$NVMF4J" perf "${A[@]}" -w randrw -M 50 -o "$bs" -q "$qd" --verify \
+        --size "$size" -t 3 --ramp 0.5 || rc=1
   done
   head -c $((256 << 10)) /dev/urandom > "$SYNC/pattern.tmp"
   nvmf4j_write_read "${A[@]}" || rc=1

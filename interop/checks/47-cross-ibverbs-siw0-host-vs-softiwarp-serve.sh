@@ -16,8 +16,7 @@ host_part() {
   KH_PID=
   "$NVMF4J" serve --listen "127.0.0.1:$port" --provider softiwarp --file "$img" --nqn "$NQN" >> "$SYNC/serve.log" 2>&1 &
   KH_PID=$!
-  for i in $(seq 600); do grep -q 'listening on' "$SYNC/serve.log" && break; kill -0 $KH_PID 2>/dev/null || break; sleep 0.2; done
-  grep -q 'listening on' "$SYNC/serve.log" || { cat "$SYNC/serve.log"; kill $KH_PID; return 1; }
+  wait_for_line "$SYNC/serve.log" 'listening on' $KH_PID 600 || { cat "$SYNC/serve.log"; kill $KH_PID; return 1; }
   signal target "$port"
   kh_await guest-done 380 > /dev/null || rc=1
   kh_stop_serve || rc=1
@@ -41,21 +40,8 @@ guest_part() {
   for w in randrw-4k:4k:16:2m:3 randrw-128k:128k:8:4m:10; do
     IFS=: read -r label bs qd size secs <<< "$w"
     note "nvmf4j perf ${A[*]} -w randrw -M 50 -o $bs -q $qd --verify --size $size -t $secs"
-    timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf "${A[@]}" -w randrw -M 50 -o "$bs" \
-        -q "$qd" --verify --size "$size" -t "$secs" --ramp 0.5 --label "$label" --json \
-        > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
-      note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; rc=1; continue; }
-    python3 - "$SYNC/$label.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))
-rd, wr, tot = r["read"], r["write"], r["total"]
-print("%-12s %6d B qd%-3d %8.0f IOPS  read %d ios, write %d ios, verified %d blocks"
-      % (r["label"], r["io_size"], r["queue_depth"], tot["iops"], rd["ios"], wr["ios"], r.get("verified_blocks", 0)))
-bad = [p for p, c in (("no read", rd["ios"] == 0), ("no write", wr["ios"] == 0),
-                      ("no block verified", r.get("verified_blocks", 0) <= 0)) if c]
-for p in bad: print("perf check:", p)
-sys.exit(1 if bad else 0)
-PY
+    perf_verify "$label" timeout -k 5 150 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf "${A[@]}" -w randrw \
+        -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t "$secs" --ramp 0.5 || rc=1
   done
   head -c $((256 << 10)) /dev/urandom > /tmp/pattern.bin
   note "nvmf4j write/read 256 KiB at LBA 32768"

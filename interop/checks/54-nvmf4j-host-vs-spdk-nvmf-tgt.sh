@@ -17,12 +17,7 @@ guest_part() {
   note "nvmf_tgt -m 0x1 --json /tmp/tgt.json (RDMA $GUEST_IP:4420, Malloc0 64 MiB, $NQN)"
   "$SP_BIN/nvmf_tgt" -m 0x1 --json /tmp/tgt.json > "$SYNC/nvmf_tgt.log" 2>&1 &
   tgt=$!
-  for i in $(seq 900); do
-    grep -q 'NVMe/RDMA Target Listening on' "$SYNC/nvmf_tgt.log" && break
-    kill -0 $tgt 2>/dev/null || break
-    sleep 0.2
-  done
-  grep -q 'NVMe/RDMA Target Listening on' "$SYNC/nvmf_tgt.log" || {
+  wait_for_line "$SYNC/nvmf_tgt.log" 'NVMe/RDMA Target Listening on' $tgt 900 || {
     note "FAIL: nvmf_tgt did not listen"; cat "$SYNC/nvmf_tgt.log"; kill $tgt 2>/dev/null; signal target-ready fail; return 1; }
   note "$(grep 'Listening on' "$SYNC/nvmf_tgt.log")"
   signal target-ready ok
@@ -48,20 +43,8 @@ host_steps() {
   for w in randrw-4k:4k:16:16m randrw-128k:128k:8:32m; do
     IFS=: read -r label bs qd size <<< "$w"
     note "nvmf4j perf ${A[*]} -w randrw -M 50 -o $bs -q $qd --verify --size $size -t 3"
-    timeout -k 5 150 "$NVMF4J" perf "${A[@]}" -w randrw -M 50 -o "$bs" -q "$qd" --verify --size "$size" -t 3 \
-        --ramp 0.5 --label "$label" --json > "$SYNC/$label.json" 2> "$SYNC/$label.err" || {
-      note "FAIL: perf $label"; tr '\r' '\n' < "$SYNC/$label.err" | grep -v '^$' | tail -15; rc=1; continue; }
-    python3 - "$SYNC/$label.json" <<'PY' || rc=1
-import json, sys
-r = json.load(open(sys.argv[1]))
-rd, wr, tot = r["read"], r["write"], r["total"]
-print("%-12s %6d B qd%-3d %8.0f IOPS  read %d ios, write %d ios, verified %d blocks"
-      % (r["label"], r["io_size"], r["queue_depth"], tot["iops"], rd["ios"], wr["ios"], r.get("verified_blocks", 0)))
-bad = [p for p, c in (("no read", rd["ios"] == 0), ("no write", wr["ios"] == 0),
-                      ("no block verified", r.get("verified_blocks", 0) <= 0)) if c]
-for p in bad: print("perf check:", p)
-sys.exit(1 if bad else 0)
-PY
+    perf_verify "$label" timeout -k 5 150 "$NVMF4J" perf "${A[@]}" -w randrw -M 50 -o "$bs" -q "$qd" --verify \
+        --size "$size" -t 3 --ramp 0.5 || rc=1
   done
   for w in 7:1:one-block.bin 12345:2057:2057-blocks.bin; do
     IFS=: read -r lba blocks name <<< "$w"

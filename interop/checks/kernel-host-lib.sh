@@ -1,6 +1,7 @@
 # Host-side helpers of the kernel-host checks (NN-kernel-host-*.sh): the Linux kernel's NVMe-oF RDMA host
 # (nvme-rdma over siw0 in the guest) against `nvmf4j serve` (softiwarp) on the host's 127.0.0.1, reached from
-# the guest as 10.0.2.2. Sourced by a check's host_part from $ROOT/interop/checks (the guest does not see it).
+# the guest as 10.0.2.2. Sourced by a check's host_part from $ROOT/interop/checks, and by its guest_part from
+# /lab/checks (interop/run stages it there; older checks still source the copy kh_serve_image leaves in $SYNC).
 
 KH_SUBNQN=nqn.2026-12.io.nvmf4j:lab-disk
 KH_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6c1e0f2a-0b7d-4e8a-9a55-3a1c2b4d5e6f
@@ -11,11 +12,8 @@ kh_start_serve() {
   local port=$1; shift
   "$NVMF4J" serve --listen "127.0.0.1:$port" --provider softiwarp "$@" >> "$SYNC/serve.log" 2>&1 &
   KH_PID=$!
-  for i in $(seq 600); do   # the JVM may take a while to start on a loaded machine
-    grep -q 'listening on' "$SYNC/serve.log" && return 0
-    kill -0 $KH_PID 2>/dev/null || break
-    sleep 0.2
-  done
+  # the JVM may take a while to start on a loaded machine
+  wait_for_line "$SYNC/serve.log" 'listening on' $KH_PID 600 && return 0
   note "nvmf4j serve did not come up"; cat "$SYNC/serve.log"; kill $KH_PID 2>/dev/null
   return 1
 }
@@ -60,6 +58,28 @@ kh_image() {
   echo "$img"
 }
 
+# kh_serve_image SIZE_MIB [serve options...]: what the kernel-host checks' host parts begin with: a SIZE_MIB image
+# ($KH_IMG) as the file namespace of $KH_SUBNQN for $KH_HOSTNQN, nvmf4j serve on a free port ($KH_PORT) with the
+# options given, this file handed to the guest, and "PORT SUBNQN HOSTNQN" signalled as "target". 1 if serve fails.
+kh_serve_image() {
+  local size=$1; shift
+  KH_PORT=$(free_port)
+  KH_IMG=$(kh_image "$size")
+  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
+  kh_start_serve "$KH_PORT" --file "$KH_IMG" --nqn "$KH_SUBNQN" --allow-host "$KH_HOSTNQN" "$@" || return 1
+  signal target "$KH_PORT $KH_SUBNQN $KH_HOSTNQN"
+}
+
+# kh_serve_until_done SIZE_MIB SECONDS [serve options...]: kh_serve_image, then wait up to SECONDS for the guest's
+# "done" and stop the daemon (which must exit 0). 1 if any step fails.
+kh_serve_until_done() {
+  local size=$1 seconds=$2 rc=0; shift 2
+  kh_serve_image "$size" "$@" || return 1
+  kh_await done "$seconds" > /dev/null || rc=1
+  kh_stop_serve || rc=1
+  return $rc
+}
+
 # ---- guest side (the host part copies this file into $SYNC, which the guest sees as /lab/sync/<check>) ----
 
 # kh_connect PORT SUBNQN HOSTNQN [nvme connect options...]: connects; sets KH_CTRL (/dev/nvmeN) and KH_DEV (the
@@ -87,6 +107,16 @@ kh_connect() {
   done
   [ -n "$KH_CTRL" ] && [ -b "$KH_DEV" ] || { note "no controller/namespace appeared"; nvme list; dmesg | tail -20; return 1; }
   note "connected: controller $KH_CTRL, namespace $KH_DEV"
+}
+
+# kh_guest_connect [nvme connect options...] (guest; the caller declares `local port subnqn hostnqn`): waits up to
+# 200 s for the host part's "target" (kh_serve_image), sets the caller's port, subnqn and hostnqn from it, and
+# connects with kh_connect.
+kh_guest_connect() {
+  local t
+  t=$(await target 200) || return 1
+  read -r port subnqn hostnqn <<< "$t"
+  kh_connect "$port" "$subnqn" "$hostnqn" "$@"
 }
 
 # ---- side by side with the kernel (checks 26 and 33, bench/kernel-lab.sh): the same fio jobs everywhere ----

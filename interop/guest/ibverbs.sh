@@ -54,11 +54,7 @@ ib_rping() {
   bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj rping -s -a "$ip" -p 4422 -C "$count" -V --provider ibverbs \
       --timeout 180 > "$SYNC/nvmf4j-server.log" 2>&1 &
   js=$!
-  for i in $(seq 600); do
-    grep -q 'listening' "$SYNC/nvmf4j-server.log" && break
-    kill -0 $js 2>/dev/null || break
-    sleep 0.2
-  done
+  wait_for_line "$SYNC/nvmf4j-server.log" 'listening' $js 600
   timeout 150 rping -c -a "$ip" -p 4422 -C "$count" -S "$size" -V -v > /tmp/cli.log 2> /tmp/cli.err; rc=$?
   note "rping -c rc=$rc"
   timeout 60 tail --pid=$js -f /dev/null; kill $js 2>/dev/null; wait $js; jrc=$?

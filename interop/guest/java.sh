@@ -34,3 +34,18 @@ gj_start() {
   "$GJ_JAVA" "${GJ_OPTS[@]}" ${GJ_EXTRA_OPTS:-} -jar "$GJ_JAR" "$@" > "$log" 2>&1 &
   GJ_PID=$!
 }
+
+# gj_serve_image DEVICE IMAGE NQN: `nvmf4j serve --provider ibverbs` in the guest on DEVICE's address, port 4420,
+# with a fresh 64 MiB IMAGE as the namespace of NQN, log $SYNC/serve.log; waits up to 180 s for its "listening"
+# line. Sets GJ_PID; 1 (the log printed, the JVM killed) if it does not come up.
+gj_serve_image() {
+  local ip
+  ip=$(gj_device_ip "$1")
+  export GJ_EXTRA_OPTS="-Dnvmf4j.ibverbs.device=$1"
+  truncate -s 64M "$2"
+  note "nvmf4j serve --provider ibverbs --listen $ip:4420 --file $2 --nqn $3"
+  gj_start "$SYNC/serve.log" serve --provider ibverbs --listen "$ip:4420" --file "$2" --nqn "$3"
+  wait_for_line "$SYNC/serve.log" 'listening on' $GJ_PID 900 && return 0
+  note "serve did not come up"; cat "$SYNC/serve.log"; kill $GJ_PID 2>/dev/null
+  return 1
+}

@@ -86,6 +86,40 @@ kt_dmesg_check() {
   return 0
 }
 
+# kt_local_connect: the guest kernel's own host (nvme-rdma) connected to this target at $GUEST_IP:4420; sets
+# KT_HOST_DEV (namespace 1's block device) and KT_HOST_CTRL (its controller). 1 when the connect fails or no
+# namespace device appears within 20 s.
+kt_local_connect() {
+  local i
+  nvme connect -t rdma -a "$GUEST_IP" -s 4420 -n "$KT_NQN" > /tmp/connect.log 2>&1 ||
+    { cat /tmp/connect.log; note "nvme connect failed"; return 1; }
+  KT_HOST_DEV=
+  for i in $(seq 100); do
+    KT_HOST_DEV=$(ls /dev/nvme*n1 2>/dev/null | head -1); [ -n "$KT_HOST_DEV" ] && break; sleep 0.2
+  done
+  [ -n "$KT_HOST_DEV" ] || { note "no namespace device appeared after nvme connect"; return 1; }
+  KT_HOST_CTRL=${KT_HOST_DEV%n1}
+}
+
+# kt_local_disconnect: the guest kernel host disconnected again, its queue pairs given up to 20 s to close.
+kt_local_disconnect() {
+  nvme disconnect -n "$KT_NQN" > /dev/null 2>&1
+  kt_quiet_after_disconnect 20 > /dev/null || true
+}
+
+# kt_serve_host SECONDS SINCE_LINE: the kernel target handed to the host part of a check whose initiator is nvmf4j
+# on the host: "kernel-target-ready" signalled with $KT_NQN, up to SECONDS waited for the host's "host-done", then
+# no queue pair may be left (kt_quiet_after_disconnect) and no error logged since dmesg line SINCE_LINE
+# (kt_dmesg_check). 1 if any of that fails; the target stays up for the caller's own checks and kt_teardown.
+kt_serve_host() {
+  local rc=0
+  signal kernel-target-ready "$KT_NQN"
+  await host-done "$1" > /dev/null || rc=1
+  kt_quiet_after_disconnect 20 || rc=1
+  kt_dmesg_check "$2" || rc=1
+  return $rc
+}
+
 # kt_kernel_host_reference: the same workloads as nvmf4j perf, run by the guest kernel's own host
 # (nvme-rdma over siw0 to this target, fio with libaio, direct) at the same moment on the same
 # loaded machine: the yardstick for nvmf4j's figures (TCG: only ratios mean anything). Prints one

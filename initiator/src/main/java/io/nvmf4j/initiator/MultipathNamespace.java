@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@value MultipathController#REQUEUE_MILLIS} ms ({@code nvme_requeue_work()}), until a path is usable, every
  * path's controller is gone ({@code nvme_available_path()} false), or the no-path timeout has passed: then it fails.
  */
-public final class MultipathNamespace {
+public final class MultipathNamespace implements NamespaceIo {
 
     private final MultipathController owner;
     private final Namespace first;

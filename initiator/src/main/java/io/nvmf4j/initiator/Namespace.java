@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * library and their futures complete later. Futures complete on the queue's completion thread (see
  * {@link NvmeController}). Each call goes to the next I/O queue in turn; {@link #onQueue(int)} pins one.
  */
-public final class Namespace {
+public final class Namespace implements NamespaceIo {
 
     private final NvmeController controller;
     private final long nsid;

@@ -4,8 +4,6 @@ import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.auth.AuthMessage;
-import io.nvmf4j.protocol.fabrics.AuthenticationReceiveCommand;
-import io.nvmf4j.protocol.fabrics.AuthenticationSendCommand;
 import io.nvmf4j.protocol.fabrics.SecurityProtocolFields;
 
 /**
@@ -21,34 +19,30 @@ final class AuthenticationCommands {
     }
 
     static Status parseSend(Request req) {
-        SubmissionQueueEntry sqe = req.sqe();
-        Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
-                SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
-        if (!s.isSuccess()) {
-            return s;
-        }
-        long tl = AuthenticationSendCommand.tlOf(sqe);
-        if (tl == 0 || tl > QueueAuthentication.MAX_TRANSFER) {
-            req.errorLocation(AuthenticationSendCommand.OFFSET_TL);
-            return StatusCode.INVALID_FIELD.withDnr();
-        }
-        req.prepared(AuthenticationCommands::send, DataDirection.HOST_TO_CONTROLLER, tl);
-        return Status.SUCCESS;
+        return parse(req, AuthenticationCommands::send, DataDirection.HOST_TO_CONTROLLER);
     }
 
     static Status parseReceive(Request req) {
+        return parse(req, AuthenticationCommands::receive, DataDirection.CONTROLLER_TO_HOST);
+    }
+
+    /**
+     * Either command's checks, on the bytes both share ({@link SecurityProtocolFields}): SECP, SPSP0, SPSP1, then
+     * TL (Send, the bytes coming) or AL (Receive, the room the host gives) at 47:44, neither 0 nor over the bound.
+     */
+    private static Status parse(Request req, CommandHandler handler, DataDirection direction) {
         SubmissionQueueEntry sqe = req.sqe();
         Status s = checkSecurityProtocol(req, SecurityProtocolFields.secpOf(sqe),
                 SecurityProtocolFields.spsp0Of(sqe), SecurityProtocolFields.spsp1Of(sqe));
         if (!s.isSuccess()) {
             return s;
         }
-        long al = AuthenticationReceiveCommand.alOf(sqe);
-        if (al == 0 || al > QueueAuthentication.MAX_TRANSFER) {
-            req.errorLocation(AuthenticationReceiveCommand.OFFSET_AL);
+        long length = SecurityProtocolFields.alTlOf(sqe);
+        if (length == 0 || length > QueueAuthentication.MAX_TRANSFER) {
+            req.errorLocation(SecurityProtocolFields.OFFSET_AL_TL);
             return StatusCode.INVALID_FIELD.withDnr();
         }
-        req.prepared(AuthenticationCommands::receive, DataDirection.CONTROLLER_TO_HOST, al);
+        req.prepared(handler, direction, length);
         return Status.SUCCESS;
     }
 

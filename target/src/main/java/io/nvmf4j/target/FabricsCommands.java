@@ -151,20 +151,33 @@ final class FabricsCommands {
         return ConnectCommand.recfmtOf(req.sqe());
     }
 
-    /** nvmet_execute_admin_connect(): a new controller with a dynamic controller ID. */
-    private static Status adminConnect(Request req) {
+    /**
+     * What nvmet_execute_admin_connect() and nvmet_execute_io_connect() check first: the Connect data is all there
+     * (1024 bytes) and the record format is 0 (NVMe-oF 1.1, 3.3); the result dword is
+     * cleared for either answer.
+     */
+    private static Status checkConnect(Request req) {
         Status length = Transfers.checkLength(req, ConnectData.SIZE);
         if (!length.isSuccess()) {
             return length;
         }
-        MemorySegment d = req.data();
         req.cqe().result(0);
-        SubmissionQueue sq = req.queue();
         if (recfmt(req) != 0) {
             refused(req, "Connect with record format {0} refused", recfmt(req));
             req.errorLocation(ConnectCommand.OFFSET_RECFMT);
             return StatusCode.CONNECT_FORMAT.withDnr();
         }
+        return Status.SUCCESS;
+    }
+
+    /** nvmet_execute_admin_connect(): a new controller with a dynamic controller ID. */
+    private static Status adminConnect(Request req) {
+        Status checked = checkConnect(req);
+        if (!checked.isSuccess()) {
+            return checked;
+        }
+        MemorySegment d = req.data();
+        SubmissionQueue sq = req.queue();
         int cntlid = ConnectData.cntlidOf(d);
         if (cntlid != 0xFFFF) {
             refused(req, "admin Connect for controller ID {0} refused: only the dynamic model (FFFFh)",
@@ -230,18 +243,12 @@ final class FabricsCommands {
 
     /** nvmet_execute_io_connect(): an I/O queue for an existing controller of the same host. */
     private static Status ioConnect(Request req) {
-        Status length = Transfers.checkLength(req, ConnectData.SIZE);
-        if (!length.isSuccess()) {
-            return length;
+        Status checked = checkConnect(req);
+        if (!checked.isSuccess()) {
+            return checked;
         }
         MemorySegment d = req.data();
-        req.cqe().result(0);
         SubmissionQueue sq = req.queue();
-        if (recfmt(req) != 0) {
-            refused(req, "Connect with record format {0} refused", recfmt(req));
-            req.errorLocation(ConnectCommand.OFFSET_RECFMT);
-            return StatusCode.CONNECT_FORMAT.withDnr();
-        }
         String subsysNqn = nqnField(d, ConnectData.OFFSET_SUBNQN);
         String hostNqn = hostNqnField(d);
         int cntlid = ConnectData.cntlidOf(d);

@@ -119,14 +119,27 @@ final class IoCommands {
         return Status.SUCCESS;
     }
 
-    private static Status read(Request req) {
-        NamespaceBackend backend = req.ns.backend();
+    /**
+     * What Read and Write check before touching the backend (nvmet_bdev_execute_rw() / nvmet_file_execute_rw():
+     * nvmet_check_transfer_len(), then the LBA range): the data length is the blocks' and the blocks lie in the
+     * namespace. Returns constants only: no allocation on the data path.
+     */
+    private static Status checkTransfer(Request req, NamespaceBackend backend) {
         Status s = Transfers.checkLength(req, (long) req.blocks * backend.blockSize());
         if (!s.isSuccess()) {
             return s;
         }
         if (!fits(req.slba, req.blocks, backend.blockCount())) {
             return lbaOutOfRange(req, req.slba);
+        }
+        return Status.SUCCESS;
+    }
+
+    private static Status read(Request req) {
+        NamespaceBackend backend = req.ns.backend();
+        Status s = checkTransfer(req, backend);
+        if (!s.isSuccess()) {
+            return s;
         }
         try {
             backend.read(req.slba, req.data());
@@ -139,12 +152,9 @@ final class IoCommands {
 
     private static Status write(Request req) {
         NamespaceBackend backend = req.ns.backend();
-        Status s = Transfers.checkLength(req, (long) req.blocks * backend.blockSize());
+        Status s = checkTransfer(req, backend);
         if (!s.isSuccess()) {
             return s;
-        }
-        if (!fits(req.slba, req.blocks, backend.blockCount())) {
-            return lbaOutOfRange(req, req.slba);
         }
         boolean fua = req.fua || !req.queue().controller().volatileWriteCacheEnabled();
         try {

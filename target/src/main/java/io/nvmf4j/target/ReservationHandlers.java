@@ -12,6 +12,7 @@ import io.nvmf4j.protocol.log.ReservationNotificationLog;
 import io.nvmf4j.target.reservation.Registrant;
 import io.nvmf4j.target.reservation.ReservationNotice;
 import io.nvmf4j.target.reservation.ReservationState;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -84,8 +85,19 @@ final class ReservationHandlers {
         return Status.SUCCESS;
     }
 
-    private static Status register(Request req) {
-        Status s = Transfers.checkLengthAtLeast(req, ReservationKeys.SIZE);
+    /** One of Register, Acquire, Release on the namespace's reservation state, given the checked command. */
+    @FunctionalInterface
+    private interface ReservationAction {
+        Status apply(ReservationState state, Controller ctrl, SubmissionQueueEntry sqe, MemorySegment data,
+                List<ReservationNotice> notices);
+    }
+
+    /**
+     * What nvmet_execute_pr_register(), _acquire() and _release() share: the data holds at least {@code size}
+     * bytes, the controller has a host identifier; then the action, and the notifications it owes delivered.
+     */
+    private static Status execute(Request req, int size, ReservationAction action) {
+        Status s = Transfers.checkLengthAtLeast(req, size);
         Controller ctrl = req.queue().controller();
         if (s.isSuccess()) {
             s = requireHostId(req, ctrl);
@@ -93,45 +105,29 @@ final class ReservationHandlers {
         if (!s.isSuccess()) {
             return s;
         }
-        SubmissionQueueEntry sqe = req.sqe();
         List<ReservationNotice> notices = new ArrayList<>();
-        s = req.ns.reservation().register(ctrl.host(), ctrl.id(), ReservationCommands.action(sqe),
-                ReservationCommands.ignoreExistingKey(sqe), ReservationCommands.cptpl(sqe),
-                ReservationKeys.crkey(req.data()), ReservationKeys.secondKey(req.data()), notices);
+        s = action.apply(req.ns.reservation(), ctrl, req.sqe(), req.data(), notices);
         return finish(req, s, notices);
+    }
+
+    private static Status register(Request req) {
+        return execute(req, ReservationKeys.SIZE, (state, ctrl, sqe, data, notices) -> state.register(ctrl.host(),
+                ctrl.id(), ReservationCommands.action(sqe), ReservationCommands.ignoreExistingKey(sqe),
+                ReservationCommands.cptpl(sqe), ReservationKeys.crkey(data), ReservationKeys.secondKey(data),
+                notices));
     }
 
     private static Status acquire(Request req) {
-        Status s = Transfers.checkLengthAtLeast(req, ReservationKeys.SIZE);
-        Controller ctrl = req.queue().controller();
-        if (s.isSuccess()) {
-            s = requireHostId(req, ctrl);
-        }
-        if (!s.isSuccess()) {
-            return s;
-        }
-        SubmissionQueueEntry sqe = req.sqe();
-        List<ReservationNotice> notices = new ArrayList<>();
-        s = req.ns.reservation().acquire(ctrl.host(), ReservationCommands.action(sqe), ReservationCommands.rtype(sqe),
-                ReservationCommands.ignoreExistingKey(sqe), ReservationKeys.crkey(req.data()),
-                ReservationKeys.secondKey(req.data()), notices);
-        return finish(req, s, notices);
+        return execute(req, ReservationKeys.SIZE, (state, ctrl, sqe, data, notices) -> state.acquire(ctrl.host(),
+                ReservationCommands.action(sqe), ReservationCommands.rtype(sqe),
+                ReservationCommands.ignoreExistingKey(sqe), ReservationKeys.crkey(data),
+                ReservationKeys.secondKey(data), notices));
     }
 
     private static Status release(Request req) {
-        Status s = Transfers.checkLengthAtLeast(req, ReservationKeys.RELEASE_SIZE);
-        Controller ctrl = req.queue().controller();
-        if (s.isSuccess()) {
-            s = requireHostId(req, ctrl);
-        }
-        if (!s.isSuccess()) {
-            return s;
-        }
-        SubmissionQueueEntry sqe = req.sqe();
-        List<ReservationNotice> notices = new ArrayList<>();
-        s = req.ns.reservation().release(ctrl.host(), ReservationCommands.action(sqe), ReservationCommands.rtype(sqe),
-                ReservationCommands.ignoreExistingKey(sqe), ReservationKeys.crkey(req.data()), notices);
-        return finish(req, s, notices);
+        return execute(req, ReservationKeys.RELEASE_SIZE, (state, ctrl, sqe, data, notices) -> state.release(
+                ctrl.host(), ReservationCommands.action(sqe), ReservationCommands.rtype(sqe),
+                ReservationCommands.ignoreExistingKey(sqe), ReservationKeys.crkey(data), notices));
     }
 
     private static Status finish(Request req, Status status, List<ReservationNotice> notices) {

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -55,7 +56,12 @@ public final class CtlCommand implements Callable<Integer> {
 
         final Map<String, Object> params = new LinkedHashMap<>();
 
-        abstract String method();
+        /** The JSON-RPC method this subcommand calls. */
+        private final String method;
+
+        Sub(String method) {
+            this.method = method;
+        }
 
         void print(JsonNode result) {
             parent.out.println("ok");
@@ -70,7 +76,7 @@ public final class CtlCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             fill();
-            return Ctl.run(parent.out, parent.err, parent.socket.path(), method(), params, this::print);
+            return Ctl.run(parent.out, parent.err, parent.socket.path(), method, params, this::print);
         }
 
         abstract void fill();
@@ -78,8 +84,8 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "list", description = "subsystems, namespaces, hosts, ports and connected controllers")
     static final class ListCmd extends Sub {
-        String method() {
-            return "nvmf_get_subsystems";
+        ListCmd() {
+            super("nvmf_get_subsystems");
         }
 
         void fill() {
@@ -126,14 +132,14 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "create-subsystem", description = "a new subsystem (export it with add-port --nqn)")
     static final class CreateSubsystem extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN")
+        @Parameters(index = "0", paramLabel = "NQN")
         String nqn;
         @Option(names = "--serial") String serial;
         @Option(names = "--model") String model;
         @Option(names = "--allow-any-host") boolean any;
 
-        String method() {
-            return "nvmf_create_subsystem";
+        CreateSubsystem() {
+            super("nvmf_create_subsystem");
         }
 
         void fill() {
@@ -146,10 +152,10 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "delete-subsystem", description = "disconnects its hosts and closes its namespaces")
     static final class DeleteSubsystem extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
 
-        String method() {
-            return "nvmf_delete_subsystem";
+        DeleteSubsystem() {
+            super("nvmf_delete_subsystem");
         }
 
         void fill() {
@@ -159,15 +165,15 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "add-namespace", description = "a file, block device (--path) or RAM (--size) namespace")
     static final class AddNamespace extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
         @Option(names = "--path", paramLabel = "FILE") String path;
         @Option(names = "--size", paramLabel = "SIZE", description = "RAM namespace of SIZE, e.g. 1G") String size;
         @Option(names = "--nsid") Long nsid;
         @Option(names = "--block-size", paramLabel = "512|4096") Integer blockSize;
         @Option(names = "--uuid") String uuid;
 
-        String method() {
-            return "nvmf_subsystem_add_ns";
+        AddNamespace() {
+            super("nvmf_subsystem_add_ns");
         }
 
         void fill() {
@@ -187,11 +193,11 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "remove-namespace", description = "hosts see it go (Namespace Attribute Changed)")
     static final class RemoveNamespace extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NSID") long nsid;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "NSID") long nsid;
 
-        String method() {
-            return "nvmf_subsystem_remove_ns";
+        RemoveNamespace() {
+            super("nvmf_subsystem_remove_ns");
         }
 
         void fill() {
@@ -202,12 +208,12 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "resize-namespace", description = "grow/shrink the file to --size, or take its current size")
     static final class ResizeNamespace extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NSID") long nsid;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "NSID") long nsid;
         @Option(names = "--size", paramLabel = "SIZE") String size;
 
-        String method() {
-            return "nvmf4j_subsystem_resize_ns";
+        ResizeNamespace() {
+            super("nvmf4j_subsystem_resize_ns");
         }
 
         void fill() {
@@ -225,16 +231,16 @@ public final class CtlCommand implements Callable<Integer> {
     @Command(name = "add-host", description = {"allow a host NQN; with --dhchap-key it must authenticate"
             + " (DH-HMAC-CHAP), with --dhchap-ctrl-key too the controller authenticates to it as well"})
     static final class AddHost extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "HOSTNQN") String host;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "HOSTNQN") String host;
         @Option(names = "--dhchap-key", paramLabel = "KEY|FILE", description = {"the host's secret (DHHC-1:hh:...:,"
                 + " from nvmf4j gen-dhchap-key) or a key file the daemon reads (mode 0600); the keys belong to the"
                 + " host: every subsystem that allows it uses them"}) String dhchapKey;
         @Option(names = "--dhchap-ctrl-key", paramLabel = "KEY|FILE",
                 description = "the controller's secret for bidirectional authentication") String dhchapCtrlKey;
 
-        String method() {
-            return "nvmf_subsystem_add_host";
+        AddHost() {
+            super("nvmf_subsystem_add_host");
         }
 
         void fill() {
@@ -248,11 +254,11 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "remove-host", description = "disallow a host NQN; its controllers are disconnected")
     static final class RemoveHost extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "HOSTNQN") String host;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "HOSTNQN") String host;
 
-        String method() {
-            return "nvmf_subsystem_remove_host";
+        RemoveHost() {
+            super("nvmf_subsystem_remove_host");
         }
 
         void fill() {
@@ -263,12 +269,12 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "add-port", description = "listen on ADDR:PORT; with --nqn also export that subsystem there")
     static final class AddPort extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "ADDR:PORT") String address;
+        @Parameters(index = "0", paramLabel = "ADDR:PORT") String address;
         @Option(names = "--portid") Integer portid;
         @Option(names = "--nqn", description = "export this subsystem through the port") String nqn;
 
-        String method() {
-            return "nvmf4j_add_port";
+        AddPort() {
+            super("nvmf4j_add_port");
         }
 
         void fill() {
@@ -291,10 +297,10 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "remove-port", description = "stop accepting; controllers through it are disconnected")
     static final class RemovePort extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "PORTID") int portid;
+        @Parameters(index = "0", paramLabel = "PORTID") int portid;
 
-        String method() {
-            return "nvmf4j_remove_port";
+        RemovePort() {
+            super("nvmf4j_remove_port");
         }
 
         void fill() {
@@ -304,12 +310,12 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "set-attr", description = "allow_any_host, serial or model of a subsystem")
     static final class SetAttr extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "NAME") String name;
-        @picocli.CommandLine.Parameters(index = "2", paramLabel = "VALUE") String value;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "NAME") String name;
+        @Parameters(index = "2", paramLabel = "VALUE") String value;
 
-        String method() {
-            return "nvmf4j_subsystem_set_attr";
+        SetAttr() {
+            super("nvmf4j_subsystem_set_attr");
         }
 
         void fill() {
@@ -321,11 +327,11 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "disconnect", description = "disconnect one controller (the host may reconnect)")
     static final class Disconnect extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", paramLabel = "NQN") String nqn;
-        @picocli.CommandLine.Parameters(index = "1", paramLabel = "CNTLID") int cntlid;
+        @Parameters(index = "0", paramLabel = "NQN") String nqn;
+        @Parameters(index = "1", paramLabel = "CNTLID") int cntlid;
 
-        String method() {
-            return "nvmf4j_disconnect_controller";
+        Disconnect() {
+            super("nvmf4j_disconnect_controller");
         }
 
         void fill() {
@@ -336,11 +342,11 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Command(name = "save", description = "write the running configuration (nvmetcli schema) atomically")
     static final class Save extends Sub {
-        @picocli.CommandLine.Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
+        @Parameters(index = "0", arity = "0..1", paramLabel = "FILE",
                 description = "default: the daemon's --config file") String path;
 
-        String method() {
-            return "save_config";
+        Save() {
+            super("save_config");
         }
 
         void fill() {

@@ -14,6 +14,12 @@ import picocli.CommandLine.Option;
  */
 public final class BlockRangeOptions {
 
+    /** The help line read and write share: which of nvme-cli's letters here mean what the connect options do. */
+    static final String COLLISIONS = "Collisions with the connect options, which are long-only here: -n is "
+            + "--namespace-id (subsystem: --nqn), -s --start-block (port: --trsvcid), -c --block-count "
+            + "(--reconnect-delay), -t --latency (--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose "
+            + "(nvme-cli: --show-command, not offered).";
+
     @Option(names = {"-n", "--namespace-id", "--nsid"}, paramLabel = "NSID",
             description = "Namespace ID (default: the first active one).")
     Long nsid;

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.JsonC;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -9,7 +10,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j discover}: reads the Discovery Log Page (log 70h) and prints it like {@code nvme discover}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "discover", description = "Print the discovery log of a target (like nvme discover; -o json has "
         + "nvme-cli 2.x's keys: jq '.records[].subnqn' works).", sortOptions = false)
 public final class DiscoverCommand implements Callable<Integer> {
@@ -26,10 +27,7 @@ public final class DiscoverCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CommandLogging.configure(output.verbose);
-        OutputOptions.Format format = output.format();
-        if (format == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("discover: -o binary is not supported; use normal or json");
-        }
+        OutputOptions.Format format = output.textOrJson("discover: -o binary is not supported; use normal or json");
         DiscoveryPage log = DiscoveryPage.read(fabric);
         PrintWriter out = spec.commandLine().getOut();
         if (format == OutputOptions.Format.JSON) {

@@ -1,7 +1,7 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.Namespace;
-import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.DsmRange;
 import java.util.ArrayList;
@@ -9,9 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j dsm}: Dataset Management (NVM Command Set 1.0, 3.2.3) as {@code nvme dsm}: one command carrying
@@ -20,7 +18,7 @@ import picocli.CommandLine.Spec;
  * LBA), missing entries 0 (nvme-cli's {@code nvme_init_dsm_range()} over zeroed arrays); the attributes are
  * {@code -c/--cdw11} when given, else {@code -d/--ad} (bit 2), {@code -w/--idw} (bit 1) and {@code -r/--idr} (bit 0).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "dsm", sortOptions = false,
         description = {"Dataset Management (like nvme dsm): -s 0,1024 -b 8,8 -d deallocates two ranges; "
                 + "-w/--idw and -r/--idr send the integral-dataset hints, -a/--ctx-attrs each range's context "
@@ -63,27 +61,20 @@ public final class DsmCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(verbose);
         int ranges = Math.max(ctxAttrs.size(), Math.max(slbs.size(), blocks.size()));
         if (ranges == 0 || ranges > DatasetManagementCommand.MAX_RANGES) {
             throw new UsageProblem("dsm: No range definition provided (give -s/--slbs and -b/--blocks, 1..256)");
         }
         List<DsmRange> list = ranges(ranges);
         int attributes = attributes();
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
-            Namespace ns = DeviceNamespaces.of(controller, nsid, fabric.endpoint());
-            ns.datasetManagement(list, attributes);
-            spec.commandLine().getOut().println("NVMe DSM: success");
-            spec.commandLine().getOut().flush();
-        }
-        return 0;
+        return device.run(1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).datasetManagement(list, attributes);
+            device.say("NVMe DSM: success");
+        });
     }
 
     /** CDW11 as nvme-cli builds it: {@code --cdw11} if not 0, else {@code ad << 2 | idw << 1 | idr}. */

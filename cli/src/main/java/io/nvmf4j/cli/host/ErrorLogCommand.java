@@ -1,19 +1,16 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.ErrorLogFormat;
-import io.nvmf4j.cli.host.nvmecli.JsonC;
-import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.protocol.log.LogPageId;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j error-log}: Error Information log entries (01h), as {@code nvme error-log}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "error-log", sortOptions = false,
         description = {"Print the error information log (like nvme error-log; -o json has nvme-cli 2.x's keys).",
             "Connect options are long-only here, as on every nvme-cli device command."})
@@ -30,31 +27,20 @@ public final class ErrorLogCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        OutputOptions.Format format = rawBinary ? OutputOptions.Format.BINARY : output.format();
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(0))) {
+        OutputOptions.Format format = output.format(rawBinary);
+        return device.run(0, controller -> {
             int n = entries != null ? entries : controller.identify().elpe() + 1;
             if (n < 1 || n > 256) {
                 throw new UsageProblem("error-log: -e/--log-entries " + n + " outside 1..256");
             }
             MemorySegment log = controller.getLogPage(LogPageId.ERROR.code(), 0xFFFF_FFFFL, 0,
                     n * ErrorLogFormat.ENTRY_SIZE, false);
-            switch (format) {
-                case JSON -> {
-                    spec.commandLine().getOut().print(JsonC.print(ErrorLogFormat.json(log, n)));
-                    spec.commandLine().getOut().flush();
-                }
-                case BINARY -> RawOutput.write(log);
-                case NORMAL -> ErrorLogFormat.text(spec.commandLine().getOut(), fabric.endpoint(), log, n);
-            }
-        }
-        return 0;
+            device.print(format, log, l -> ErrorLogFormat.json(l, n),
+                    (out, l) -> ErrorLogFormat.text(out, device.fabric.endpoint(), l, n));
+        });
     }
 }

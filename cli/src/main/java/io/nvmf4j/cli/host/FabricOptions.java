@@ -14,9 +14,11 @@ import picocli.CommandLine.Option;
  * {@code nvme discover}, {@code fabrics.c}), turned into one {@link ConnectOptions} in a straight line: each flag
  * becomes exactly one builder call, nothing is re-parsed on the way.
  *
- * <p>The options are declared by the subclasses: {@link ConnectFlags} gives them nvme-cli's letters
- * ({@code nvme connect}, {@code nvme discover}); {@link LongConnectFlags} offers the long names only, for the
- * commands whose own options use those letters (nvme-cli's device commands, SPDK's perf).
+ * <p>The options are declared by the subclasses, as annotated setters of the fields here: {@link ConnectFlags}
+ * gives them nvme-cli's letters ({@code nvme connect}, {@code nvme discover}); {@link LongConnectFlags} offers the
+ * long names only, for the commands whose own options use those letters (nvme-cli's device commands, SPDK's perf).
+ * picocli takes an option's names from a constant annotation, so the two spellings need two declarations; the
+ * values and all that reads them (address, identity, DH-HMAC-CHAP secrets, the builder) live here once.
  */
 public abstract class FabricOptions {
 
@@ -39,44 +41,22 @@ public abstract class FabricOptions {
     static final String D_DHCHAP_CTRL_SECRET = "DH-HMAC-CHAP controller secret: the controller must prove it "
             + "(bidirectional authentication, on every queue); needs --dhchap-secret.";
 
-    /** {@code --transport}. */
-    protected abstract String transport();
-
-    /** {@code --hostnqn}, or null. */
-    protected abstract String hostnqn();
-
-    /** {@code --traddr}. */
-    protected abstract String traddr();
-
-    /** {@code --trsvcid}. */
-    protected abstract int trsvcid();
-
-    /** {@code --nqn}, or null. */
-    protected abstract String nqn();
-
-    /** {@code --hostid}, or null. */
-    protected abstract String hostid();
-
-    /** {@code --nr-io-queues}, or null. */
-    protected abstract Integer nrIoQueues();
-
-    /** {@code --queue-size}, or null. */
-    protected abstract Integer queueSize();
-
-    /** {@code --keep-alive-tmo}, or null. */
-    protected abstract Integer keepAliveTmo();
-
-    /** {@code --ctrl-loss-tmo}, or null. */
-    protected abstract Integer ctrlLossTmo();
-
-    /** {@code --reconnect-delay}, or null. */
-    protected abstract Integer reconnectDelay();
-
-    /** {@code --dhchap-secret}, or null. */
-    protected abstract String dhchapSecret();
-
-    /** {@code --dhchap-ctrl-secret}, or null. */
-    protected abstract String dhchapCtrlSecret();
+    // The values of the connect options, filled by the subclass's annotated setters (picocli calls each with the
+    // value given or the option's default); everything below reads them here, so the secret and ctrl-secret checks,
+    // the address parsing and the builder exist once for both spellings of the options.
+    String traddr = "127.0.0.1";
+    int trsvcid = DEFAULT_TRSVCID;
+    String nqn;
+    String transport = "rdma";
+    String hostnqn;
+    String hostid;
+    Integer nrIoQueues;
+    Integer queueSize;
+    Integer keepAliveTmo;
+    Integer ctrlLossTmo;
+    Integer reconnectDelay;
+    String dhchapSecret;
+    String dhchapCtrlSecret;
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
@@ -91,36 +71,35 @@ public abstract class FabricOptions {
 
     /** -i as given, or null (callers with their own default ask). */
     public Integer nrIoQueuesGiven() {
-        return nrIoQueues();
+        return nrIoQueues;
     }
 
     /** -Q as given, or null. */
     public Integer queueSizeGiven() {
-        return queueSize();
+        return queueSize;
     }
 
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
-        String traddr = traddr();
         if (traddr.indexOf(',') >= 0) {
             return traddr; // a path list (see pathAddresses), as given
         }
-        return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid();
+        return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
     }
 
     public InetSocketAddress address() {
-        if (!"rdma".equals(transport())) {
-            throw new UsageProblem("transport '" + transport() + "' is not supported: nvmf4j speaks NVMe over RDMA "
+        if (!"rdma".equals(transport)) {
+            throw new UsageProblem("transport '" + transport + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "(-t rdma)");
         }
-        if (traddr().indexOf(',') >= 0) {
+        if (traddr.indexOf(',') >= 0) {
             return pathAddresses().getFirst(); // a path list: discovery and single-path uses take the first
         }
-        int port = trsvcid();
+        int port = trsvcid;
         if (port < 1 || port > 65535) {
             throw new UsageProblem("trsvcid " + port + " is not a port number");
         }
-        return new InetSocketAddress(traddr(), port);
+        return new InetSocketAddress(traddr, port);
     }
 
     /**
@@ -131,13 +110,13 @@ public abstract class FabricOptions {
      */
     public java.util.List<InetSocketAddress> pathAddresses() {
         java.util.List<InetSocketAddress> out = new java.util.ArrayList<>();
-        for (String entry : traddr().split(",")) {
+        for (String entry : traddr.split(",")) {
             String e = entry.strip();
             if (e.isEmpty()) {
-                throw new UsageProblem("empty address in the path list '" + traddr() + "'");
+                throw new UsageProblem("empty address in the path list '" + traddr + "'");
             }
             String host = e;
-            int port = trsvcid();
+            int port = trsvcid;
             int close = e.lastIndexOf(']');
             int colon = e.lastIndexOf(':');
             if (e.startsWith("[") && close > 0) {
@@ -167,14 +146,11 @@ public abstract class FabricOptions {
 
     /** The subsystem NQN given with -n/--nqn, or null. */
     public Nqn subsystemNqn() {
-        String nqn = nqn();
         return nqn == null ? null : parseNqn("--nqn", nqn);
     }
 
     /** Host identity from -q/-I, falling back to /etc/nvme like nvme-cli. */
     public HostIdentity hostIdentity() {
-        String hostnqn = hostnqn();
-        String hostid = hostid();
         HostIdentity system = hostnqn == null || hostid == null ? HostIdentity.fromSystem() : null;
         Nqn host = hostnqn != null ? parseNqn("--hostnqn", hostnqn) : system.hostNqn();
         UUID id;
@@ -200,26 +176,26 @@ public abstract class FabricOptions {
         if (chosen != null) {
             b.provider(chosen);
         }
-        if (nrIoQueues() != null) {
-            b.ioQueues(nrIoQueues());
+        if (nrIoQueues != null) {
+            b.ioQueues(nrIoQueues);
         }
-        if (queueSize() != null) {
-            b.queueSize(queueSize());
+        if (queueSize != null) {
+            b.queueSize(queueSize);
         }
-        if (keepAliveTmo() != null) {
-            b.keepAliveTimeout(Duration.ofSeconds(keepAliveTmo()));
+        if (keepAliveTmo != null) {
+            b.keepAliveTimeout(Duration.ofSeconds(keepAliveTmo));
         }
-        if (ctrlLossTmo() != null) {
-            b.ctrlLossTimeout(Duration.ofSeconds(ctrlLossTmo()));
+        if (ctrlLossTmo != null) {
+            b.ctrlLossTimeout(Duration.ofSeconds(ctrlLossTmo));
         }
-        if (reconnectDelay() != null) {
-            b.reconnectDelay(Duration.ofSeconds(reconnectDelay()));
+        if (reconnectDelay != null) {
+            b.reconnectDelay(Duration.ofSeconds(reconnectDelay));
         }
-        if (dhchapCtrlSecret() != null && dhchapSecret() == null) {
+        if (dhchapCtrlSecret != null && dhchapSecret == null) {
             throw new UsageProblem("--dhchap-ctrl-secret requires --dhchap-secret");
         }
-        b.dhchapSecret(DhchapSecretOption.parse("--dhchap-secret", dhchapSecret(), System.err));
-        b.dhchapCtrlSecret(DhchapSecretOption.parse("--dhchap-ctrl-secret", dhchapCtrlSecret(), System.err));
+        b.dhchapSecret(DhchapSecretOption.parse("--dhchap-secret", dhchapSecret, System.err));
+        b.dhchapCtrlSecret(DhchapSecretOption.parse("--dhchap-ctrl-secret", dhchapCtrlSecret, System.err));
         return b;
     }
 

@@ -1,15 +1,13 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j flush}: the NVM Flush command (NVMe NVM Command Set 1.0, 3.2.1), as {@code nvme flush}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "flush", sortOptions = false,
         description = {"Commit the namespace's volatile write cache (like nvme flush).",
             "-n is the namespace id, as in nvme-cli; connect options are long-only here (subsystem: --nqn)."})
@@ -23,19 +21,13 @@ public final class FlushCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(verbose);
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
-            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).flush();
-            spec.commandLine().getOut().println("NVMe Flush: success");
-            spec.commandLine().getOut().flush();
-        }
-        return 0;
+        return device.run(1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).flush();
+            device.say("NVMe Flush: success");
+        });
     }
 }

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.FeatureFormat;
 import io.nvmf4j.cli.host.nvmecli.HexDump;
 import io.nvmf4j.cli.host.nvmecli.JsonC;
@@ -14,9 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j get-feature}: Get Features (NVMe Base 2.0, 5.15) as nvme-cli 2.3's {@code nvme get-feature}
@@ -25,7 +24,7 @@ import picocli.CommandLine.Spec;
  * skipped silently), SEL 8 compares current with default and prints what differs. The namespace defaults to
  * FFFFFFFFh, what nvme-cli sends on a controller device ({@code nvme_get_nsid()} fails with ENOTTY there).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "get-feature", sortOptions = false,
         description = {"Read a feature's value (like nvme get-feature): -f 7 prints "
                 + "'get-feature:0x07 (Number of Queues), Current value:0x001f001f'; -H decodes its fields; "
@@ -68,10 +67,7 @@ public final class GetFeatureCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     /** One answer: a feature with its value and data, as get_feature_id() returns it. */
     record Answer(int fid, FeatureResult result, byte[] data) {
@@ -79,7 +75,6 @@ public final class GetFeatureCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
         OutputOptions.Format format = output.format();
         if (featureId > 0xff) {
             throw new UsageProblem("get-feature: -f/--feature-id " + featureId + " outside 0..255");
@@ -98,10 +93,10 @@ public final class GetFeatureCommand implements Callable<Integer> {
         }
         boolean raw = rawBinary || format == OutputOptions.Format.BINARY;
         long nsid = namespaceId == 0 ? 0xFFFF_FFFFL : namespaceId;
-        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter out = device.spec.commandLine().getOut();
         Map<String, Object> json = JsonC.object();
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(0))) {
-            walk(controller, out, json, nsid, raw, format);
+        try {
+            device.run(0, controller -> walk(controller, out, json, nsid, raw, format));
         } finally {
             out.flush(); // what was printed before a failure stays printed, as nvme-cli's stdout
         }

@@ -1,17 +1,15 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.HexDump;
-import io.nvmf4j.initiator.NvmeController;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j get-log}: any log page (Get Log Page, NVMe Base 2.0, 5.16), dumped as {@code nvme get-log}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "get-log", sortOptions = false,
         description = {"Read a log page and print it as a hex dump, or raw with -b (like nvme get-log).",
             "Collisions with the connect options, which are long-only here: -i --log-id (queues: "
@@ -44,14 +42,10 @@ public final class GetLogCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(verbose);
         if (logLen <= 0) {
             throw new UsageProblem("get-log: non-zero -l/--log-len is required");
         }
@@ -61,16 +55,15 @@ public final class GetLogCommand implements Callable<Integer> {
         if (logId < 0 || logId > 0xff) {
             throw new UsageProblem("get-log: -i/--log-id " + logId + " outside 0..255");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(0))) {
+        return device.run(0, controller -> {
             MemorySegment log = controller.getLogPage(logId, nsid, lpo, logLen, rae);
             if (rawBinary) {
                 RawOutput.write(log);
             } else {
-                spec.commandLine().getOut().printf("Device:%s log-id:%d namespace-id:%#x%n", fabric.endpoint(),
+                device.spec.commandLine().getOut().printf("Device:%s log-id:%d namespace-id:%#x%n", device.fabric.endpoint(),
                         logId, nsid);
-                HexDump.print(spec.commandLine().getOut(), log, logLen);
+                HexDump.print(device.spec.commandLine().getOut(), log, logLen);
             }
-        }
-        return 0;
+        });
     }
 }

@@ -2,6 +2,7 @@ package io.nvmf4j.cli.host;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.PrintWriter;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j identify}: connects, then prints Identify Controller and each active namespace in brief. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "identify", description = "Connect and print the controller and its namespaces "
         + "(like nvme id-ctrl and id-ns, in brief).", sortOptions = false)
 public final class IdentifyCommand implements Callable<Integer> {
@@ -33,7 +34,7 @@ public final class IdentifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        io.nvmf4j.cli.host.CommandLogging.configure(output.verbose);
+        CommandLogging.configure(output.verbose);
         PrintWriter out = spec.commandLine().getOut();
         // One I/O queue is enough: identify moves no data; the admin queue carries everything.
         try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.JsonC;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.HostIdentity;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Spec;
  * one path, the address it was discovered at, whose State is what a connection to it right now says ("live", or
  * why not). Names are nvmf4j's ({@code nvmf4j-subsys0}, {@code nvmf4j0}), not the kernel's.
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "list-subsys", sortOptions = false,
         description = {"List the NVM subsystems of a target with a path each and its state (like nvme list-subsys; "
                 + "-o json has nvme-cli 2.x's keys: HostNQN, HostID, Subsystems[].Name/NQN/Paths[]).",
@@ -43,10 +44,8 @@ public final class ListSubsysCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CommandLogging.configure(output.verbose);
-        OutputOptions.Format format = output.format();
-        if (format == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("list-subsys: -o binary is not supported (nvme-cli has none either)");
-        }
+        OutputOptions.Format format = output.textOrJson(
+                "list-subsys: -o binary is not supported (nvme-cli has none either)");
         DiscoveryPage log = DiscoveryPage.read(fabric);
         HostIdentity host = fabric.hostIdentity();
         List<Object> subsystems = new ArrayList<>();

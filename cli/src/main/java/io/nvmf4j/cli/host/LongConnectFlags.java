@@ -20,107 +20,68 @@ public final class LongConnectFlags extends FabricOptions {
             "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret");
 
     @Option(names = "--traddr", defaultValue = "127.0.0.1", paramLabel = "TRADDR", description = D_TRADDR)
-    String traddr = "127.0.0.1";
+    void traddr(String value) {
+        this.traddr = value;
+    }
 
     @Option(names = "--trsvcid", defaultValue = "4420", paramLabel = "TRSVCID", description = D_TRSVCID)
-    int trsvcid = 4420;
+    void trsvcid(int value) {
+        this.trsvcid = value;
+    }
 
     @Option(names = "--nqn", paramLabel = "SUBNQN", description = D_NQN)
-    String nqn;
+    void nqn(String value) {
+        this.nqn = value;
+    }
 
     @Option(names = "--transport", defaultValue = "rdma", paramLabel = "TRTYPE", description = D_TRANSPORT)
-    String transport = "rdma";
+    void transport(String value) {
+        this.transport = value;
+    }
 
     @Option(names = "--hostnqn", paramLabel = "HOSTNQN", description = D_HOSTNQN)
-    String hostnqn;
+    void hostnqn(String value) {
+        this.hostnqn = value;
+    }
 
     @Option(names = "--hostid", paramLabel = "HOSTID", description = D_HOSTID)
-    String hostid;
+    void hostid(String value) {
+        this.hostid = value;
+    }
 
     @Option(names = "--nr-io-queues", paramLabel = "N", description = D_NR_IO_QUEUES)
-    Integer nrIoQueues;
+    void nrIoQueues(Integer value) {
+        this.nrIoQueues = value;
+    }
 
     @Option(names = "--queue-size", paramLabel = "N", description = D_QUEUE_SIZE)
-    Integer queueSize;
+    void queueSize(Integer value) {
+        this.queueSize = value;
+    }
 
     @Option(names = "--keep-alive-tmo", paramLabel = "SECONDS", description = D_KATO)
-    Integer keepAliveTmo;
+    void keepAliveTmo(Integer value) {
+        this.keepAliveTmo = value;
+    }
 
     @Option(names = "--ctrl-loss-tmo", paramLabel = "SECONDS", description = D_CTRL_LOSS)
-    Integer ctrlLossTmo;
+    void ctrlLossTmo(Integer value) {
+        this.ctrlLossTmo = value;
+    }
 
     @Option(names = "--reconnect-delay", paramLabel = "SECONDS", description = D_RECONNECT)
-    Integer reconnectDelay;
+    void reconnectDelay(Integer value) {
+        this.reconnectDelay = value;
+    }
 
     @Option(names = "--dhchap-secret", paramLabel = "SECRET", description = D_DHCHAP_SECRET)
-    String dhchapSecret;
+    void dhchapSecret(String value) {
+        this.dhchapSecret = value;
+    }
 
     @Option(names = "--dhchap-ctrl-secret", paramLabel = "SECRET", description = D_DHCHAP_CTRL_SECRET)
-    String dhchapCtrlSecret;
-
-    @Override
-    protected String dhchapSecret() {
-        return dhchapSecret;
-    }
-
-    @Override
-    protected String dhchapCtrlSecret() {
-        return dhchapCtrlSecret;
-    }
-
-    @Override
-    protected String traddr() {
-        return traddr;
-    }
-
-    @Override
-    protected int trsvcid() {
-        return trsvcid;
-    }
-
-    @Override
-    protected String nqn() {
-        return nqn;
-    }
-
-    @Override
-    protected String transport() {
-        return transport;
-    }
-
-    @Override
-    protected String hostnqn() {
-        return hostnqn;
-    }
-
-    @Override
-    protected String hostid() {
-        return hostid;
-    }
-
-    @Override
-    protected Integer nrIoQueues() {
-        return nrIoQueues;
-    }
-
-    @Override
-    protected Integer queueSize() {
-        return queueSize;
-    }
-
-    @Override
-    protected Integer keepAliveTmo() {
-        return keepAliveTmo;
-    }
-
-    @Override
-    protected Integer ctrlLossTmo() {
-        return ctrlLossTmo;
-    }
-
-    @Override
-    protected Integer reconnectDelay() {
-        return reconnectDelay;
+    void dhchapCtrlSecret(String value) {
+        this.dhchapCtrlSecret = value;
     }
 
     /**

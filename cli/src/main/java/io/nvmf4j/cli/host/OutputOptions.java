@@ -36,6 +36,23 @@ public final class OutputOptions {
         };
     }
 
+    /** The format asked for, binary when {@code rawBinary} ({@code -b/--raw-binary}, nvme-cli's alias of -o binary). */
+    public Format format(boolean rawBinary) {
+        return rawBinary ? Format.BINARY : format();
+    }
+
+    /**
+     * The format asked for, for a command that has no binary form (nvme-cli's words: {@code why} is the command's
+     * message, e.g. {@code "discover: -o binary is not supported; use normal or json"}).
+     */
+    public Format textOrJson(String why) {
+        Format f = format();
+        if (f == Format.BINARY) {
+            throw new UsageProblem(why);
+        }
+        return f;
+    }
+
     /** True for {@code -o json} or {@code --json}. */
     public boolean isJson() {
         return format() == Format.JSON;

@@ -1,27 +1,23 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
-import io.nvmf4j.initiator.NvmeController;
 import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j read}: an LBA range of a remote namespace into a file or stdout, as {@code nvme read}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "read", sortOptions = false,
         description = {"Read logical blocks into a file or stdout, with nvme read's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file.",
-            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
-                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
-                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
-                + "not offered)."},
+            BlockRangeOptions.COLLISIONS},
         footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin   (8 blocks of 512)"})
 public final class ReadCommand implements Callable<Integer> {
 
@@ -32,43 +28,36 @@ public final class ReadCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        if (output.format() == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
-        }
-        boolean json = output.isJson();
+        boolean json = output.textOrJson("read: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)")
+                == OutputOptions.Format.JSON;
         if (range.blockCount == null && range.dataSize == null) {
             throw new UsageProblem("read: give -c/--block-count (0's based) or -z/--data-size");
         }
         if (json && range.data == null) {
             throw new UsageProblem("read: -o json prints the summary on stdout; give the data a file with -d/--data");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
-            Namespace ns = range.namespace(controller, fabric.endpoint());
+        return device.run(1, controller -> {
+            Namespace ns = range.namespace(controller, device.fabric.endpoint());
             long blocks = range.blocks(ns.blockSize());
             long transfer = blocks * ns.blockSize();
             long bytes = range.dataSize != null ? range.dataSize : transfer;
             if (bytes < transfer) {
                 // nvme-cli's words; it then writes only -z bytes of the buffer, as here.
-                spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
+                device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
             }
             long start = System.nanoTime();
             try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
                  OutputStream out = ExactStreams.output(range.data != null
                          ? new BufferedOutputStream(Files.newOutputStream(range.data))
-                         : new BufferedOutputStream(new FileOutputStream(java.io.FileDescriptor.out)), bytes)) {
+                         : new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), bytes)) {
                 BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
             }
             long nanos = System.nanoTime() - start;
-            IoSummary.report(spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
-        }
-        return 0;
+            IoSummary.report(device.spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
+        });
     }
 }

@@ -1,20 +1,17 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.cli.host.nvmecli.JsonC;
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.SmartLogFormat;
-import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.protocol.log.LogPageId;
 import io.nvmf4j.protocol.log.SmartHealthLog;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j smart-log}: the SMART / Health Information log (02h), as {@code nvme smart-log}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "smart-log", sortOptions = false,
         description = {"Print the SMART / health log (like nvme smart-log; -o json has nvme-cli 2.x's keys).",
             "-n is the namespace id, as in nvme-cli; connect options are long-only here (subsystem: --nqn)."})
@@ -31,26 +28,15 @@ public final class SmartLogCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        OutputOptions.Format format = rawBinary ? OutputOptions.Format.BINARY : output.format();
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(0))) {
+        OutputOptions.Format format = output.format(rawBinary);
+        return device.run(0, controller -> {
             MemorySegment log = controller.getLogPage(LogPageId.SMART.code(), nsid, 0, SmartHealthLog.SIZE, false);
-            switch (format) {
-                case JSON -> {
-                    spec.commandLine().getOut().print(JsonC.print(SmartLogFormat.json(log)));
-                    spec.commandLine().getOut().flush();
-                }
-                case BINARY -> RawOutput.write(log);
-                case NORMAL -> SmartLogFormat.text(spec.commandLine().getOut(), fabric.endpoint(), nsid, log);
-            }
-        }
-        return 0;
+            device.print(format, log, SmartLogFormat::json,
+                    (out, l) -> SmartLogFormat.text(out, device.fabric.endpoint(), nsid, l));
+        });
     }
 }

@@ -1,30 +1,25 @@
 package io.nvmf4j.cli.host;
 
+import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.Namespace;
-import io.nvmf4j.initiator.NvmeController;
 import java.io.BufferedInputStream;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code nvmf4j write}: a file or stdin onto a remote namespace, as {@code nvme write}: {@code -c} blocks
  * (0's based) from {@code -s}, {@code -z} bytes taken from the input and the rest of the blocks zero. Without
  * {@code -c} and {@code -z} the whole input is written, its last partial block padded with zeros (nvmf4j's).
  */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "write", sortOptions = false,
         description = {"Write a file or stdin to logical blocks, with nvme write's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file. Without -c and -z: the whole input.",
-            "Collisions with the connect options, which are long-only here: -n is --namespace-id (subsystem: "
-                + "--nqn), -s --start-block (port: --trsvcid), -c --block-count (--reconnect-delay), -t --latency "
-                + "(--transport); --traddr, --ctrl-loss-tmo likewise. -v is --verbose (nvme-cli: --show-command, "
-                + "not offered)."},
+            BlockRangeOptions.COLLISIONS},
         footer = {"", "Example: nvmf4j write --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d in.bin   (8 blocks of 512)"})
 public final class WriteCommand implements Callable<Integer> {
 
@@ -35,23 +30,17 @@ public final class WriteCommand implements Callable<Integer> {
     OutputOptions output;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(output.verbose);
-        if (output.format() == OutputOptions.Format.BINARY) {
-            throw new UsageProblem("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)");
-        }
-        boolean json = output.isJson();
+        boolean json = output.textOrJson("write: -o binary: the data itself is raw already (-d FILE, or stdout/stdin)")
+                == OutputOptions.Format.JSON;
         if (range.data != null && !Files.isReadable(range.data)) {
             throw new CommandFailure("write: " + range.data + ": no such file or not readable");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
-            Namespace ns = range.namespace(controller, fabric.endpoint());
+        return device.run(1, controller -> {
+            Namespace ns = range.namespace(controller, device.fabric.endpoint());
             Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();
             long written;
@@ -63,7 +52,7 @@ public final class WriteCommand implements Callable<Integer> {
                     long transfer = blocks * ns.blockSize();
                     long take = range.dataSize != null ? Math.min(range.dataSize, transfer) : transfer;
                     if (range.dataSize != null && range.dataSize < transfer) {
-                        spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n",
+                        device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n",
                                 transfer);
                     }
                     // nvme-cli reads -z bytes into a zeroed buffer of the blocks' size: a short input is zeros.
@@ -73,8 +62,7 @@ public final class WriteCommand implements Callable<Integer> {
             }
             long nanos = System.nanoTime() - start;
             long bytes = range.dataSize != null ? range.dataSize : written * ns.blockSize();
-            IoSummary.report(spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
-        }
-        return 0;
+            IoSummary.report(device.spec.commandLine(), "write", ns, range, written, bytes, nanos, json);
+        });
     }
 }

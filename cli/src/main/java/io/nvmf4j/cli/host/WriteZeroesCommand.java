@@ -1,15 +1,13 @@
 package io.nvmf4j.cli.host;
 
-import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.cli.VersionProvider;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code nvmf4j write-zeroes}: Write Zeroes (NVM Command Set 1.0, 3.2.8), as {@code nvme write-zeroes}. */
-@Command(mixinStandardHelpOptions = true, versionProvider = io.nvmf4j.cli.VersionProvider.class,
+@Command(mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         name = "write-zeroes", sortOptions = false,
         description = {"Zero a range of logical blocks (like nvme write-zeroes): -s start, -c count (0's based), "
                 + "-d deallocate.",
@@ -36,22 +34,16 @@ public final class WriteZeroesCommand implements Callable<Integer> {
     boolean verbose;
 
     @Mixin
-    LongConnectFlags fabric;
-
-    @Spec
-    CommandSpec spec;
+    DeviceConnection device;
 
     @Override
     public Integer call() throws Exception {
-        CommandLogging.configure(verbose);
         if (blockCount < 0 || blockCount > 0xFFFF) {
             throw new UsageProblem("write-zeroes: -c/--block-count " + blockCount + " outside 0..65535 (0's based)");
         }
-        try (NvmeController controller = Connections.connect(fabric, b -> b.ioQueues(1))) {
-            DeviceNamespaces.of(controller, nsid, fabric.endpoint()).writeZeroes(startBlock, blockCount + 1, deac);
-            spec.commandLine().getOut().println("NVME Write Zeroes Success");
-            spec.commandLine().getOut().flush();
-        }
-        return 0;
+        return device.run(1, controller -> {
+            DeviceNamespaces.of(controller, nsid, device.fabric.endpoint()).writeZeroes(startBlock, blockCount + 1, deac);
+            device.say("NVME Write Zeroes Success");
+        });
     }
 }

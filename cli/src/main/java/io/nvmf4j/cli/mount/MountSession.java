@@ -5,8 +5,7 @@ import io.nvmf4j.cli.host.FailureReport;
 import io.nvmf4j.cli.mount.fuse.FuseSession;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.MultipathController;
-import io.nvmf4j.initiator.MultipathNamespace;
-import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NamespaceIo;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -51,24 +50,16 @@ final class MountSession implements AutoCloseable {
     }
 
     static MountSession open(NvmeController controller, Path mountpoint, PrintWriter out) {
-        List<NamespaceIo> namespaces = new ArrayList<>();
-        for (Namespace ns : controller.namespaces()) {
-            namespaces.add(NamespaceIo.of(ns));
-        }
-        return open(controller, controller, namespaces, mountpoint, out);
+        return open(controller, controller, List.copyOf(controller.namespaces()), mountpoint, out);
     }
 
     /** Over several paths: {@code connection} is closed at unmount; the first path gives the options and sizes. */
     static MountSession open(MultipathController multipath, Path mountpoint, PrintWriter out) {
-        List<NamespaceIo> namespaces = new ArrayList<>();
-        for (MultipathNamespace ns : multipath.namespaces()) {
-            namespaces.add(NamespaceIo.of(ns));
-        }
-        return open(multipath.paths().getFirst(), multipath, namespaces, mountpoint, out);
+        return open(multipath.paths().getFirst(), multipath, List.copyOf(multipath.namespaces()), mountpoint, out);
     }
 
     private static MountSession open(NvmeController controller, AutoCloseable connection,
-            List<NamespaceIo> namespaces, Path mountpoint, PrintWriter out) {
+            List<? extends NamespaceIo> namespaces, Path mountpoint, PrintWriter out) {
         int queueDepth = controller.ioQueueCount() * controller.ioQueueSize();
         // One slot per command the queues take, plus the read-modify-write scratch: enough not to allocate.
         ScratchPool pool = new ScratchPool(Math.max(64, queueDepth + 16));

@@ -1,6 +1,6 @@
 package io.nvmf4j.cli.mount;
 
-import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NamespaceIo;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.cli.mount.ScratchPool.Scratch;
 import java.lang.foreign.MemorySegment;
@@ -26,10 +26,6 @@ final class NamespaceFile {
     private final boolean deallocatedReadsZero;
     private final ScratchPool pool;
     private CompletableFuture<Void> rmwChain = CompletableFuture.completedFuture(null);
-
-    NamespaceFile(String name, long ino, Namespace namespace, ScratchPool pool) {
-        this(name, ino, NamespaceIo.of(namespace), pool);
-    }
 
     NamespaceFile(String name, long ino, NamespaceIo namespace, ScratchPool pool) {
         this.pool = pool;

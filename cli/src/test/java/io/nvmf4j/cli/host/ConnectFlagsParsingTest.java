@@ -100,7 +100,7 @@ class ConnectFlagsParsingTest {
         assertEquals(8L, c.range.blocks(512), "-c is 0's based: -c 7 is eight blocks");
         assertEquals(4096L, c.range.dataSize);
         assertTrue(c.range.latency);
-        ConnectOptions o = c.fabric.builder(c.fabric.subsystemNqn()).build();
+        ConnectOptions o = c.device.fabric.builder(c.device.fabric.subsystemNqn()).build();
         assertEquals(4421, o.address().getPort());
         assertEquals(Nqn.parse("nqn.2026-12.io.nvmf4j:x"), o.subsystemNqn());
         assertEquals(Duration.ofSeconds(3), o.reconnectDelay());

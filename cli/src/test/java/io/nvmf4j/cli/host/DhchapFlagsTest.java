@@ -70,7 +70,7 @@ class DhchapFlagsTest {
     @Test
     void longNamesOnDeviceCommandsAndMount() {
         IdCtrlCommand c = parse(IdCtrlCommand.class, "id-ctrl", "--dhchap-secret", KEY.format());
-        assertEquals(KEY, c.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build().dhchap().key());
+        assertEquals(KEY, c.device.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build().dhchap().key());
         io.nvmf4j.cli.mount.MountCommand m = parse(io.nvmf4j.cli.mount.MountCommand.class, "mount", "-S",
                 KEY.format(), "-C", CTRL.format(), dir.toString());
         assertTrue(m.toString() != null);

@@ -1,15 +1,12 @@
 package io.nvmf4j.protocol.admin;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
-import io.nvmf4j.protocol.MalformedStructureException;
+import io.nvmf4j.protocol.StructureView;
+import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.Nqn;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
-import java.nio.ByteOrder;
 
 /**
  * The 4096-byte Identify Controller data structure (CNS 01h; NVMe Base 2.0, 5.17.2.1, Figure 275), including the
@@ -19,7 +16,7 @@ import java.nio.ByteOrder;
  * {@code offsetof} against SPDK's header). A view over a {@link MemorySegment}: reads and writes go straight to the
  * buffer that travels on the wire.
  */
-public final class IdentifyController {
+public final class IdentifyController extends StructureView<IdentifyController> {
 
     public static final int SIZE = 4096;
 
@@ -133,31 +130,18 @@ public final class IdentifyController {
     /** VWC bit 0: a volatile write cache is present. */
     public static final int VWC_PRESENT = 1;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
-    private final MemorySegment segment;
-
     private IdentifyController(MemorySegment segment) {
-        this.segment = segment;
+        super(segment);
     }
 
     /** A view over the first 4096 bytes of {@code segment}; fails with a message when it is shorter. */
     public static IdentifyController wrap(MemorySegment segment) {
-        if (segment.byteSize() < SIZE) {
-            throw new MalformedStructureException(
-                    "Identify Controller data needs " + SIZE + " bytes, got " + segment.byteSize());
-        }
-        return new IdentifyController(segment.asSlice(0, SIZE));
+        return new IdentifyController(Wire.require(segment, SIZE, "Identify Controller data"));
     }
 
     /** A zeroed structure on the heap. */
     public static IdentifyController allocate() {
         return new IdentifyController(MemorySegment.ofArray(new byte[SIZE]));
-    }
-
-    public MemorySegment segment() {
-        return segment;
     }
 
     // ---- controller capabilities and features, bytes 0-255
@@ -432,33 +416,6 @@ public final class IdentifyController {
         if (n < 0 || n >= PSD_COUNT) {
             throw new IllegalArgumentException("power state " + n + " outside 0..31");
         }
-    }
-
-    private int u8(long offset) {
-        return Byte.toUnsignedInt(segment.get(JAVA_BYTE, offset));
-    }
-
-    private IdentifyController u8(long offset, int value) {
-        segment.set(JAVA_BYTE, offset, (byte) value);
-        return this;
-    }
-
-    private int u16(long offset) {
-        return Short.toUnsignedInt(segment.get(U16, offset));
-    }
-
-    private IdentifyController u16(long offset, int value) {
-        segment.set(U16, offset, (short) value);
-        return this;
-    }
-
-    private int u32(long offset) {
-        return segment.get(U32, offset);
-    }
-
-    private IdentifyController u32(long offset, int value) {
-        segment.set(U32, offset, value);
-        return this;
     }
 
     private BigInteger u128(long offset) {

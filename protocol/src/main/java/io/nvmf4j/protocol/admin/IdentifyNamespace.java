@@ -1,15 +1,12 @@
 package io.nvmf4j.protocol.admin;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.nvmf4j.protocol.MalformedStructureException;
+import io.nvmf4j.protocol.StructureView;
+import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
-import java.nio.ByteOrder;
 
 /**
  * The 4096-byte Identify Namespace data structure for the NVM command set (CNS 00h; NVMe Base 2.0 / NVM Command Set
@@ -19,7 +16,7 @@ import java.nio.ByteOrder;
  *
  * <p>Linux: {@code struct nvme_id_ns}; SPDK: {@code struct spdk_nvme_ns_data} (offsets checked with offsetof).
  */
-public final class IdentifyNamespace {
+public final class IdentifyNamespace extends StructureView<IdentifyNamespace> {
 
     public static final int SIZE = 4096;
 
@@ -72,41 +69,27 @@ public final class IdentifyNamespace {
     public static final int DLFEAT_READ_ZEROES = 0x1;
     public static final int DLFEAT_WRITE_ZEROES_DEALLOCATE = 0x8;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
-    private final MemorySegment segment;
-
     private IdentifyNamespace(MemorySegment segment) {
-        this.segment = segment;
+        super(segment);
     }
 
     public static IdentifyNamespace wrap(MemorySegment segment) {
-        if (segment.byteSize() < SIZE) {
-            throw new MalformedStructureException(
-                    "Identify Namespace data needs " + SIZE + " bytes, got " + segment.byteSize());
-        }
-        return new IdentifyNamespace(segment.asSlice(0, SIZE));
+        return new IdentifyNamespace(Wire.require(segment, SIZE, "Identify Namespace data"));
     }
 
     public static IdentifyNamespace allocate() {
         return new IdentifyNamespace(MemorySegment.ofArray(new byte[SIZE]));
     }
 
-    public MemorySegment segment() {
-        return segment;
-    }
-
     /** Namespace Size in logical blocks. */
-    public long nsze() { return segment.get(U64, OFFSET_NSZE); }
-    public IdentifyNamespace nsze(long v) { segment.set(U64, OFFSET_NSZE, v); return this; }
+    public long nsze() { return u64(OFFSET_NSZE); }
+    public IdentifyNamespace nsze(long v) { return u64(OFFSET_NSZE, v); }
     /** Namespace Capacity in logical blocks. */
-    public long ncap() { return segment.get(U64, OFFSET_NCAP); }
-    public IdentifyNamespace ncap(long v) { segment.set(U64, OFFSET_NCAP, v); return this; }
+    public long ncap() { return u64(OFFSET_NCAP); }
+    public IdentifyNamespace ncap(long v) { return u64(OFFSET_NCAP, v); }
     /** Namespace Utilization in logical blocks. */
-    public long nuse() { return segment.get(U64, OFFSET_NUSE); }
-    public IdentifyNamespace nuse(long v) { segment.set(U64, OFFSET_NUSE, v); return this; }
+    public long nuse() { return u64(OFFSET_NUSE); }
+    public IdentifyNamespace nuse(long v) { return u64(OFFSET_NUSE, v); }
     public int nsfeat() { return u8(OFFSET_NSFEAT); }
     public IdentifyNamespace nsfeat(int v) { return u8(OFFSET_NSFEAT, v); }
     /** Number of LBA Formats, 0's based (0 means one format). */
@@ -157,8 +140,8 @@ public final class IdentifyNamespace {
     public IdentifyNamespace npda(int v) { return u16(OFFSET_NPDA, v); }
     public int nows() { return u16(OFFSET_NOWS); }
     public IdentifyNamespace nows(int v) { return u16(OFFSET_NOWS, v); }
-    public int anagrpid() { return segment.get(U32, OFFSET_ANAGRPID); }
-    public IdentifyNamespace anagrpid(int v) { segment.set(U32, OFFSET_ANAGRPID, v); return this; }
+    public int anagrpid() { return u32(OFFSET_ANAGRPID); }
+    public IdentifyNamespace anagrpid(int v) { return u32(OFFSET_ANAGRPID, v); }
     public int nsattr() { return u8(OFFSET_NSATTR); }
     public IdentifyNamespace nsattr(int v) { return u8(OFFSET_NSATTR, v); }
     public int nvmsetid() { return u16(OFFSET_NVMSETID); }
@@ -251,24 +234,6 @@ public final class IdentifyNamespace {
         if (n < 0 || n >= MAX_LBA_FORMATS) {
             throw new IllegalArgumentException("LBA format index " + n + " outside 0..63");
         }
-    }
-
-    private int u8(long offset) {
-        return Byte.toUnsignedInt(segment.get(JAVA_BYTE, offset));
-    }
-
-    private IdentifyNamespace u8(long offset, int value) {
-        segment.set(JAVA_BYTE, offset, (byte) value);
-        return this;
-    }
-
-    private int u16(long offset) {
-        return Short.toUnsignedInt(segment.get(U16, offset));
-    }
-
-    private IdentifyNamespace u16(long offset, int value) {
-        segment.set(U16, offset, (short) value);
-        return this;
     }
 
     private IdentifyNamespace bytes(long offset, int length, byte[] value) {

@@ -2,9 +2,8 @@ package io.nvmf4j.protocol.fabrics;
 
 import io.nvmf4j.protocol.CommandId;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
-import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.auth.AuthMessage;
 import io.nvmf4j.protocol.sgl.SglDescriptor;
-import java.lang.foreign.MemorySegment;
 
 /**
  * Authentication Receive (FCTYPE 06h; NVMe Base 2.0, 6.1 "Authentication Receive command"; Linux {@code struct
@@ -15,28 +14,23 @@ import java.lang.foreign.MemorySegment;
  *  40 reserved (NSSF) | 41 SPSP0 | 42 SPSP1 | 43 SECP | 44..47 AL | 48..63 reserved
  * </pre>
  *
- * For DH-HMAC-CHAP: SECP E9h, SPSP0 01h, SPSP1 01h ({@link io.nvmf4j.protocol.auth.AuthMessage}).
+ * For DH-HMAC-CHAP: SECP E9h, SPSP0 01h, SPSP1 01h ({@link AuthMessage}). The layout is
+ * the one Authentication Send shares ({@link SecurityProtocolFields}).
  */
 public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, int secp, int spsp0, int spsp1, long al)
         implements FabricsCommand {
 
-    public static final int OFFSET_SPSP0 = SecurityProtocolFields.OFFSET_SPSP0;
-    public static final int OFFSET_SPSP1 = SecurityProtocolFields.OFFSET_SPSP1;
-    public static final int OFFSET_SECP = SecurityProtocolFields.OFFSET_SECP;
-    public static final int OFFSET_AL = 44;
+    /** AL (bytes 47:44); SPSP0, SPSP1 and SECP are at {@link SecurityProtocolFields}' offsets. */
+    public static final int OFFSET_AL = SecurityProtocolFields.OFFSET_AL_TL;
 
     public AuthenticationReceiveCommand {
-        java.util.Objects.requireNonNull(cid, "cid");
-        java.util.Objects.requireNonNull(sgl1, "sgl1");
-        Wire.checkUnsigned("SECP", secp, 8);
-        Wire.checkUnsigned("SPSP0", spsp0, 8);
-        Wire.checkUnsigned("SPSP1", spsp1, 8);
-        Wire.checkUnsigned("AL", al, 32);
+        SecurityProtocolFields.check(cid, sgl1, secp, spsp0, spsp1, "AL", al);
     }
 
     /** Room for a DH-HMAC-CHAP message of up to {@code length} bytes (SECP E9h, SPSP0/1 01h as Linux sends). */
     public static AuthenticationReceiveCommand dhchap(CommandId cid, SglDescriptor sgl1, int length) {
-        return new AuthenticationReceiveCommand(cid, sgl1, 0xE9, 0x01, 0x01, length);
+        return new AuthenticationReceiveCommand(cid, sgl1, AuthMessage.SECP_AUTHENTICATION, AuthMessage.SPSP0,
+                AuthMessage.SPSP1, length);
     }
 
     @Override
@@ -46,20 +40,14 @@ public record AuthenticationReceiveCommand(CommandId cid, SglDescriptor sgl1, in
 
     @Override
     public void encode(SubmissionQueueEntry sqe) {
-        FabricsCommand.encodeHeader(sqe, FabricsCommandType.AUTH_RECEIVE, cid);
-        MemorySegment s = sqe.segment();
-        sgl1.encode(sqe.dptr());
-        Wire.u8(s, OFFSET_SPSP0, spsp0);
-        Wire.u8(s, OFFSET_SPSP1, spsp1);
-        Wire.u8(s, OFFSET_SECP, secp);
-        Wire.u32(s, OFFSET_AL, al);
+        SecurityProtocolFields.encode(sqe, FabricsCommandType.AUTH_RECEIVE, cid, sgl1, secp, spsp0, spsp1, al);
     }
 
     // A field read in place (no allocation); SECP, SPSP0 and SPSP1 are read by SecurityProtocolFields.
 
     /** AL (bytes 47:44), bytes. */
     public static long alOf(SubmissionQueueEntry sqe) {
-        return Wire.u32(sqe.segment(), OFFSET_AL);
+        return SecurityProtocolFields.alTlOf(sqe);
     }
 
     public static AuthenticationReceiveCommand decode(SubmissionQueueEntry sqe) {

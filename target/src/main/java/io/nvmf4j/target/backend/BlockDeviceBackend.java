@@ -16,21 +16,12 @@ import java.nio.file.Path;
  * nvmet_bdev_ns_enable() where blksize_shift comes from the bdev); deallocate is {@code BLKDISCARD}, Write Zeroes
  * is {@code BLKZEROOUT} (nvmet: blkdev_issue_discard() / __blkdev_issue_zeroout()).
  */
-public final class BlockDeviceBackend implements NamespaceBackend {
+public final class BlockDeviceBackend extends DescriptorBackend {
 
     private static final System.Logger LOG = System.getLogger(BlockDeviceBackend.class.getName());
 
-    private final Path path;
-    private final int fd;
-    private final int blockSize;
-    private final long size;
-    private volatile boolean closed;
-
     private BlockDeviceBackend(Path path, int fd, int blockSize, long size) {
-        this.path = path;
-        this.fd = fd;
-        this.blockSize = blockSize;
-        this.size = size;
+        super(path, fd, blockSize, size);
     }
 
     public static BlockDeviceBackend open(Path path, int blockSize) throws IOException {
@@ -92,21 +83,6 @@ public final class BlockDeviceBackend implements NamespaceBackend {
     }
 
     @Override
-    public int blockSize() {
-        return blockSize;
-    }
-
-    @Override
-    public long sizeInBytes() {
-        return size;
-    }
-
-    @Override
-    public boolean volatileWriteCache() {
-        return true;
-    }
-
-    @Override
     public String description() {
         return "block device " + path + " (O_DIRECT)";
     }
@@ -131,15 +107,6 @@ public final class BlockDeviceBackend implements NamespaceBackend {
         }
         if (forceUnitAccess) {
             flush();
-        }
-    }
-
-    @Override
-    public void flush() throws BackendException {
-        try {
-            LinuxCalls.fdatasync(fd);
-        } catch (LinuxCalls.ErrnoException e) {
-            throw DescriptorIo.failure("flush of " + path, e);
         }
     }
 
@@ -173,19 +140,6 @@ public final class BlockDeviceBackend implements NamespaceBackend {
             LinuxCalls.ioctl(fd, request, range);
         } catch (LinuxCalls.ErrnoException e) {
             throw DescriptorIo.failure(name + " on " + path + " at LBA " + lba, e);
-        }
-    }
-
-    @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            LinuxCalls.close(fd);
-        } catch (LinuxCalls.ErrnoException e) {
-            LOG.log(Level.WARNING, "closing {0}: {1}", path, e.getMessage());
         }
     }
 }

@@ -24,26 +24,18 @@ import java.nio.file.StandardOpenOption;
  * nvmet_file_execute_discard(); where the filesystem does not support them (EOPNOTSUPP) zeroes are written, so a
  * deallocated range always reads back as zeroes (what we advertise in DLFEAT).
  */
-public final class FileBackend implements NamespaceBackend {
+public final class FileBackend extends DescriptorBackend {
 
     private static final System.Logger LOG = System.getLogger(FileBackend.class.getName());
     private static final int ZERO_CHUNK = 1 << 20;
 
-    private final Path path;
-    private final int blockSize;
-    private final long size;
     private final FileChannel channel;
-    private final int fd;
     private final boolean direct;
     private volatile boolean directRejected;
-    private volatile boolean closed;
 
     private FileBackend(Path path, int blockSize, long size, FileChannel channel, int fd, boolean direct) {
-        this.path = path;
-        this.blockSize = blockSize;
-        this.size = size;
+        super(path, fd, blockSize, size);
         this.channel = channel;
-        this.fd = fd;
         this.direct = direct;
     }
 
@@ -106,21 +98,6 @@ public final class FileBackend implements NamespaceBackend {
 
     public Path path() {
         return path;
-    }
-
-    @Override
-    public int blockSize() {
-        return blockSize;
-    }
-
-    @Override
-    public long sizeInBytes() {
-        return size;
-    }
-
-    @Override
-    public boolean volatileWriteCache() {
-        return true;
     }
 
     @Override
@@ -220,35 +197,20 @@ public final class FileBackend implements NamespaceBackend {
     }
 
     @Override
-    public void flush() throws BackendException {
-        // fdatasync(2) flushes the file's dirty pages whichever descriptor wrote them (the channel's too)
-        try {
-            LinuxCalls.fdatasync(fd);
-        } catch (LinuxCalls.ErrnoException e) {
-            throw DescriptorIo.failure("flush of " + path, e);
-        }
-    }
-
-    @Override
     public void writeZeroes(long lba, long blocks) throws BackendException {
-        checkRange(lba, blocks);
-        if (blocks == 0) {
-            return;
-        }
-        long offset = lba * blockSize;
-        long length = blocks * blockSize;
-        try {
-            LinuxCalls.fallocate(fd, LinuxCalls.FALLOC_FL_ZERO_RANGE | LinuxCalls.FALLOC_FL_KEEP_SIZE, offset, length);
-        } catch (LinuxCalls.ErrnoException e) {
-            if (e.errno() != LinuxCalls.EOPNOTSUPP) {
-                throw DescriptorIo.failure("write zeroes on " + path + " at " + offset, e);
-            }
-            writeZeroBytes(offset, length);
-        }
+        fallocateOrZero(LinuxCalls.FALLOC_FL_ZERO_RANGE, "write zeroes", lba, blocks);
     }
 
     @Override
     public void deallocate(long lba, long blocks) throws BackendException {
+        fallocateOrZero(LinuxCalls.FALLOC_FL_PUNCH_HOLE, "deallocate", lba, blocks);
+    }
+
+    /**
+     * {@code fallocate(mode|FALLOC_FL_KEEP_SIZE)} over the blocks; where the filesystem does not support the mode
+     * (EOPNOTSUPP), zeroes written, as the range must read back as zeroes either way (DLFEAT).
+     */
+    private void fallocateOrZero(int mode, String what, long lba, long blocks) throws BackendException {
         checkRange(lba, blocks);
         if (blocks == 0) {
             return;
@@ -256,10 +218,10 @@ public final class FileBackend implements NamespaceBackend {
         long offset = lba * blockSize;
         long length = blocks * blockSize;
         try {
-            LinuxCalls.fallocate(fd, LinuxCalls.FALLOC_FL_PUNCH_HOLE | LinuxCalls.FALLOC_FL_KEEP_SIZE, offset, length);
+            LinuxCalls.fallocate(fd, mode | LinuxCalls.FALLOC_FL_KEEP_SIZE, offset, length);
         } catch (LinuxCalls.ErrnoException e) {
             if (e.errno() != LinuxCalls.EOPNOTSUPP) {
-                throw DescriptorIo.failure("deallocate on " + path + " at " + offset, e);
+                throw DescriptorIo.failure(what + " on " + path + " at " + offset, e);
             }
             writeZeroBytes(offset, length);
         }
@@ -288,16 +250,7 @@ public final class FileBackend implements NamespaceBackend {
     }
 
     @Override
-    public void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            LinuxCalls.close(fd);
-        } catch (LinuxCalls.ErrnoException e) {
-            LOG.log(Level.WARNING, "closing {0}: {1}", path, e.getMessage());
-        }
+    void closeMore() {
         try {
             channel.close();
         } catch (IOException e) {
