@@ -189,9 +189,14 @@ final class IbverbsCompletionQueue implements CompletionQueue {
      * The closing thread may be the only one that would ever poll (it closes, then awaits its completions), so
      * waiting for somebody else to reap the marker is not enough.
      *
-     * @return false when the time ran out or the CQ was closed
+     * @return false when the time ran out, the CQ was closed, or the caller is inside a poll of this CQ
      */
     boolean awaitDrainMarker(int qpNum, long timeoutNanos) throws InterruptedException {
+        if (lock.isHeldByCurrentThread()) {
+            // a close from a disconnect listener that a poll of this CQ runs (fill): a nested poll would overwrite
+            // the batch that poll is still reading, and no one else can reap the marker meanwhile
+            return drainMarkers.takeArrival(qpNum);
+        }
         long deadline = System.nanoTime() + timeoutNanos;
         while (!drainMarkers.takeArrival(qpNum)) {
             if (closed || System.nanoTime() - deadline >= 0) {
