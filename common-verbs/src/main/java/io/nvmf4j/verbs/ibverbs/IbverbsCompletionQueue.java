@@ -14,6 +14,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -60,6 +61,9 @@ final class IbverbsCompletionQueue implements CompletionQueue {
     private final MemorySegment callState;
     private final ReentrantLock lock = new ReentrantLock();
     private final LocalFlushes localFlushes = new LocalFlushes();
+    private final DrainMarkers drainMarkers = new DrainMarkers();
+    /** Completions a closing queue pair's drain wait polled before the application did (guarded by lock). */
+    private final ArrayDeque<WorkCompletion> heldBack = new ArrayDeque<>();
     private final long spinNanos;
     private int unackedEvents;
     private volatile boolean overflowed;
@@ -122,6 +126,14 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         if (closed) {
             return 0;
         }
+        if (!heldBack.isEmpty()) {
+            // older than anything still in the device's CQ
+            int n = 0;
+            while (n < out.length && !heldBack.isEmpty()) {
+                out[n++].copyFrom(heldBack.poll());
+            }
+            return n;
+        }
         int wanted = Math.min(out.length, BATCH);
         int n;
         try {
@@ -134,14 +146,100 @@ final class IbverbsCompletionQueue implements CompletionQueue {
             overflowed = true;
             return 0;
         }
-        for (int i = 0; i < n; i++) {
-            fill(out[i], i * WC_SIZE);
+        if (drainMarkers.anyExpected()) {
+            n = fillSkippingDrainMarkers(out, n);
+        } else {
+            for (int i = 0; i < n; i++) {
+                fill(out[i], i * WC_SIZE);
+            }
         }
         if (n < out.length && !localFlushes.isEmpty()) {
             // after the device's own completions: a device flush of an earlier request comes first
             n += localFlushes.drainInto(out, n);
         }
         return n;
+    }
+
+    /** Fills {@code out} with the {@code n} polled completions but the provider's drain markers; returns how many. */
+    private int fillSkippingDrainMarkers(WorkCompletion[] out, int n) {
+        int filled = 0;
+        for (int i = 0; i < n; i++) {
+            long base = i * WC_SIZE;
+            if (!isDrainMarker(base)) {
+                fill(out[filled++], base);
+            }
+        }
+        return filled;
+    }
+
+    private boolean isDrainMarker(long base) {
+        return drainMarkers.take(wcs.get(ValueLayout.JAVA_LONG, base + WR_ID),
+                wcs.get(ValueLayout.JAVA_INT, base + STATUS), wcs.get(ValueLayout.JAVA_INT, base + QP_NUM));
+    }
+
+    /** The drain markers of the queue pairs whose send CQ this is ({@link IbverbsQueuePair#toError}). */
+    DrainMarkers drainMarkers() {
+        return drainMarkers;
+    }
+
+    /**
+     * Waits until the drain marker of queue pair {@code qpNum} was reaped, by the application's poller or by this
+     * wait, which polls the CQ itself when no one else holds it and keeps what it finds, in order, for the
+     * application's next poll (their side effects, such as ending a connection on an error completion, happen now).
+     * The closing thread may be the only one that would ever poll (it closes, then awaits its completions), so
+     * waiting for somebody else to reap the marker is not enough.
+     *
+     * @return false when the time ran out, the CQ was closed, or the caller is inside a poll of this CQ
+     */
+    boolean awaitDrainMarker(int qpNum, long timeoutNanos) throws InterruptedException {
+        if (lock.isHeldByCurrentThread()) {
+            // a close from a disconnect listener that a poll of this CQ runs (fill): a nested poll would overwrite
+            // the batch that poll is still reading, and no one else can reap the marker meanwhile
+            return drainMarkers.takeArrival(qpNum);
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (!drainMarkers.takeArrival(qpNum)) {
+            if (closed || System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            if (lock.tryLock()) {
+                try {
+                    holdBack();
+                } finally {
+                    lock.unlock();
+                }
+                if (drainMarkers.takeArrival(qpNum)) {
+                    return true;
+                }
+            }
+            Thread.sleep(1);
+        }
+        return true;
+    }
+
+    /** Moves what the device has completed into heldBack, dropping drain markers. Holds lock. */
+    private void holdBack() {
+        if (closed) {
+            return;
+        }
+        int n;
+        try {
+            n = (int) pollCq.invokeExact(BATCH, wcs);
+        } catch (Throwable t) {
+            throw new IllegalStateException("poll_cq failed", t);
+        }
+        if (n < 0) {
+            overflowed = true;
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            long base = i * WC_SIZE;
+            if (!isDrainMarker(base)) {
+                WorkCompletion completion = new WorkCompletion();
+                fill(completion, base);
+                heldBack.add(completion);
+            }
+        }
     }
 
     /**

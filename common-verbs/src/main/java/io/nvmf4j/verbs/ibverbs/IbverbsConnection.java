@@ -269,6 +269,10 @@ final class IbverbsConnection implements RdmaConnection {
         synchronized (this) {
             closed = true;
         }
+        IbverbsQueuePair qp = queuePair;
+        if (qp != null) {
+            qp.awaitDrained(); // the flushes of what was outstanding reach the CQ before the queue pair goes
+        }
         destroy();
     }
 

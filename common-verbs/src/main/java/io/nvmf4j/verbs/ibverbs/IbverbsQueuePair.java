@@ -4,6 +4,7 @@ import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
@@ -16,6 +17,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A reliable connected {@code ibv_qp} made by {@code rdma_create_qp} on a connection's rdma_cm id. Posting encodes
@@ -37,6 +39,14 @@ final class IbverbsQueuePair implements QueuePair {
     private final Object sendLock = new Object();
     private final Object recvLock = new Object();
     private volatile boolean destroyed;
+    /** A request went to the device's send queue (guarded by sendLock): a drain marker has work to flush. */
+    private boolean sent;
+    /** The drain marker was tried (guarded by sendLock): once per queue pair. */
+    private boolean drained;
+    /** The drain marker is in the send queue: {@link #awaitDrained} waits for it. */
+    private volatile boolean markerPosted;
+    /** Longest wait for the drain marker at a close (rxe flushes it in the post itself; hardware within µs). */
+    private static final long DRAIN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final IbverbsDevice device;
     private final IbverbsCompletionQueue sendCq;
@@ -127,6 +137,7 @@ final class IbverbsQueuePair implements QueuePair {
             } catch (Throwable t) {
                 throw new IllegalStateException("post_send failed", t);
             }
+            sent = true; // also when only part of the chain went in
             if (rc != 0) {
                 throw postFailure("ibv_post_send", rc, sendEncoder.badIndex(), length);
             }
@@ -177,21 +188,79 @@ final class IbverbsQueuePair implements QueuePair {
      * iWARP QP to CLOSING, and siw_qp_nextstate_from_close() flushes the send queue on a later move to ERROR only
      * when a send is in progress, never the ORQ, so an RDMA Read in flight would never complete (siw_qp.c, 6.1).
      * InfiniBand/RoCE: librdmacm's rdma_disconnect does this itself (ucma_modify_qp_err); doing it twice is harmless.
+     * There a drain marker follows ({@link #postDrainMarker}), which the close waits for before it destroys the queue
+     * pair, so that the flushes are in the CQ by then.
      */
     void toError() {
         synchronized (sendLock) {
             if (destroyed) {
                 return;
             }
+            int rc;
             try (Arena call = Arena.ofConfined()) {
                 MemorySegment attr = call.allocate(ibv_qp_attr.layout());
                 ibv_qp_attr.qp_state(attr, ibverbs_h.IBV_QPS_ERR());
-                int rc = ibverbs_h.ibv_modify_qp(qp, attr, ibverbs_h.IBV_QP_STATE());
-                if (rc != 0) {
-                    System.getLogger(IbverbsQueuePair.class.getName())
-                            .log(System.Logger.Level.DEBUG, () -> "ibv_modify_qp(QP " + number + ", ERR): " + Errno.name(Math.abs(rc)));
-                }
+                rc = ibverbs_h.ibv_modify_qp(qp, attr, ibverbs_h.IBV_QP_STATE());
             }
+            if (rc != 0) {
+                System.getLogger(IbverbsQueuePair.class.getName())
+                        .log(System.Logger.Level.DEBUG, () -> "ibv_modify_qp(QP " + number + ", ERR): " + Errno.name(Math.abs(rc)));
+            } else if (sent && !drained && !device.iwarp()) {
+                drained = true;
+                postDrainMarker();
+            }
+        }
+    }
+
+    /**
+     * Posts a zero-length RDMA Write with the wr_id {@link DrainMarkers#WR_ID} on the queue pair now in ERROR, as
+     * __ib_drain_sq() does (Linux verbs.c); the close waits for its flush completion ({@link #awaitDrained}) before
+     * it destroys the queue pair. Kernel rxe flushes a send queue in its completer, which rxe_qp_error() only
+     * schedules (a tasklet, which may also be busy with the Read's responses on another CPU); rdma_destroy_qp()
+     * before it ran discarded the requests still queued, an RDMA Read in flight among them, without a completion
+     * (rxe_qp_do_cleanup() clears qp->valid, and rxe_completer() flushes with notify only while it is set; once the
+     * last reference is gone it does not run at all; rxe_qp.c, rxe_comp.c, 6.1). Only on InfiniBand/RoCE: siw
+     * flushes on the move to ERROR and never completes a post on a queue pair in ERROR ({@link LocalFlushes}). The
+     * marker takes a send queue slot and a CQ entry: with the send queue full the post fails and the close does not
+     * wait. Caller holds sendLock.
+     */
+    private void postDrainMarker() {
+        DrainMarkers markers = sendCq.drainMarkers();
+        markers.expect(number);
+        int rc;
+        try {
+            sendEncoder.encode(new SendWorkRequest(1).wrId(DrainMarkers.WR_ID).opcode(SendOpcode.RDMA_WRITE)
+                    .signaled(true));
+            rc = (int) postSend.invokeExact(sendEncoder.first(), sendEncoder.badWr);
+        } catch (Throwable t) {
+            rc = -1;
+        }
+        if (rc != 0) {
+            markers.notPosted(number);
+            int failed = rc;
+            System.getLogger(IbverbsQueuePair.class.getName()).log(System.Logger.Level.DEBUG,
+                    () -> "drain marker on QP " + number + " not posted: " + Errno.name(Math.abs(failed)));
+        } else {
+            markerPosted = true;
+        }
+    }
+
+    /**
+     * Waits (bounded) until the drain marker's flush completion was reaped, so that every request posted before it
+     * has its completion in the CQ before the queue pair is destroyed. Called by the connection's close between the
+     * disconnect and the destroy, holding no lock (the wait may poll the CQ, and a poller may end a connection).
+     */
+    void awaitDrained() {
+        if (!markerPosted || destroyed) {
+            return;
+        }
+        try {
+            if (!sendCq.awaitDrainMarker(number, DRAIN_TIMEOUT_NANOS)) {
+                System.getLogger(IbverbsQueuePair.class.getName()).log(System.Logger.Level.DEBUG,
+                        () -> "QP " + number + ": no drain marker completion; destroying it anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
