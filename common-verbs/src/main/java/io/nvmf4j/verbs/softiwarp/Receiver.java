@@ -290,9 +290,21 @@ final class Receiver {
 
     /** A protocol or protection error in inbound data: Terminate to the peer, queue pair to ERROR. */
     boolean fail(int layer, int etype, int ecode) {
-        int received = header.position();
-        TerminateMessage t = TerminateMessage.forInbound(layer, etype, ecode, header, received);
+        TerminateMessage t = terminateFor(layer, etype, ecode);
         qp.peerFault("sent Terminate: " + t.describe(), t);
         return false;
+    }
+
+    /**
+     * siw_init_terminate() ahead of siw_rqe_complete()/siw_sqe_complete(): records the Terminate of an error that
+     * a work completion is about to report; {@link #fail} with the same codes then ends the queue pair with it.
+     */
+    void initTerminate(int layer, int etype, int ecode) {
+        TerminateMessage t = terminateFor(layer, etype, ecode);
+        qp.initTerminate("sent Terminate: " + t.describe(), t, RejectedPeers.Reason.TERMINATE_SENT);
+    }
+
+    private TerminateMessage terminateFor(int layer, int etype, int ecode) {
+        return TerminateMessage.forInbound(layer, etype, ecode, header, header.position());
     }
 }

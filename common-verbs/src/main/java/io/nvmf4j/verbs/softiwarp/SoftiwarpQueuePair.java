@@ -91,6 +91,8 @@ public final class SoftiwarpQueuePair implements QueuePair {
     private final Object stateLock = new Object();
     volatile DisconnectEvent endEvent;
     volatile TerminateMessage pendingTerminate;
+    /** What {@link #pendingTerminate} reports, for the end event (guarded by stateLock). */
+    private String terminateDetail;
     volatile boolean finished;
     volatile Consumer<DisconnectEvent> endListener;
 
@@ -403,15 +405,21 @@ public final class SoftiwarpQueuePair implements QueuePair {
     /**
      * Moves the queue pair to ERROR (siw_qp_cm_drop + siw_qp_llp_close): the Terminate, if any, is sent best
      * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
-     * the connection's listeners hear about it. Idempotent; the first cause wins.
+     * the connection's listeners hear about it. Idempotent; the first cause wins - except that a Terminate recorded
+     * before ({@link #initTerminate}) always goes out and names the end, whoever ends the queue pair (siw sends
+     * term_info whenever it drops the connection, siw_qp_cm_drop()).
      */
     boolean enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
         synchronized (stateLock) {
             if (state == QueuePairState.ERROR) {
                 return false;
             }
-            endEvent = new DisconnectEvent(cause, detail);
-            pendingTerminate = terminate;
+            if (pendingTerminate != null) {
+                endEvent = new DisconnectEvent(DisconnectEvent.Cause.TERMINATE_SENT, terminateDetail);
+            } else {
+                endEvent = new DisconnectEvent(cause, detail);
+                pendingTerminate = terminate;
+            }
             state = QueuePairState.ERROR;
         }
         kickTx();
@@ -423,18 +431,34 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     /**
-     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
-     * {@link RejectedPeers.Reason#TERMINATE_SENT}.
+     * siw_init_terminate(): records the Terminate of an error before the work completion that reports the error
+     * becomes visible. An application that ends the connection on that completion (the NVMe target disconnects on
+     * a failed receive) must not win the race and close the socket without it: the peer would see a plain close
+     * instead of the Terminate RFC 5040 4.8 owes it. The first recorded Terminate wins, as in siw; nothing is
+     * recorded once the queue pair has ended. {@code countAs} is counted once, with the recording.
      */
-    void peerFault(String detail, TerminateMessage terminate) {
-        // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+    void initTerminate(String detail, TerminateMessage terminate, RejectedPeers.Reason countAs) {
         synchronized (stateLock) {
-            if (state == QueuePairState.ERROR) {
+            if (state == QueuePairState.ERROR || pendingTerminate != null) {
                 return;
             }
-            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
+            pendingTerminate = terminate;
+            terminateDetail = detail;
+            if (countAs != null) {
+                // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+                device.rejectedPeers().add(countAs);
+            }
         }
-        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, terminate);
+    }
+
+    /**
+     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
+     * {@link RejectedPeers.Reason#TERMINATE_SENT}. A Terminate recorded earlier for the same error
+     * ({@link #initTerminate}) is the one that goes out.
+     */
+    void peerFault(String detail, TerminateMessage terminate) {
+        initTerminate(detail, terminate, RejectedPeers.Reason.TERMINATE_SENT);
+        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
     }
 
     /** Whether a Terminate of this ended queue pair still waits for room in the socket (QpClose). */
