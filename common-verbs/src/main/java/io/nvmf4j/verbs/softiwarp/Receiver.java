@@ -92,6 +92,31 @@ final class Receiver {
         return progress;
     }
 
+    /**
+     * Once the queue pair has ended: reads what the peer still sends, at most about {@code budget} bytes, into the
+     * staging buffer (no longer needed: nothing is framed any more) and throws it away. Returns the bytes read,
+     * or -1 at the end of the stream.
+     */
+    long discard(SocketChannel ch, long budget) throws IOException {
+        long total = 0;
+        try {
+            while (total < budget) {
+                staging.clear();
+                int n = ch.read(staging);
+                if (n < 0) {
+                    return -1;
+                }
+                if (n == 0) {
+                    break;
+                }
+                total += n;
+            }
+        } finally {
+            staging.clear().limit(0);
+        }
+        return total;
+    }
+
     /** One read; returns bytes consumed, 0 if the socket had nothing, -1 at end of stream. */
     private int step(SocketChannel ch) throws IOException {
         switch (state) {

@@ -342,6 +342,22 @@ public final class SoftiwarpQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * Reads and discards the peer's input of an ended queue pair (QpClose's linger before the close) as the owner
+     * of the receive side, so never while a receiver step still runs on another thread (then it reads nothing
+     * this time). Returns the bytes discarded, or -1 at the end of the stream.
+     */
+    long discardInput(SocketChannel ch, long budget) throws java.io.IOException {
+        if (!rxBusy.compareAndSet(false, true)) {
+            return 0;
+        }
+        try {
+            return receiver.discard(ch, budget);
+        } finally {
+            rxBusy.set(false);
+        }
+    }
+
     /** One inline progress step from a polling consumer (SoftiwarpCompletionQueue): receive, retry a full socket. */
     boolean progressInline() {
         if (state != QueuePairState.RTS) {
@@ -404,10 +420,10 @@ public final class SoftiwarpQueuePair implements QueuePair {
 
     /**
      * Moves the queue pair to ERROR (siw_qp_cm_drop + siw_qp_llp_close): the Terminate, if any, is sent best
-     * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
-     * the connection's listeners hear about it. Idempotent; the first cause wins - except that a Terminate recorded
-     * before ({@link #initTerminate}) always goes out and names the end, whoever ends the queue pair (siw sends
-     * term_info whenever it drops the connection, siw_qp_cm_drop()).
+     * effort once the FPDU on the wire is complete, the stream is shut down (QpClose), outstanding work requests
+     * are flushed and the connection's listeners hear about it. Idempotent; the first cause wins - except that a
+     * Terminate recorded before ({@link #initTerminate}) always goes out and names the end, whoever ends the queue
+     * pair (siw sends term_info whenever it drops the connection, siw_qp_cm_drop()).
      */
     boolean enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
         synchronized (stateLock) {
@@ -461,9 +477,17 @@ public final class SoftiwarpQueuePair implements QueuePair {
         enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
     }
 
-    /** Whether a Terminate of this ended queue pair still waits for room in the socket (QpClose). */
+    /**
+     * Whether the socket of this ended queue pair is still open: its Terminate waits for room, or the peer's last
+     * input is discarded before the close (QpClose).
+     */
     boolean lingering() {
         return close.lingering();
+    }
+
+    /** What the engine watches a lingering queue pair's socket for (QpClose): OP_WRITE, OP_READ or nothing. */
+    int lingerInterestOps() {
+        return close.interestOps();
     }
 
     /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */
