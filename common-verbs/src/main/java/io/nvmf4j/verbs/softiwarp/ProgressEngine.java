@@ -195,7 +195,11 @@ final class ProgressEngine implements Runnable {
             }
         } finally {
             for (SoftiwarpQueuePair qp : queuePairs) {
-                qp.abortLinger(); // no engine will finish their Terminates
+                qp.abortLinger(); // no engine will finish their Terminates and orderly closes
+            }
+            SoftiwarpQueuePair late;
+            while ((late = added.poll()) != null) {
+                late.abortLinger(); // ended before this thread registered it: its linger would never end
             }
         }
     }
