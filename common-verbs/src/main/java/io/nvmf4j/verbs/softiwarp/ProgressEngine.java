@@ -96,11 +96,13 @@ final class ProgressEngine implements Runnable {
                                 qp.detachFromCompletionQueues();
                             } else {
                                 if (qp.lingering()) {
-                                    // a Terminate waits for room: wake on OP_WRITE only (nobody reads any more),
-                                    // from select() rather than a park loop
+                                    // a Terminate waits for room (OP_WRITE), or the peer's last input is being
+                                    // discarded before the close (OP_READ): woken from select() rather than a
+                                    // park loop
                                     SelectionKey key = qp.selectionKey;
-                                    if (key != null && key.isValid() && key.interestOps() != SelectionKey.OP_WRITE) {
-                                        key.interestOps(SelectionKey.OP_WRITE);
+                                    int ops = qp.lingerInterestOps();
+                                    if (key != null && key.isValid() && key.interestOps() != ops) {
+                                        key.interestOps(ops);
                                     }
                                     allInline = false;
                                 }
@@ -193,7 +195,11 @@ final class ProgressEngine implements Runnable {
             }
         } finally {
             for (SoftiwarpQueuePair qp : queuePairs) {
-                qp.abortLinger(); // no engine will finish their Terminates
+                qp.abortLinger(); // no engine will finish their Terminates and orderly closes
+            }
+            SoftiwarpQueuePair late;
+            while ((late = added.poll()) != null) {
+                late.abortLinger(); // ended before this thread registered it: its linger would never end
             }
         }
     }
@@ -239,7 +245,7 @@ final class ProgressEngine implements Runnable {
         SoftiwarpQueuePair qp = (SoftiwarpQueuePair) key.attachment();
         try {
             if (key.isValid() && key.isWritable()) {
-                key.interestOps(qp.state() == QueuePairState.ERROR ? SelectionKey.OP_WRITE
+                key.interestOps(qp.state() == QueuePairState.ERROR ? qp.lingerInterestOps()
                         : qp.engineMuted ? 0 : SelectionKey.OP_READ);
                 qp.kickTx();
             }

@@ -172,6 +172,9 @@ final class RdmapReceive {
         }
         if (sendProcessed + rx.payloadLength > rqe.totalLength) {
             ReceiveWqe r = rqe;
+            // the Terminate is recorded before the completion is visible (siw_init_terminate first)
+            rx.initTerminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_UNTAGGED_BUF,
+                    TerminateCodes.DDP_ECODE_UT_INVALID_MSN_NOBUF);
             qp.completeReceive(r, WcStatus.LOC_LEN_ERR, 0, false, 0);
             return rx.failUntagged(TerminateCodes.DDP_ECODE_UT_INVALID_MSN_NOBUF);
         }
@@ -216,6 +219,8 @@ final class RdmapReceive {
                 MemoryCheck check = mr == null ? MemoryCheck.STAG_INVALID
                         : mr.check(wqe.lkey[readSgeIndex], qp.pd, true, false, false, address, piece);
                 if (check != MemoryCheck.OK) {
+                    rx.initTerminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_TAGGED_BUF,
+                            check.ddpTaggedCode());
                     qp.completeRead(wqe, WcStatus.LOC_PROT_ERR, 0);
                     rx.failTagged(check.ddpTaggedCode());
                     return null;
@@ -239,6 +244,8 @@ final class RdmapReceive {
                         : mr.check(r.lkey[sendSgeIndex], qp.pd, true, false, false, address, piece);
                 if (check != MemoryCheck.OK) {
                     // siw_proc_send: siw_check_sge failure is a DDP catastrophic error
+                    rx.initTerminate(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC,
+                            TerminateCodes.DDP_ECODE_CATASTROPHIC);
                     qp.completeReceive(r, WcStatus.LOC_PROT_ERR, 0, false, 0);
                     rx.fail(TerminateCodes.LAYER_DDP, TerminateCodes.DDP_ETYPE_CATASTROPHIC,
                             TerminateCodes.DDP_ECODE_CATASTROPHIC);
@@ -288,11 +295,13 @@ final class RdmapReceive {
             // Terminate ends this connection only; the memory stays valid for its owner and every other peer.
             int outcome = entry == null ? StagEntry.INVALIDATE_UNKNOWN : entry.remoteInvalidate(stag, qp.pd);
             if (outcome != StagEntry.INVALIDATED) {
+                int etype = outcome == StagEntry.INVALIDATE_REFUSED ? TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION
+                        : TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION;
+                // siw_init_terminate() before siw_rqe_complete(): the NVMe target disconnects as soon as it sees
+                // REM_INV_REQ_ERR, and that disconnect must send this Terminate, not close without it
+                rx.initTerminate(TerminateCodes.LAYER_RDMAP, etype, TerminateCodes.RDMAP_ECODE_CANNOT_INVALIDATE);
                 qp.completeReceive(r, WcStatus.REM_INV_REQ_ERR, (int) sendProcessed, false, 0);
-                rx.fail(TerminateCodes.LAYER_RDMAP,
-                        outcome == StagEntry.INVALIDATE_REFUSED ? TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION
-                                : TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION,
-                        TerminateCodes.RDMAP_ECODE_CANNOT_INVALIDATE);
+                rx.fail(TerminateCodes.LAYER_RDMAP, etype, TerminateCodes.RDMAP_ECODE_CANNOT_INVALIDATE);
                 return;
             }
             qp.completeReceive(r, WcStatus.SUCCESS, (int) sendProcessed, true, stag);

@@ -92,6 +92,31 @@ final class Receiver {
         return progress;
     }
 
+    /**
+     * Once the queue pair has ended: reads what the peer still sends, at most about {@code budget} bytes, into the
+     * staging buffer (no longer needed: nothing is framed any more) and throws it away. Returns the bytes read,
+     * or -1 at the end of the stream.
+     */
+    long discard(SocketChannel ch, long budget) throws IOException {
+        long total = 0;
+        try {
+            while (total < budget) {
+                staging.clear();
+                int n = ch.read(staging);
+                if (n < 0) {
+                    return -1;
+                }
+                if (n == 0) {
+                    break;
+                }
+                total += n;
+            }
+        } finally {
+            staging.clear().limit(0);
+        }
+        return total;
+    }
+
     /** One read; returns bytes consumed, 0 if the socket had nothing, -1 at end of stream. */
     private int step(SocketChannel ch) throws IOException {
         switch (state) {
@@ -290,9 +315,21 @@ final class Receiver {
 
     /** A protocol or protection error in inbound data: Terminate to the peer, queue pair to ERROR. */
     boolean fail(int layer, int etype, int ecode) {
-        int received = header.position();
-        TerminateMessage t = TerminateMessage.forInbound(layer, etype, ecode, header, received);
+        TerminateMessage t = terminateFor(layer, etype, ecode);
         qp.peerFault("sent Terminate: " + t.describe(), t);
         return false;
+    }
+
+    /**
+     * siw_init_terminate() ahead of siw_rqe_complete()/siw_sqe_complete(): records the Terminate of an error that
+     * a work completion is about to report; {@link #fail} with the same codes then ends the queue pair with it.
+     */
+    void initTerminate(int layer, int etype, int ecode) {
+        TerminateMessage t = terminateFor(layer, etype, ecode);
+        qp.initTerminate("sent Terminate: " + t.describe(), t, RejectedPeers.Reason.TERMINATE_SENT);
+    }
+
+    private TerminateMessage terminateFor(int layer, int etype, int ecode) {
+        return TerminateMessage.forInbound(layer, etype, ecode, header, header.position());
     }
 }

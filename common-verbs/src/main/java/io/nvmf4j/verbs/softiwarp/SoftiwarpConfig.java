@@ -38,8 +38,9 @@ import java.time.Duration;
  *                           beyond it that address's oldest is closed, so a flood delays but does not lock out a
  *                           client that sends its MPA request at once
  * @param terminateLinger    {@code nvmf4j.softiwarp.terminateLingerMillis}: how long the progress engine keeps
- *                           trying to deliver a Terminate to a peer that does not read before it closes the
- *                           socket (default 500 ms; no thread waits for it)
+ *                           trying to deliver a Terminate to a peer that does not read, and then, with the
+ *                           output shut down behind it, discards the peer's input waiting for it to close, before
+ *                           it closes the socket (default 500 ms each; no thread waits for it)
  */
 public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engines, int maxFpduPayload,
                               boolean crcRequired, boolean peerToPeer, Duration mpaTimeout, int copyThreshold,

@@ -91,6 +91,8 @@ public final class SoftiwarpQueuePair implements QueuePair {
     private final Object stateLock = new Object();
     volatile DisconnectEvent endEvent;
     volatile TerminateMessage pendingTerminate;
+    /** What {@link #pendingTerminate} reports, for the end event (guarded by stateLock). */
+    private String terminateDetail;
     volatile boolean finished;
     volatile Consumer<DisconnectEvent> endListener;
 
@@ -340,6 +342,22 @@ public final class SoftiwarpQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * Reads and discards the peer's input of an ended queue pair (QpClose's linger before the close) as the owner
+     * of the receive side, so never while a receiver step still runs on another thread (then it reads nothing
+     * this time). Returns the bytes discarded, or -1 at the end of the stream.
+     */
+    long discardInput(SocketChannel ch, long budget) throws java.io.IOException {
+        if (!rxBusy.compareAndSet(false, true)) {
+            return 0;
+        }
+        try {
+            return receiver.discard(ch, budget);
+        } finally {
+            rxBusy.set(false);
+        }
+    }
+
     /** One inline progress step from a polling consumer (SoftiwarpCompletionQueue): receive, retry a full socket. */
     boolean progressInline() {
         if (state != QueuePairState.RTS) {
@@ -402,16 +420,22 @@ public final class SoftiwarpQueuePair implements QueuePair {
 
     /**
      * Moves the queue pair to ERROR (siw_qp_cm_drop + siw_qp_llp_close): the Terminate, if any, is sent best
-     * effort once the FPDU on the wire is complete, the socket closes, outstanding work requests are flushed and
-     * the connection's listeners hear about it. Idempotent; the first cause wins.
+     * effort once the FPDU on the wire is complete, the stream is shut down (QpClose), outstanding work requests
+     * are flushed and the connection's listeners hear about it. Idempotent; the first cause wins - except that a
+     * Terminate recorded before ({@link #initTerminate}) always goes out and names the end, whoever ends the queue
+     * pair (siw sends term_info whenever it drops the connection, siw_qp_cm_drop()).
      */
     boolean enterError(DisconnectEvent.Cause cause, String detail, TerminateMessage terminate) {
         synchronized (stateLock) {
             if (state == QueuePairState.ERROR) {
                 return false;
             }
-            endEvent = new DisconnectEvent(cause, detail);
-            pendingTerminate = terminate;
+            if (pendingTerminate != null) {
+                endEvent = new DisconnectEvent(DisconnectEvent.Cause.TERMINATE_SENT, terminateDetail);
+            } else {
+                endEvent = new DisconnectEvent(cause, detail);
+                pendingTerminate = terminate;
+            }
             state = QueuePairState.ERROR;
         }
         kickTx();
@@ -423,23 +447,47 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     /**
-     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
-     * {@link RejectedPeers.Reason#TERMINATE_SENT}.
+     * siw_init_terminate(): records the Terminate of an error before the work completion that reports the error
+     * becomes visible. An application that ends the connection on that completion (the NVMe target disconnects on
+     * a failed receive) must not win the race and close the socket without it: the peer would see a plain close
+     * instead of the Terminate RFC 5040 4.8 owes it. The first recorded Terminate wins, as in siw; nothing is
+     * recorded once the queue pair has ended. {@code countAs} is counted once, with the recording.
      */
-    void peerFault(String detail, TerminateMessage terminate) {
-        // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+    void initTerminate(String detail, TerminateMessage terminate, RejectedPeers.Reason countAs) {
         synchronized (stateLock) {
-            if (state == QueuePairState.ERROR) {
+            if (state == QueuePairState.ERROR || pendingTerminate != null) {
                 return;
             }
-            device.rejectedPeers().add(RejectedPeers.Reason.TERMINATE_SENT);
+            pendingTerminate = terminate;
+            terminateDetail = detail;
+            if (countAs != null) {
+                // counted before the Terminate goes out, so a reader that sees the connection end sees the count
+                device.rejectedPeers().add(countAs);
+            }
         }
-        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, terminate);
     }
 
-    /** Whether a Terminate of this ended queue pair still waits for room in the socket (QpClose). */
+    /**
+     * The peer broke the protocol or a protection rule: Terminate and ERROR, counted once as
+     * {@link RejectedPeers.Reason#TERMINATE_SENT}. A Terminate recorded earlier for the same error
+     * ({@link #initTerminate}) is the one that goes out.
+     */
+    void peerFault(String detail, TerminateMessage terminate) {
+        initTerminate(detail, terminate, RejectedPeers.Reason.TERMINATE_SENT);
+        enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
+    }
+
+    /**
+     * Whether the socket of this ended queue pair is still open: its Terminate waits for room, or the peer's last
+     * input is discarded before the close (QpClose).
+     */
     boolean lingering() {
         return close.lingering();
+    }
+
+    /** What the engine watches a lingering queue pair's socket for (QpClose): OP_WRITE, OP_READ or nothing. */
+    int lingerInterestOps() {
+        return close.interestOps();
     }
 
     /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */

@@ -262,12 +262,15 @@ final class Transmitter {
                     : mr.check(wqe.lkey[i], qp.pd, sink, false, false, wqe.address[i],
                     Integer.toUnsignedLong(wqe.length[i]));
             if (check != MemoryCheck.OK) {
+                String detail = "local protection error in work request " + wqe.wrId + " (SGE " + i + ": " + check
+                        + ")";
+                // recorded before the completion is visible: an application that disconnects on LOC_PROT_ERR
+                // still sends this Terminate (siw_init_terminate before siw_sqe_complete)
+                qp.initTerminate(detail, TerminateMessage.plain(TerminateCodes.LAYER_RDMAP,
+                        TerminateCodes.RDMAP_ETYPE_CATASTROPHIC, TerminateCodes.RDMAP_ECODE_UNSPECIFIED), null);
                 qp.sqTxHead++;
                 qp.completeSend(wqe, WcStatus.LOC_PROT_ERR, 0, 0);
-                qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT,
-                        "local protection error in work request " + wqe.wrId + " (SGE " + i + ": " + check + ")",
-                        TerminateMessage.plain(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_CATASTROPHIC,
-                                TerminateCodes.RDMAP_ECODE_UNSPECIFIED));
+                qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
                 return false;
             }
             wqe.regions[i] = mr;

@@ -7,7 +7,7 @@
  * header, Terminate messages and codes). This package holds the verbs objects and the data path:
  * {@link io.nvmf4j.verbs.softiwarp.SoftiwarpQueuePair} (siw_qp.c / siw_verbs.c: state, work request posting,
  * queues) with its {@code QpCompletions} (siw_sqe_complete, siw_rqe_complete) and {@code QpClose}
- * (siw_qp_llp_close: Terminate, linger, flush); the {@code Transmitter} (siw_qp_tx.c) and {@code TerminateTx}
+ * (siw_qp_llp_close: Terminate, linger, orderly shutdown, flush); the {@code Transmitter} (siw_qp_tx.c) and {@code TerminateTx}
  * (siw_send_terminate); the {@code Receiver} (siw_qp_rx.c FPDU framing: siw_tcp_rx_data, siw_get_hdr,
  * siw_get_trailer) and {@code RdmapReceive} (siw_proc_send/write/rresp/rreq, DDP placement, siw_rdmap_complete);
  * the {@code ProgressEngine} thread(s) that serve incoming one-sided operations without the application, the
@@ -46,7 +46,12 @@
  *     request, {@code maxPendingPerPeer} (16) per address - beyond either, the oldest is closed - and drops each
  *     after {@code mpaTimeout} (10 s); a valid request the application does not answer in that time is
  *     rejected. A Terminate never makes a thread wait for the peer: the engine tries on OP_WRITE for
- *     {@code terminateLinger} (500 ms), then closes. An exception while serving one connection ends that
+ *     {@code terminateLinger} (500 ms). The Terminate is the last thing on the stream and the stream ends with a
+ *     FIN behind it: the output is shut down, then the peer's further input is discarded (OP_READ, at most
+ *     {@code terminateLinger} and 1 MiB) until it closes, then the socket closes - a close with unread input
+ *     would be a TCP reset that throws away our queued Terminate. A Terminate is recorded before the work
+ *     completion reporting its error is visible (siw_init_terminate), so an application that disconnects on
+ *     that completion still sends it. An exception while serving one connection ends that
  *     connection only. Every such event is counted in {@link io.nvmf4j.verbs.softiwarp.RejectedPeers}
  *     ({@code SoftiwarpDevice.rejectedPeers()}) and logged once per connection, rate-limited, without a stack
  *     trace.</li>
