@@ -11,6 +11,7 @@ import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.provider.WorkRequests;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
 import java.nio.channels.SocketChannel;
@@ -128,9 +129,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     void negotiated(int ird, int ord, boolean crc) {
-        QueuePairAttributes a = attributes;
-        attributes = new QueuePairAttributes(a.maxSendWr(), a.maxRecvWr(), a.maxSendSge(), a.maxRecvSge(),
-                a.maxInlineData(), ird, ord);
+        attributes = attributes.withReadDepths(ird, ord);
         sizeReadQueues(ird, ord);
         crcEnabled = crc;
     }
@@ -176,10 +175,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postSend(SendWorkRequest request) throws VerbsException {
         int count = 0;
         for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
-            if (wr.sgList().count() > attributes.maxSendSge()) {
-                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "work request " + wr.wrId() + " has "
-                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxSendSge());
-            }
+            WorkRequests.checkSgeCount("work request", wr.wrId(), wr.sgList().count(), attributes.maxSendSge());
             if (wr.opcode() == SendOpcode.RDMA_READ && wr.sgList().totalLength() > 0xffffffffL) {
                 throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "RDMA Read larger than 4 GiB - 1");
             }
@@ -188,7 +184,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
         synchronized (postLock) {
             if (state == QueuePairState.ERROR) {
                 for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
-                    sendCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, wcOpcode(wr.opcode()), 0, number, false, 0, 0);
+                    sendCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, WorkRequests.completionOpcode(wr.opcode()), 0, number, false, 0, 0);
                 }
                 return;
             }
@@ -237,10 +233,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequest request) throws VerbsException {
         int count = 0;
         for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
-            if (wr.sgList().count() > attributes.maxRecvSge()) {
-                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "receive " + wr.wrId() + " has "
-                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxRecvSge());
-            }
+            WorkRequests.checkSgeCount("receive", wr.wrId(), wr.sgList().count(), attributes.maxRecvSge());
             count++;
         }
         synchronized (postRecvLock) {
@@ -260,14 +253,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             rqTail = tail; // publishes the filled slots to the receiver (volatile write after the plain ones)
         }
-    }
-
-    static WcOpcode wcOpcode(SendOpcode opcode) {
-        return switch (opcode) {
-            case SEND, SEND_WITH_INVALIDATE -> WcOpcode.SEND;
-            case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
-            case RDMA_READ -> WcOpcode.RDMA_READ;
-        };
     }
 
     /** Ends a send-queue WQE once (siw_sqe_complete); completions are reported in send queue order. */
