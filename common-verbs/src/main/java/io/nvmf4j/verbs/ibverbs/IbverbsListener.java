@@ -1,27 +1,23 @@
 package io.nvmf4j.verbs.ibverbs;
 
-import io.nvmf4j.verbs.ConnectRequest;
-import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
-import io.nvmf4j.verbs.provider.AcceptQueue;
+import io.nvmf4j.verbs.provider.ProviderListener;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /** A listening rdma_cm id; connection requests queue up for {@link #accept(Duration)}. */
-final class IbverbsListener implements RdmaListener {
+final class IbverbsListener extends ProviderListener<IbverbsConnectRequest> {
 
     private final IbverbsConnectionManager manager;
     private final MemorySegment id;
-    /** Requests waiting for accept() (rdma_listen's backlog bounds them in the kernel), and those handed out. */
-    private final AcceptQueue<IbverbsConnectRequest> requests =
-            new AcceptQueue<>(IbverbsConnectRequest.class, Integer.MAX_VALUE, this::localAddress);
     private volatile InetSocketAddress localAddress;
     private volatile boolean closed;
 
     IbverbsListener(IbverbsConnectionManager manager, MemorySegment id) {
+        super(IbverbsConnectRequest.class, Integer.MAX_VALUE); // rdma_listen's backlog bounds them in the kernel
         this.manager = manager;
         this.id = id;
     }
@@ -58,11 +54,6 @@ final class IbverbsListener implements RdmaListener {
     @Override
     public InetSocketAddress localAddress() {
         return localAddress;
-    }
-
-    @Override
-    public ConnectRequest accept(Duration timeout) throws VerbsException, InterruptedException {
-        return requests.take(timeout);
     }
 
     @Override

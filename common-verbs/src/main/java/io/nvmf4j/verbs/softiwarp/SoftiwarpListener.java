@@ -1,9 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
-import io.nvmf4j.verbs.ConnectRequest;
-import io.nvmf4j.verbs.RdmaListener;
-import io.nvmf4j.verbs.VerbsException;
-import io.nvmf4j.verbs.provider.AcceptQueue;
+import io.nvmf4j.verbs.provider.ProviderListener;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaException;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaFrame;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaFrameReader;
@@ -17,7 +14,6 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -37,7 +33,7 @@ import java.lang.System.Logger;
  * is counted in the device's {@link RejectedPeers} and logged once per connection, rate-limited, without a stack
  * trace.
  */
-final class SoftiwarpListener implements RdmaListener, Runnable {
+final class SoftiwarpListener extends ProviderListener<SoftiwarpConnectRequest> implements Runnable {
     private static final Logger LOG = System.getLogger(SoftiwarpListener.class.getName());
     /** Connections taken per wake-up before timeouts are looked at again. */
     private static final int ACCEPTS_PER_WAKEUP = 64;
@@ -45,8 +41,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     private final SoftiwarpDevice device;
     private final ServerSocketChannel server;
     private final Selector selector;
-    /** Valid requests waiting for accept(), and those handed out but not answered yet. */
-    private final AcceptQueue<SoftiwarpConnectRequest> requests;
     private final InetSocketAddress localAddress;
     private final Thread thread;
     private final PeerLog peerLog = new PeerLog(LOG);
@@ -75,6 +69,7 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     }
 
     SoftiwarpListener(SoftiwarpDevice device, InetSocketAddress local, int backlog) throws IOException {
+        super(SoftiwarpConnectRequest.class, backlog);
         this.device = device;
         this.rejected = device.rejectedPeers();
         SoftiwarpConfig config = device.config();
@@ -89,7 +84,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         this.selector = Selector.open();
         server.register(selector, SelectionKey.OP_ACCEPT);
         this.localAddress = (InetSocketAddress) server.getLocalAddress();
-        this.requests = new AcceptQueue<>(SoftiwarpConnectRequest.class, backlog, this::localAddress);
         this.thread = Thread.ofPlatform().name("softiwarp-listener-" + localAddress.getPort()).daemon(true)
                 .unstarted(this);
         thread.start();
@@ -103,11 +97,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     @Override
     public InetSocketAddress localAddress() {
         return localAddress;
-    }
-
-    @Override
-    public ConnectRequest accept(Duration timeout) throws VerbsException, InterruptedException {
-        return requests.take(timeout);
     }
 
     @Override
