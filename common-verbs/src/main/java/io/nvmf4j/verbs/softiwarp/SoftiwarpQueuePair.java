@@ -1,7 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
 import io.nvmf4j.verbs.DisconnectEvent;
-import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
@@ -11,6 +10,7 @@ import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.provider.ProviderQueuePair;
 import io.nvmf4j.verbs.provider.WorkRequests;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * whichever thread kicks it (the poster, like siw_sq_start() from siw_post_send(), or the progress engine), one at
  * a time; reception runs on the progress engine only.
  */
-public final class SoftiwarpQueuePair implements QueuePair {
+public final class SoftiwarpQueuePair extends ProviderQueuePair {
     static final PeerLog FAILURE_LOG =
             new PeerLog(System.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
@@ -33,7 +33,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
     final SoftiwarpCompletionQueue recvCq;
     final SoftiwarpConfig config;
     final int number;
-    private volatile QueuePairAttributes attributes;
     private volatile QueuePairState state = QueuePairState.INIT;
 
     // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at sqTxHead
@@ -98,13 +97,13 @@ public final class SoftiwarpQueuePair implements QueuePair {
     SoftiwarpQueuePair(SoftiwarpDevice device, int number, SoftiwarpProtectionDomain pd,
                        SoftiwarpCompletionQueue sendCq, SoftiwarpCompletionQueue recvCq, QueuePairAttributes attrs,
                        SoftiwarpConfig config) {
+        super(attrs);
         this.device = device;
         this.number = number;
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.config = config;
-        this.attributes = attrs;
         sq = new SendWqe[attrs.maxSendWr()];
         for (int i = 0; i < sq.length; i++) {
             sq[i] = new SendWqe(attrs.maxSendSge());
@@ -129,7 +128,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     void negotiated(int ird, int ord, boolean crc) {
-        attributes = attributes.withReadDepths(ird, ord);
+        readDepths(ird, ord);
         sizeReadQueues(ird, ord);
         crcEnabled = crc;
     }
@@ -154,11 +153,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     @Override
-    public QueuePairAttributes attributes() {
-        return attributes;
-    }
-
-    @Override
     public QueuePairState state() {
         return state;
     }
@@ -175,7 +169,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postSend(SendWorkRequest request) throws VerbsException {
         int count = 0;
         for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
-            WorkRequests.checkSgeCount("work request", wr.wrId(), wr.sgList().count(), attributes.maxSendSge());
+            WorkRequests.checkSgeCount("work request", wr.wrId(), wr.sgList().count(), attributes().maxSendSge());
             if (wr.opcode() == SendOpcode.RDMA_READ && wr.sgList().totalLength() > 0xffffffffL) {
                 throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "RDMA Read larger than 4 GiB - 1");
             }
@@ -233,7 +227,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequest request) throws VerbsException {
         int count = 0;
         for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
-            WorkRequests.checkSgeCount("receive", wr.wrId(), wr.sgList().count(), attributes.maxRecvSge());
+            WorkRequests.checkSgeCount("receive", wr.wrId(), wr.sgList().count(), attributes().maxRecvSge());
             count++;
         }
         synchronized (postRecvLock) {
