@@ -1,7 +1,5 @@
 package io.nvmf4j.verbs;
 
-import java.util.Objects;
-
 /**
  * What {@link ConnectRequest#accept} needs: the new queue pair's domain, completion queues and sizes, and the
  * private data of the reply. IRD/ORD are {@code qpAttributes.ird()/ord()}; the provider lowers them to what the
@@ -16,7 +14,7 @@ import java.util.Objects;
  */
 public record AcceptParams(
         ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairAttributes qpAttributes,
-        byte[] privateData, QueuePairSetup setup) {
+        byte[] privateData, QueuePairSetup setup) implements ConnectionSetupParams {
 
     /** Without a setup hook (receives can then only be posted after the call returns). */
     public AcceptParams(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
@@ -25,12 +23,9 @@ public record AcceptParams(
     }
 
     public AcceptParams {
-        setup = setup == null ? QueuePairSetup.NONE : setup;
-        Objects.requireNonNull(pd, "pd");
-        Objects.requireNonNull(sendCq, "sendCq");
-        Objects.requireNonNull(recvCq, "recvCq");
-        Objects.requireNonNull(qpAttributes, "qpAttributes");
-        privateData = privateData == null ? new byte[0] : privateData.clone();
+        setup = SetupParamsChecks.setupOrNone(setup);
+        SetupParamsChecks.requireQueuePairParts(pd, sendCq, recvCq, qpAttributes);
+        privateData = SetupParamsChecks.copyOf(privateData);
     }
 
     /** The private data (a copy). */

@@ -1,7 +1,5 @@
 package io.nvmf4j.verbs;
 
-import java.util.Objects;
-
 /**
  * What {@link ConnectionManager#connect} needs ({@code rdma_create_qp} + {@code rdma_conn_param}). The rdma_cm
  * {@code responder_resources} and {@code initiator_depth} are {@code qpAttributes.ird()} and
@@ -16,7 +14,7 @@ import java.util.Objects;
  */
 public record ConnectParams(
         ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq, QueuePairAttributes qpAttributes,
-        byte[] privateData, QueuePairSetup setup) {
+        byte[] privateData, QueuePairSetup setup) implements ConnectionSetupParams {
 
     /** Without a setup hook (receives can then only be posted after the call returns). */
     public ConnectParams(ProtectionDomain pd, CompletionQueue sendCq, CompletionQueue recvCq,
@@ -25,12 +23,9 @@ public record ConnectParams(
     }
 
     public ConnectParams {
-        setup = setup == null ? QueuePairSetup.NONE : setup;
-        Objects.requireNonNull(pd, "pd");
-        Objects.requireNonNull(sendCq, "sendCq");
-        Objects.requireNonNull(recvCq, "recvCq");
-        Objects.requireNonNull(qpAttributes, "qpAttributes");
-        privateData = privateData == null ? new byte[0] : privateData.clone();
+        setup = SetupParamsChecks.setupOrNone(setup);
+        SetupParamsChecks.requireQueuePairParts(pd, sendCq, recvCq, qpAttributes);
+        privateData = SetupParamsChecks.copyOf(privateData);
     }
 
     /** The private data (a copy). */

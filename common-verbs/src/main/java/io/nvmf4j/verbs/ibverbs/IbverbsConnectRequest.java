@@ -1,10 +1,10 @@
 package io.nvmf4j.verbs.ibverbs;
 
 import io.nvmf4j.verbs.AcceptParams;
-import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.ProviderConnectRequest;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -12,73 +12,28 @@ import java.net.InetSocketAddress;
 
 /**
  * An {@code RDMA_CM_EVENT_CONNECT_REQUEST}: the new id (already routed to its connection's event handler), the
- * peer's private data and read depths. Answered once, by {@link #accept} or {@link #reject}.
+ * peer's private data and read depths. The one-shot answer and the private-data limit ({@code rdma_conn_param}'s
+ * one-byte length) are {@link ProviderConnectRequest}'s; {@code rdma_accept}/{@code rdma_reject} are here.
  */
-final class IbverbsConnectRequest implements ConnectRequest {
+final class IbverbsConnectRequest extends ProviderConnectRequest {
     private final IbverbsConnectionManager manager;
     private final IbverbsConnection connection;
-    private final byte[] privateData;
-    private final int peerIrd;
-    private final int peerOrd;
-    private final InetSocketAddress remote;
-    private final InetSocketAddress local;
-    private boolean answered;
 
     IbverbsConnectRequest(IbverbsConnectionManager manager, IbverbsConnection connection, CmEvent event) {
-        this.manager = manager;
-        this.connection = connection;
-        this.privateData = event.privateData();
         // rdma_cm hands the request's depths over from the listener's point of view: initiator_depth is the
         // peer's IRD (how many Reads we may have outstanding towards it), responder_resources the peer's ORD (IB:
         // cm_format_req_event() swaps the REQ fields; iWARP: iw_conn_req_handler()). Seen on siw0: a connector
         // with IRD 8 / ORD 4 arrived as responder_resources 4.
-        this.peerIrd = event.initiatorDepth();
-        this.peerOrd = event.responderResources();
-        this.remote = SocketAddresses.peer(event.id());
-        this.local = SocketAddresses.local(event.id());
+        super(event.privateData(), SocketAddresses.local(event.id()), SocketAddresses.peer(event.id()),
+                event.initiatorDepth(), event.responderResources(), IbverbsConnectionManager.MAX_PRIVATE_DATA,
+                "rdma_conn_param");
+        this.manager = manager;
+        this.connection = connection;
     }
 
     @Override
-    public byte[] privateData() {
-        return privateData.clone();
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return remote;
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return local;
-    }
-
-    @Override
-    public int peerIrd() {
-        return peerIrd;
-    }
-
-    @Override
-    public int peerOrd() {
-        return peerOrd;
-    }
-
-    synchronized boolean isAnswered() {
-        return answered;
-    }
-
-    private synchronized void answer() throws VerbsException {
-        if (answered) {
-            throw new VerbsException(VerbsErrorCode.INVALID_STATE, "connect request from " + remote
-                    + " was already answered");
-        }
-        answered = true;
-    }
-
-    @Override
-    public RdmaConnection accept(AcceptParams params) throws VerbsException {
-        answer();
-        IbverbsConnectionManager.checkPrivateData(params.privateData());
+    protected RdmaConnection acceptClaimed(AcceptParams params) throws VerbsException {
+        InetSocketAddress remote = remoteAddress();
         IbverbsDevice device = manager.device();
         boolean done = false;
         try (Arena arena = Arena.ofConfined()) {
@@ -91,8 +46,9 @@ final class IbverbsConnectRequest implements ConnectRequest {
                     params.qpAttributes());
             IbverbsConnectionManager.runSetup(params.setup(), qp);
             // RFC 6581 / IB CM: answer no more Reads than the peer will issue, issue no more than it answers
-            int ird = Math.min(Math.min(params.qpAttributes().ird(), device.attributes().maxQpRdAtom()), peerOrd);
-            int ord = Math.min(Math.min(params.qpAttributes().ord(), device.attributes().maxQpInitRdAtom()), peerIrd);
+            int ird = Math.min(Math.min(params.qpAttributes().ird(), device.attributes().maxQpRdAtom()), peerOrd());
+            int ord = Math.min(Math.min(params.qpAttributes().ord(), device.attributes().maxQpInitRdAtom()),
+                    peerIrd());
             qp.readDepths(ird, ord);
             Native.rdmaAccept(connection.id(), IbverbsConnectionManager.connParam(arena, params.privateData(), ird,
                     ord));
@@ -100,14 +56,12 @@ final class IbverbsConnectRequest implements ConnectRequest {
             long deadline = System.nanoTime() + device.config().acceptTimeout().toNanos();
             IbverbsConnectionManager.expect(connection, deadline, remote, "accept",
                     io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h.RDMA_CM_EVENT_ESTABLISHED());
-            connection.peerPrivateData(privateData);
-            connection.established();
-            connection.checkNotEnded();
+            connection.peerPrivateData(privateData());
+            connection.finishSetup();
             done = true;
             return connection;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while accepting " + remote, e);
+            throw IbverbsConnectionManager.interrupted("accepting " + remote, e);
         } finally {
             if (!done) {
                 connection.destroy();
@@ -116,10 +70,7 @@ final class IbverbsConnectRequest implements ConnectRequest {
     }
 
     @Override
-    public void reject(byte[] data) throws VerbsException {
-        answer();
-        byte[] bytes = data == null ? new byte[0] : data;
-        IbverbsConnectionManager.checkPrivateData(bytes);
+    protected void rejectClaimed(byte[] bytes) throws VerbsException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment segment = MemorySegment.NULL;
             if (bytes.length > 0) {
@@ -133,9 +84,10 @@ final class IbverbsConnectRequest implements ConnectRequest {
     }
 
     /** Rejects without private data, ignoring failures (listener closing, nobody accepted). */
-    void rejectQuietly() {
+    @Override
+    protected void refuseClaimed() {
         try {
-            reject(new byte[0]);
+            rejectClaimed(new byte[0]);
         } catch (VerbsException e) {
             // the peer learns of the end anyway once the id is destroyed
         }

@@ -7,6 +7,7 @@ import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WorkCompletion;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.provider.DisconnectListeners;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -32,7 +33,7 @@ final class IbverbsConnection implements RdmaConnection {
     private volatile IbverbsConnectionManager manager;
     private final MemorySegment id;
     private final Queue<CmEvent> setupEvents = new ArrayDeque<>();
-    private final List<Consumer<DisconnectEvent>> listeners = new ArrayList<>();
+    private final DisconnectListeners listeners = new DisconnectListeners(LOG);
     private volatile IbverbsQueuePair queuePair;
     private volatile byte[] peerPrivateData = new byte[0];
     private volatile InetSocketAddress localAddress;
@@ -129,22 +130,13 @@ final class IbverbsConnection implements RdmaConnection {
 
     /** Ends the connection once: records why and runs the listeners. */
     private void end(DisconnectEvent event) {
-        List<Consumer<DisconnectEvent>> toRun;
         synchronized (this) {
             if (ended != null) {
                 return;
             }
             ended = event;
-            toRun = new ArrayList<>(listeners);
-            listeners.clear();
         }
-        for (Consumer<DisconnectEvent> listener : toRun) {
-            try {
-                listener.accept(event);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "disconnect listener failed", e);
-            }
-        }
+        listeners.end(event);
     }
 
     @Override
@@ -176,15 +168,7 @@ final class IbverbsConnection implements RdmaConnection {
 
     @Override
     public void onDisconnect(Consumer<DisconnectEvent> listener) {
-        DisconnectEvent already;
-        synchronized (this) {
-            already = ended;
-            if (already == null) {
-                listeners.add(listener);
-                return;
-            }
-        }
-        listener.accept(already);
+        listeners.add(listener);
     }
 
     @Override
@@ -248,6 +232,15 @@ final class IbverbsConnection implements RdmaConnection {
         end(new DisconnectEvent(DisconnectEvent.Cause.TRANSPORT_ERROR, "the device reported " + eventName
                 + " on QP " + (queuePair != null ? queuePair.number() : -1)));
         disconnectNative();
+    }
+
+    /**
+     * The last step of connect and accept, after ESTABLISHED: live from here on (events handled here), unless it
+     * ended during setup, which throws.
+     */
+    void finishSetup() throws VerbsException {
+        established();
+        checkNotEnded();
     }
 
     /** Throws if the connection ended during setup (used after waiting for ESTABLISHED). */

@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 import io.nvmf4j.verbs.ibverbs.ffi.rdma_cm_id;
 import io.nvmf4j.verbs.ibverbs.ffi.rdma_conn_param;
+import io.nvmf4j.verbs.provider.PrivateData;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -119,7 +120,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
     public RdmaConnection connect(InetSocketAddress remote, ConnectParams params, Duration timeout)
             throws VerbsException {
         device.checkOpen();
-        checkPrivateData(params.privateData());
+        PrivateData.checkLength(params.privateData(), MAX_PRIVATE_DATA, "rdma_conn_param");
         long deadline = System.nanoTime() + timeout.toNanos();
         CmEventLoop events = loop();
         MemorySegment id = Native.rdmaCreateId(events.channel());
@@ -151,13 +152,11 @@ final class IbverbsConnectionManager implements ConnectionManager {
             int ourOrdBound = device.iwarp() ? established.responderResources() : established.initiatorDepth();
             qp.readDepths(ourIrdBound > 0 ? Math.min(ird, Math.max(1, ourIrdBound)) : ird,
                     ourOrdBound > 0 ? Math.min(ord, ourOrdBound) : ord);
-            connection.established();
-            connection.checkNotEnded();
+            connection.finishSetup();
             done = true;
             return connection;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while connecting to " + remote, e);
+            throw interrupted("connecting to " + remote, e);
         } catch (VerbsException e) {
             if (e.code() == VerbsErrorCode.TIMED_OUT && !done) {
                 // On iWARP, destroying an id whose connect is still out waits for the connect to end
@@ -182,6 +181,12 @@ final class IbverbsConnectionManager implements ConnectionManager {
             teardowns.removeIf(t -> !t.isAlive());
             teardowns.add(thread);
         }
+    }
+
+    /** A setup step was interrupted: the thread keeps its interrupt status, the caller gets IO_ERROR. */
+    static VerbsException interrupted(String what, InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new VerbsException(VerbsErrorCode.IO_ERROR, "interrupted while " + what, e);
     }
 
     /** Waits for the event that completes a setup step; anything else ends the setup with an exception. */
@@ -265,13 +270,6 @@ final class IbverbsConnectionManager implements ConnectionManager {
             String other = verbs.equals(MemorySegment.NULL) ? "no RDMA device" : "another RDMA device";
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
                     address + " is reached through " + other + ", not " + device.name());
-        }
-    }
-
-    static void checkPrivateData(byte[] data) throws VerbsException {
-        if (data.length > MAX_PRIVATE_DATA) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
-                    data.length + " bytes of private data, rdma_cm carries at most " + MAX_PRIVATE_DATA);
         }
     }
 

@@ -1,30 +1,23 @@
 package io.nvmf4j.verbs.ibverbs;
 
-import io.nvmf4j.verbs.ConnectRequest;
-import io.nvmf4j.verbs.RdmaListener;
-import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.provider.ProviderListener;
 
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /** A listening rdma_cm id; connection requests queue up for {@link #accept(Duration)}. */
-final class IbverbsListener implements RdmaListener {
+final class IbverbsListener extends ProviderListener<IbverbsConnectRequest> {
 
     private final IbverbsConnectionManager manager;
     private final MemorySegment id;
-    private final LinkedBlockingQueue<Object> requests = new LinkedBlockingQueue<>();
-    private final Object closedToken = new Object();
-    /** Requests accept() handed out: closing the listener refuses those nobody answered (as softiwarp does). */
-    private final java.util.Set<IbverbsConnectRequest> handedOut = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile InetSocketAddress localAddress;
     private volatile boolean closed;
 
     IbverbsListener(IbverbsConnectionManager manager, MemorySegment id) {
+        super(IbverbsConnectRequest.class, Integer.MAX_VALUE); // rdma_listen's backlog bounds them in the kernel
         this.manager = manager;
         this.id = id;
     }
@@ -48,16 +41,14 @@ final class IbverbsListener implements RdmaListener {
         try {
             loop = manager.loop();
         } catch (VerbsException e) {
-            request.rejectQuietly();
+            request.abandon();
             return;
         }
         // register before anyone can accept: the new id's events (ESTABLISHED, DISCONNECTED) go to the connection
         loop.register(event.id(), connection::onCmEvent);
-        if (closed) {
-            request.rejectQuietly();
-            return;
+        if (closed || !requests.offer(request)) {
+            request.abandon();
         }
-        requests.add(request);
     }
 
     @Override
@@ -66,43 +57,15 @@ final class IbverbsListener implements RdmaListener {
     }
 
     @Override
-    public ConnectRequest accept(Duration timeout) throws VerbsException, InterruptedException {
-        if (closed) {
-            throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
-        }
-        Object next = requests.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        if (next == closedToken) {
-            requests.add(closedToken); // wake other waiters too
-            throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
-        }
-        if (next instanceof IbverbsConnectRequest request) {
-            handedOut.removeIf(IbverbsConnectRequest::isAnswered); // the set holds only the unanswered
-            handedOut.add(request);
-        }
-        return (ConnectRequest) next;
-    }
-
-    @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        requests.stopTaking();
         manager.forget(this);
         ibverbs_h.rdma_destroy_id(id);
-        Object pending;
-        while ((pending = requests.poll()) != null) {
-            if (pending instanceof IbverbsConnectRequest request) {
-                request.rejectQuietly();
-            }
-        }
-        requests.add(closedToken);
-        for (IbverbsConnectRequest request : handedOut) {
-            if (!request.isAnswered()) {
-                request.rejectQuietly();
-            }
-        }
-        handedOut.clear();
+        requests.close(); // refuses the queued and the handed-out unanswered requests (as softiwarp does)
     }
 
     @Override

@@ -68,14 +68,7 @@ final class IbverbsMemoryWindow implements MemoryWindow {
      */
     static Set<AccessFlag> checkedAccess(MemoryRegion region, ProtectionDomain pd, long offset, long length,
                                          Set<AccessFlag> remoteAccess) throws VerbsException {
-        if (region.protectionDomain() != pd || !region.isValid()) {
-            throw new VerbsException(VerbsErrorCode.INVALID_KEY,
-                    "a window binds only to a valid region of its own protection domain");
-        }
-        if (!region.accessFlags().contains(AccessFlag.MW_BIND)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "the region was registered without MW_BIND");
-        }
-        WindowBinding.checkSliceAndRights(region, offset, length, remoteAccess);
+        WindowBinding.check(region, pd, offset, length, remoteAccess);
         Set<AccessFlag> flags = EnumSet.noneOf(AccessFlag.class);
         flags.addAll(remoteAccess);
         if (remoteAccess.contains(AccessFlag.REMOTE_WRITE)) {

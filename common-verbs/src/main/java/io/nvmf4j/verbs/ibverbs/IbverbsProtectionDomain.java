@@ -7,10 +7,10 @@ import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.RegionRegistration;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 import java.util.Set;
 
 /** An {@code ibv_pd}; closing it deregisters its regions first, as {@code ibv_dealloc_pd} requires. */
@@ -45,17 +45,7 @@ final class IbverbsProtectionDomain implements ProtectionDomain {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
             }
         }
-        if (!nativeSegment.isNative()) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "only native (off-heap) memory can be registered");
-        }
-        if (nativeSegment.byteSize() == 0) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "cannot register an empty segment");
-        }
-        Set<AccessFlag> flags = access.isEmpty() ? EnumSet.noneOf(AccessFlag.class) : EnumSet.copyOf(access);
-        if (flags.contains(AccessFlag.REMOTE_WRITE) && !flags.contains(AccessFlag.LOCAL_WRITE)) {
-            // ibv_reg_mr would fail with EINVAL; say why
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "REMOTE_WRITE needs LOCAL_WRITE");
-        }
+        Set<AccessFlag> flags = RegionRegistration.check(nativeSegment, access);
         return regions.add(IbverbsMemoryRegion.register(this, nativeSegment, flags));
     }
 

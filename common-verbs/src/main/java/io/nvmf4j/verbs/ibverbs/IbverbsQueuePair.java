@@ -1,6 +1,5 @@
 package io.nvmf4j.verbs.ibverbs;
 
-import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
@@ -13,6 +12,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_qp_init_attr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.provider.ProviderQueuePair;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,11 +26,10 @@ import java.util.concurrent.TimeUnit;
  * connection has ended (the queue pair is in ERROR), a post is completed with {@code WR_FLUSH_ERR} by the provider
  * itself ({@link LocalFlushes}): the kernel devices do not flush late posts of user-space queue pairs.
  */
-final class IbverbsQueuePair implements QueuePair {
+final class IbverbsQueuePair extends ProviderQueuePair {
     private final IbverbsConnection connection;
     private final MemorySegment qp;
     private final int number;
-    private volatile QueuePairAttributes attributes;
     private final Arena arena = Arena.ofShared();
     private final MethodHandle postSend;
     private final MethodHandle postRecv;
@@ -54,6 +53,7 @@ final class IbverbsQueuePair implements QueuePair {
 
     IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
             QueuePairAttributes granted, IbverbsCompletionQueue sendCq, IbverbsCompletionQueue recvCq) {
+        super(granted);
         this.connection = connection;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
@@ -61,7 +61,6 @@ final class IbverbsQueuePair implements QueuePair {
         this.number = ibv_qp.qp_num(this.qp);
         this.device = device;
         device.connectionsByQp().put(number, connection);
-        this.attributes = granted;
         this.postSend = ContextOps.bind(device.ops().postSend, qp);
         this.postRecv = ContextOps.bind(device.ops().postRecv, qp);
         int maxSgeRd = Math.max(1, device.attributes().maxSgeRd());
@@ -71,19 +70,9 @@ final class IbverbsQueuePair implements QueuePair {
                 0, false);
     }
 
-    /** Records the IRD/ORD agreed by the connection setup. */
-    void readDepths(int ird, int ord) {
-        attributes = attributes.withReadDepths(ird, ord);
-    }
-
     @Override
     public int number() {
         return number;
-    }
-
-    @Override
-    public QueuePairAttributes attributes() {
-        return attributes;
     }
 
     /**

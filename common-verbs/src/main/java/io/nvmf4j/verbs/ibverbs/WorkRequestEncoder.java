@@ -10,6 +10,7 @@ import io.nvmf4j.verbs.ibverbs.ffi.ibv_recv_wr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_send_wr;
 import io.nvmf4j.verbs.ibverbs.ffi.ibv_sge;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
+import io.nvmf4j.verbs.provider.WorkRequests;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -120,12 +121,9 @@ final class WorkRequestEncoder {
         }
     }
 
-    private int sgList(ScatterGatherList list, int slot) throws VerbsException {
+    private int sgList(String what, long wrId, ScatterGatherList list, int slot) throws VerbsException {
         int count = list.count();
-        if (count > maxSge) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
-                    count + " SGEs in one work request, the queue pair allows " + maxSge);
-        }
+        WorkRequests.checkSgeCount(what, wrId, count, maxSge);
         long base = SGE_SIZE * maxSge * slot;
         for (int i = 0; i < count; i++) {
             var element = list.get(i);
@@ -147,7 +145,7 @@ final class WorkRequestEncoder {
         int slot = 0;
         for (SendWorkRequest r = first; r != null; r = r.next(), slot++) {
             long base = SEND_WR_SIZE * slot;
-            int sgeCount = sgList(r.sgList(), slot);
+            int sgeCount = sgList("work request", r.wrId(), r.sgList(), slot);
             int opcode;
             int flags = r.signaled() ? SEND_SIGNALED : 0;
             switch (r.opcode()) {
@@ -212,7 +210,7 @@ final class WorkRequestEncoder {
         int slot = 0;
         for (ReceiveWorkRequest r = first; r != null; r = r.next(), slot++) {
             long base = RECV_WR_SIZE * slot;
-            int sgeCount = sgList(r.sgList(), slot);
+            int sgeCount = sgList("receive", r.wrId(), r.sgList(), slot);
             wrs.set(ValueLayout.JAVA_LONG, base + R_WR_ID, r.wrId());
             wrs.set(ValueLayout.JAVA_LONG, base + R_NEXT,
                     r.next() == null ? 0L : wrs.address() + RECV_WR_SIZE * (slot + 1));

@@ -2,6 +2,7 @@ package io.nvmf4j.verbs.softiwarp;
 
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.provider.WorkRequests;
 
 /**
  * The completions of a softiwarp queue pair's work requests (siw_sqe_complete() and siw_rqe_complete() of Linux
@@ -44,7 +45,7 @@ final class QpCompletions {
                     break;
                 }
                 if ((w.signaled || w.completionStatus != WcStatus.SUCCESS)
-                        && !qp.sendCq.push(w.wrId, w.completionStatus, SoftiwarpQueuePair.wcOpcode(w.opcode),
+                        && !qp.sendCq.push(w.wrId, w.completionStatus, WorkRequests.completionOpcode(w.opcode),
                         w.completionLength, qp.number, false, 0, w.completionVendorError)) {
                     qp.cqOverrun();
                 }

@@ -4,12 +4,10 @@ import io.nvmf4j.verbs.DisconnectEvent;
 import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.RdmaConnection;
+import io.nvmf4j.verbs.provider.DisconnectListeners;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
-import java.lang.System.Logger.Level;
 import java.lang.System.Logger;
 
 /** An established softiwarp connection: its queue pair and the end-of-connection listeners. */
@@ -21,8 +19,7 @@ final class SoftiwarpConnection implements RdmaConnection {
     private final byte[] peerPrivateData;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final List<Consumer<DisconnectEvent>> listeners = new ArrayList<>();
-    private DisconnectEvent ended;
+    private final DisconnectListeners listeners = new DisconnectListeners(LOG);
 
     SoftiwarpConnection(SoftiwarpQueuePair qp, byte[] peerPrivateData, InetSocketAddress local,
                         InetSocketAddress remote) {
@@ -34,24 +31,9 @@ final class SoftiwarpConnection implements RdmaConnection {
     }
 
     private void ended(DisconnectEvent event) {
-        List<Consumer<DisconnectEvent>> toRun;
-        synchronized (listeners) {
-            if (ended != null) {
-                return;
-            }
-            ended = event;
-            toRun = new ArrayList<>(listeners);
-        }
-        if (event.cause() != DisconnectEvent.Cause.LOCAL_DISCONNECT) {
+        if (listeners.end(event) && event.cause() != DisconnectEvent.Cause.LOCAL_DISCONNECT) {
             // once per connection, rate-limited: a flood of hostile connections must not flood the log
             END_LOG.info("softiwarp QP {0} to {1} ended: {2}", qp.number(), remote, event.detail());
-        }
-        for (Consumer<DisconnectEvent> l : toRun) {
-            try {
-                l.accept(event);
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "disconnect listener failed", e);
-            }
         }
     }
 
@@ -82,16 +64,7 @@ final class SoftiwarpConnection implements RdmaConnection {
 
     @Override
     public void onDisconnect(Consumer<DisconnectEvent> listener) {
-        DisconnectEvent already;
-        synchronized (listeners) {
-            already = ended;
-            if (already == null) {
-                listeners.add(listener);
-            }
-        }
-        if (already != null) {
-            listener.accept(already);
-        }
+        listeners.add(listener);
     }
 
     @Override

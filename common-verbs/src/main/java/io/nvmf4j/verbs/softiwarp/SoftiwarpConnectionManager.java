@@ -7,6 +7,7 @@ import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.PrivateData;
 import io.nvmf4j.verbs.softiwarp.ddp.DdpHeader;
 import io.nvmf4j.verbs.softiwarp.ddp.DdpTaggedHeader;
 import io.nvmf4j.verbs.softiwarp.mpa.Crc32c;
@@ -66,10 +67,8 @@ final class SoftiwarpConnectionManager implements ConnectionManager {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "protection domain of another provider");
         }
         byte[] privateData = params.privateData();
-        if (privateData.length > MpaFrame.MAX_PRIVATE_DATA - MpaV2IrdOrd.LENGTH) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "private data longer than "
-                    + (MpaFrame.MAX_PRIVATE_DATA - MpaV2IrdOrd.LENGTH) + " bytes");
-        }
+        // the request is always enhanced (RFC 6581): its IRD/ORD words take 4 of MPA's 512 bytes
+        PrivateData.checkLength(privateData, MpaFrame.MAX_PRIVATE_DATA - MpaV2IrdOrd.LENGTH, "an MPA v2 request");
         long deadline = System.nanoTime() + timeout.toNanos();
         SocketChannel ch = null;
         SoftiwarpQueuePair qp = null;

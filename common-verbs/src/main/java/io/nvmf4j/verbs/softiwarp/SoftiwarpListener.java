@@ -1,9 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
-import io.nvmf4j.verbs.ConnectRequest;
-import io.nvmf4j.verbs.RdmaListener;
-import io.nvmf4j.verbs.VerbsErrorCode;
-import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.ProviderListener;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaException;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaFrame;
 import io.nvmf4j.verbs.softiwarp.mpa.MpaFrameReader;
@@ -17,14 +14,10 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.lang.System.Logger;
 
 /**
@@ -40,7 +33,7 @@ import java.lang.System.Logger;
  * is counted in the device's {@link RejectedPeers} and logged once per connection, rate-limited, without a stack
  * trace.
  */
-final class SoftiwarpListener implements RdmaListener, Runnable {
+final class SoftiwarpListener extends ProviderListener<SoftiwarpConnectRequest> implements Runnable {
     private static final Logger LOG = System.getLogger(SoftiwarpListener.class.getName());
     /** Connections taken per wake-up before timeouts are looked at again. */
     private static final int ACCEPTS_PER_WAKEUP = 64;
@@ -48,9 +41,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     private final SoftiwarpDevice device;
     private final ServerSocketChannel server;
     private final Selector selector;
-    private final BlockingQueue<SoftiwarpConnectRequest> requests;
-    /** Requests handed to the application and maybe not answered yet: rejected when the listener closes. */
-    private final java.util.Set<SoftiwarpConnectRequest> handedOut = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final InetSocketAddress localAddress;
     private final Thread thread;
     private final PeerLog peerLog = new PeerLog(LOG);
@@ -79,6 +69,7 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     }
 
     SoftiwarpListener(SoftiwarpDevice device, InetSocketAddress local, int backlog) throws IOException {
+        super(SoftiwarpConnectRequest.class, backlog);
         this.device = device;
         this.rejected = device.rejectedPeers();
         SoftiwarpConfig config = device.config();
@@ -92,7 +83,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         server.configureBlocking(false);
         this.selector = Selector.open();
         server.register(selector, SelectionKey.OP_ACCEPT);
-        this.requests = new ArrayBlockingQueue<>(Math.max(1, backlog));
         this.localAddress = (InetSocketAddress) server.getLocalAddress();
         this.thread = Thread.ofPlatform().name("softiwarp-listener-" + localAddress.getPort()).daemon(true)
                 .unstarted(this);
@@ -107,25 +97,6 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
     @Override
     public InetSocketAddress localAddress() {
         return localAddress;
-    }
-
-    @Override
-    public ConnectRequest accept(Duration timeout) throws VerbsException, InterruptedException {
-        if (closed) {
-            throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
-        }
-        SoftiwarpConnectRequest r = requests.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        if (r == null && closed) {
-            throw new VerbsException(VerbsErrorCode.CLOSED, "listener on " + localAddress + " is closed");
-        }
-        if (r != null) {
-            handedOut.removeIf(SoftiwarpConnectRequest::answered);
-            handedOut.add(r);
-            if (closed) {
-                r.abandon(); // the listener closed meanwhile: close() may have missed it
-            }
-        }
-        return r;
     }
 
     @Override
@@ -254,19 +225,7 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
             peerLog.info("softiwarp: no MPA request from {0} in time, dropping", p.peer);
             drop(p);
         }
-        for (SoftiwarpConnectRequest r : requests) {
-            if (now - r.createdNanos() - timeoutNanos > 0 && requests.remove(r)) {
-                acceptTimedOut(r);
-            }
-        }
-        for (SoftiwarpConnectRequest r : handedOut) {
-            if (r.answered()) {
-                handedOut.remove(r);
-            } else if (now - r.createdNanos() - timeoutNanos > 0) {
-                handedOut.remove(r);
-                acceptTimedOut(r);
-            }
-        }
+        requests.expire(now, timeoutNanos, this::acceptTimedOut);
     }
 
     private void acceptTimedOut(SoftiwarpConnectRequest r) {
@@ -321,20 +280,13 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         }
     }
 
-    private static Object remoteOf(SocketChannel ch) {
-        try {
-            return ch.getRemoteAddress();
-        } catch (IOException e) {
-            return "?";
-        }
-    }
-
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        requests.stopTaking();
         selector.wakeup();
         try {
             thread.join(1000);
@@ -352,16 +304,9 @@ final class SoftiwarpListener implements RdmaListener, Runnable {
         } catch (IOException ignored) {
             // closing
         }
-        SoftiwarpConnectRequest r;
-        while ((r = requests.poll()) != null) {
-            r.abandon();
-        }
-        // rdma_destroy_id of a listener: requests taken but never answered are refused too (the connector must
-        // not wait for its MPA timeout)
-        for (SoftiwarpConnectRequest taken : handedOut) {
-            taken.abandon();
-        }
-        handedOut.clear();
+        // rdma_destroy_id of a listener: requests queued or taken but never answered are refused (the connector
+        // must not wait for its MPA timeout)
+        requests.close();
         device.connectionManagerImpl().forget(this);
     }
 }

@@ -27,7 +27,6 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
     private final boolean localWrite;
     private final boolean remoteRead;
     private final boolean remoteWrite;
-    private final boolean windowBind;
     /**
      * A whole-region ByteBuffer view to duplicate from, or null above 2 GiB. It keeps the arena's scope, so an
      * arena cannot be closed under a transfer in progress (NIO holds the scope during each read/write). The JDK
@@ -51,7 +50,6 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
         this.localWrite = access.contains(AccessFlag.LOCAL_WRITE);
         this.remoteRead = access.contains(AccessFlag.REMOTE_READ);
         this.remoteWrite = access.contains(AccessFlag.REMOTE_WRITE);
-        this.windowBind = access.contains(AccessFlag.MW_BIND);
         this.wholeView = length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
         int initial = table.add(this);
         this.index = initial >>> 8;
@@ -112,11 +110,6 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
         stag = index << 8 | key;
         table.keyChanged(index, key);
         return stag;
-    }
-
-    /** Whether memory windows may be bound to it ({@link AccessFlag#MW_BIND}). */
-    boolean allowsWindows() {
-        return windowBind;
     }
 
     /**

@@ -58,14 +58,8 @@ final class SoftiwarpMemoryWindow extends StagEntry implements MemoryWindow {
     @Override
     public int bind(MemoryRegion region, long offset, long length, Set<AccessFlag> remoteAccess)
             throws VerbsException {
-        if (!(region instanceof SoftiwarpMemoryRegion mr) || mr.pd() != pd || !mr.isValid()) {
-            throw new VerbsException(VerbsErrorCode.INVALID_KEY,
-                    "a window binds only to a valid region of its own protection domain");
-        }
-        if (!mr.allowsWindows()) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "the region was registered without MW_BIND");
-        }
-        WindowBinding.checkSliceAndRights(mr, offset, length, remoteAccess);
+        WindowBinding.check(region, pd, offset, length, remoteAccess);
+        SoftiwarpMemoryRegion mr = (SoftiwarpMemoryRegion) region; // of this window's domain: a softiwarp region
         synchronized (this) {
             if (closed) {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "memory window is closed");

@@ -7,6 +7,7 @@ import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.provider.RegionRegistration;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -35,21 +36,12 @@ public final class SoftiwarpProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion register(MemorySegment nativeSegment, Set<AccessFlag> access) throws VerbsException {
-        if (!nativeSegment.isNative()) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
-                    "only native (off-heap) memory segments can be registered");
-        }
-        if (nativeSegment.byteSize() == 0) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "cannot register an empty segment");
-        }
-        if (access.contains(AccessFlag.REMOTE_WRITE) && !access.contains(AccessFlag.LOCAL_WRITE)) {
-            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "REMOTE_WRITE requires LOCAL_WRITE (as ibv_reg_mr)");
-        }
+        Set<AccessFlag> flags = RegionRegistration.check(nativeSegment, access);
         synchronized (this) {
             if (closed) {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
             }
-            SoftiwarpMemoryRegion region = new SoftiwarpMemoryRegion(this, device.stagTable(), nativeSegment, access);
+            SoftiwarpMemoryRegion region = new SoftiwarpMemoryRegion(this, device.stagTable(), nativeSegment, flags);
             entries.add(region);
             return region;
         }

@@ -1,7 +1,6 @@
 package io.nvmf4j.verbs.softiwarp;
 
 import io.nvmf4j.verbs.DisconnectEvent;
-import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
@@ -11,6 +10,8 @@ import io.nvmf4j.verbs.VerbsErrorCode;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
+import io.nvmf4j.verbs.provider.ProviderQueuePair;
+import io.nvmf4j.verbs.provider.WorkRequests;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
 import java.nio.channels.SocketChannel;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
  * whichever thread kicks it (the poster, like siw_sq_start() from siw_post_send(), or the progress engine), one at
  * a time; reception runs on the progress engine only.
  */
-public final class SoftiwarpQueuePair implements QueuePair {
+public final class SoftiwarpQueuePair extends ProviderQueuePair {
     static final PeerLog FAILURE_LOG =
             new PeerLog(System.getLogger(SoftiwarpQueuePair.class.getName()));
     final SoftiwarpDevice device;
@@ -32,7 +33,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
     final SoftiwarpCompletionQueue recvCq;
     final SoftiwarpConfig config;
     final int number;
-    private volatile QueuePairAttributes attributes;
     private volatile QueuePairState state = QueuePairState.INIT;
 
     // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at sqTxHead
@@ -99,13 +99,13 @@ public final class SoftiwarpQueuePair implements QueuePair {
     SoftiwarpQueuePair(SoftiwarpDevice device, int number, SoftiwarpProtectionDomain pd,
                        SoftiwarpCompletionQueue sendCq, SoftiwarpCompletionQueue recvCq, QueuePairAttributes attrs,
                        SoftiwarpConfig config) {
+        super(attrs);
         this.device = device;
         this.number = number;
         this.pd = pd;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
         this.config = config;
-        this.attributes = attrs;
         sq = new SendWqe[attrs.maxSendWr()];
         for (int i = 0; i < sq.length; i++) {
             sq[i] = new SendWqe(attrs.maxSendSge());
@@ -130,9 +130,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     void negotiated(int ird, int ord, boolean crc) {
-        QueuePairAttributes a = attributes;
-        attributes = new QueuePairAttributes(a.maxSendWr(), a.maxRecvWr(), a.maxSendSge(), a.maxRecvSge(),
-                a.maxInlineData(), ird, ord);
+        readDepths(ird, ord);
         sizeReadQueues(ird, ord);
         crcEnabled = crc;
     }
@@ -157,11 +155,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
     }
 
     @Override
-    public QueuePairAttributes attributes() {
-        return attributes;
-    }
-
-    @Override
     public QueuePairState state() {
         return state;
     }
@@ -178,10 +171,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postSend(SendWorkRequest request) throws VerbsException {
         int count = 0;
         for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
-            if (wr.sgList().count() > attributes.maxSendSge()) {
-                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "work request " + wr.wrId() + " has "
-                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxSendSge());
-            }
+            WorkRequests.checkSgeCount("work request", wr.wrId(), wr.sgList().count(), attributes().maxSendSge());
             if (wr.opcode() == SendOpcode.RDMA_READ && wr.sgList().totalLength() > 0xffffffffL) {
                 throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "RDMA Read larger than 4 GiB - 1");
             }
@@ -190,7 +180,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
         synchronized (postLock) {
             if (state == QueuePairState.ERROR) {
                 for (SendWorkRequest wr = request; wr != null; wr = wr.next()) {
-                    sendCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, wcOpcode(wr.opcode()), 0, number, false, 0, 0);
+                    sendCq.push(wr.wrId(), WcStatus.WR_FLUSH_ERR, WorkRequests.completionOpcode(wr.opcode()), 0, number, false, 0, 0);
                 }
                 return;
             }
@@ -239,10 +229,7 @@ public final class SoftiwarpQueuePair implements QueuePair {
     public void postReceive(ReceiveWorkRequest request) throws VerbsException {
         int count = 0;
         for (ReceiveWorkRequest wr = request; wr != null; wr = wr.next()) {
-            if (wr.sgList().count() > attributes.maxRecvSge()) {
-                throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "receive " + wr.wrId() + " has "
-                        + wr.sgList().count() + " SGEs, the queue pair allows " + attributes.maxRecvSge());
-            }
+            WorkRequests.checkSgeCount("receive", wr.wrId(), wr.sgList().count(), attributes().maxRecvSge());
             count++;
         }
         synchronized (postRecvLock) {
@@ -262,14 +249,6 @@ public final class SoftiwarpQueuePair implements QueuePair {
             }
             rqTail = tail; // publishes the filled slots to the receiver (volatile write after the plain ones)
         }
-    }
-
-    static WcOpcode wcOpcode(SendOpcode opcode) {
-        return switch (opcode) {
-            case SEND, SEND_WITH_INVALIDATE -> WcOpcode.SEND;
-            case RDMA_WRITE -> WcOpcode.RDMA_WRITE;
-            case RDMA_READ -> WcOpcode.RDMA_READ;
-        };
     }
 
     /** Ends a send-queue WQE once (siw_sqe_complete); completions are reported in send queue order. */
