@@ -168,6 +168,12 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
             if (!inlineProgress || !progressInline() || published == head) {
                 return 0;
             }
+        } else if (inlineProgress) {
+            // a consumer that drains what the engine pushed is polling too: say so, or the engine keeps its
+            // sockets for as long as it keeps the ring non-empty (bench/tail.sh saw the engine keep a queue that
+            // a never-sleeping consumer polled, both spinning on a 2-core machine)
+            inlinePollNanos = System.nanoTime();
+            inlineThread = Thread.currentThread();
         }
         return drain(out);
     }
