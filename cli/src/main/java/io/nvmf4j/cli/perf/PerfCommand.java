@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.perf;
 
+import io.nvmf4j.cli.DedicatedPollers;
 import io.nvmf4j.cli.MetricsEndpoint;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -141,6 +142,7 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        DedicatedPollers.configure();
         CommandLogging.configure(output.verbose);
         PerfSpec spec = spec();
         Long chosen = nsid;

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import io.nvmf4j.cli.DedicatedPollers;
 import io.nvmf4j.cli.ctl.SocketPaths;
 import io.nvmf4j.config.ConfigException;
 import io.nvmf4j.config.ConfigLoader;
@@ -127,6 +128,7 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        DedicatedPollers.configure();
         LoadedConfig loaded;
         try {
             limits.validate();

@@ -34,14 +34,15 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
 
     /**
      * How recently a consumer must have polled for the engine to leave this queue's queue pairs to it, and so how
-     * often a parked engine wakes to look ({@code nvmf4j.softiwarp.inlineActiveMicros}, default 20000: 50 wake-ups a
-     * second). Every wake-up of the engine preempts the poller it shares a core with: at 1 ms (1,000 a second, the
-     * old default) a pinned target poll group saw ~1,300 preemptions a second and a QD1 p99 of 60 us, at 20 ms ~600
-     * and 38 us (bench/tail.sh, bench/README.md "Where the QD1 tail comes from"). A consumer that stops polling
-     * says so in {@link #await} (hand-back); only one that stops without it waits up to this long for the engine.
+     * often a parked engine wakes to look ({@code nvmf4j.softiwarp.inlineActiveMicros}, default 1000). Every wake-up
+     * of the engine preempts the poller it shares a core with: at 1 ms a pinned target poll group saw ~1,300
+     * preemptions a second and a QD1 p99 of 60 us, at 20 ms ~600 and 38 us (bench/README.md "Where the QD1 tail
+     * comes from"). The library keeps 1 ms: a thread that polls several queues and then waits on one of them stops
+     * polling the others without a hand-back, and their peers' one-sided operations wait this long each. nvmf4j's
+     * own dedicated pollers (serve, perf) use 20 ms.
      */
     static final long INLINE_ACTIVE_NANOS =
-            Math.max(1, Long.getLong("nvmf4j.softiwarp.inlineActiveMicros", 20_000)) * 1000L;
+            Math.max(1, Long.getLong("nvmf4j.softiwarp.inlineActiveMicros", 1000)) * 1000L;
     private final boolean inlineProgress;
     /** Queue pairs whose sockets this queue's consumer reads (copy on write: attach/detach are rare). */
     private volatile SoftiwarpQueuePair[] attached = new SoftiwarpQueuePair[0];
