@@ -1,11 +1,10 @@
 package io.nvmf4j.protocol.admin;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import io.nvmf4j.protocol.Wire;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +22,7 @@ public final class ActiveNamespaceList {
     public static final int MAX_ENTRIES = 1024;
     public static final int ENTRY_SIZE = 4;
 
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
 
     private ActiveNamespaceList() {
     }

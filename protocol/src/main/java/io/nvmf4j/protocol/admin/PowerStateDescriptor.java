@@ -1,12 +1,10 @@
 package io.nvmf4j.protocol.admin;
 
+import io.nvmf4j.protocol.Wire;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * One 32-byte Power State Descriptor of Identify Controller (NVMe Base 2.0, Figure 276): MP@0 (u16, centiwatts or
@@ -37,8 +35,8 @@ public record PowerStateDescriptor(int maxPower, int flags, long entryLatencyUs,
     /** flags bit 1: non-operational state. */
     public static final int FLAG_NON_OPERATIONAL = 2;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = Wire.LE_U16;
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
 
     /** An operational state drawing {@code centiwatts}, with no latency figures. */
     public static PowerStateDescriptor operational(int centiwatts) {

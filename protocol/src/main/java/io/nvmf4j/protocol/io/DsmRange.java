@@ -1,12 +1,10 @@
 package io.nvmf4j.protocol.io;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
+import io.nvmf4j.protocol.Wire;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * One 16-byte Dataset Management range (NVM Command Set 1.0, Figure 39): Context Attributes u32@0, Length in logical
@@ -20,8 +18,8 @@ public record DsmRange(int contextAttributes, long lengthInBlocks, long starting
     public static final int OFFSET_LENGTH = 4;
     public static final int OFFSET_SLBA = 8;
 
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
+    private static final ValueLayout.OfLong U64 = Wire.LE_U64;
 
     public DsmRange {
         if (lengthInBlocks < 0 || lengthInBlocks > 0xFFFF_FFFFL) {

@@ -1,11 +1,10 @@
 package io.nvmf4j.protocol.log;
 
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import io.nvmf4j.protocol.Wire;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +19,7 @@ public record ChangedNamespaceList(List<Long> nsids, boolean overflow) {
     public static final int MAX_ENTRIES = 1024;
     public static final long OVERFLOW_MARKER = 0xFFFF_FFFFL;
 
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
 
     public ChangedNamespaceList {
         nsids = List.copyOf(nsids);

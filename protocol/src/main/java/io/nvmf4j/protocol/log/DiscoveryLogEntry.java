@@ -1,7 +1,7 @@
 package io.nvmf4j.protocol.log;
 
+import io.nvmf4j.protocol.Wire;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
@@ -9,7 +9,6 @@ import io.nvmf4j.protocol.admin.AsciiField;
 import io.nvmf4j.protocol.rdma.RdmaTsas;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * One 1024-byte Discovery Log Page Entry (NVMe-oF 1.1, 5.3, Figure 38; NVMe Base 2.0, 5.16.1.23): TRTYPE@0,
@@ -71,7 +70,7 @@ public final class DiscoveryLogEntry {
     /** CNTLID FFFFh: dynamic controller model (Linux {@code NVME_CNTLID_DYNAMIC}). */
     public static final int CNTLID_DYNAMIC = 0xFFFF;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = Wire.LE_U16;
 
     private final MemorySegment segment;
 

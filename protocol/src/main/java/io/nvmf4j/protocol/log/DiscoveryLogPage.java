@@ -1,12 +1,10 @@
 package io.nvmf4j.protocol.log;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+import io.nvmf4j.protocol.Wire;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,8 +28,8 @@ public final class DiscoveryLogPage {
     /** The only record format defined. */
     public static final int RECFMT_0 = 0;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = Wire.LE_U16;
+    private static final ValueLayout.OfLong U64 = Wire.LE_U64;
 
     private final MemorySegment segment;
 

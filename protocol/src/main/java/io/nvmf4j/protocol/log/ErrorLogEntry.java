@@ -1,14 +1,11 @@
 package io.nvmf4j.protocol.log;
 
+import io.nvmf4j.protocol.Wire;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * One 64-byte Error Information log entry (log page 01h; NVMe Base 2.0, 5.16.1.2, Figure 205): Error Count u64@0
@@ -37,9 +34,9 @@ public final class ErrorLogEntry {
     /** Parameter Error Location value meaning "not specific to a field". */
     public static final int NO_PARAMETER_LOCATION = 0xFFFF;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64 = JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = Wire.LE_U16;
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
+    private static final ValueLayout.OfLong U64 = Wire.LE_U64;
 
     private final MemorySegment segment;
 

@@ -1,15 +1,13 @@
 package io.nvmf4j.protocol.log;
 
+import io.nvmf4j.protocol.Wire;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.admin.Uint128;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
-import java.nio.ByteOrder;
 
 /**
  * The 512-byte SMART / Health Information log page (02h; NVMe Base 2.0, 5.16.1.3, Figure 207). Counters from byte 32
@@ -56,8 +54,8 @@ public final class SmartHealthLog {
     public static final int WARNING_READ_ONLY = 1 << 3;
     public static final int WARNING_VOLATILE_BACKUP = 1 << 4;
 
-    private static final ValueLayout.OfShort U16 = JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16 = Wire.LE_U16;
+    private static final ValueLayout.OfInt U32 = Wire.LE_U32;
     private static final BigInteger UNIT = BigInteger.valueOf(BYTES_PER_DATA_UNIT);
 
     private final MemorySegment segment;

@@ -26,6 +26,33 @@ public sealed interface SglDescriptor permits DataBlockDescriptor, BitBucketDesc
     int OFFSET_KEY = 11;
     int OFFSET_IDENTIFIER = 15;
 
+    // In-place reads of the descriptor at byte {@code at} of a segment (an SQE's SGL1 on the data path): the same
+    // fields as parse() without a descriptor object per command.
+
+    /** The SGL Identifier: type in bits 7:4, subtype in bits 3:0. */
+    static int identifierAt(MemorySegment s, long at) {
+        return Wire.u8(s, at + OFFSET_IDENTIFIER);
+    }
+
+    static long addressAt(MemorySegment s, long at) {
+        return Wire.u64(s, at + OFFSET_ADDRESS);
+    }
+
+    /** A keyed data block's 24-bit length (bytes 10:8). */
+    static int keyedLengthAt(MemorySegment s, long at) {
+        return Wire.u24(s, at + OFFSET_LENGTH);
+    }
+
+    /** A keyed data block's key (bytes 14:11). */
+    static int keyAt(MemorySegment s, long at) {
+        return (int) Wire.u32(s, at + OFFSET_KEY);
+    }
+
+    /** An unkeyed descriptor's 32-bit length (bytes 11:8). */
+    static long lengthAt(MemorySegment s, long at) {
+        return Wire.u32(s, at + OFFSET_LENGTH);
+    }
+
     /** Linux {@code NVME_SGL_FMT_DATA_DESC}. */
     int TYPE_DATA_BLOCK = 0x0;
     int TYPE_BIT_BUCKET = 0x1;

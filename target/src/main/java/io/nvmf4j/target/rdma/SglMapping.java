@@ -6,8 +6,6 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.sgl.SglDescriptor;
 import io.nvmf4j.target.DataDirection;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 
 /**
  * Reads SGL1 of a command capsule and decides where the command's data comes from or goes to, like
@@ -27,10 +25,6 @@ import java.nio.ByteOrder;
  */
 final class SglMapping {
 
-    private static final ValueLayout.OfLong U64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-
     private static final int DPTR = SubmissionQueueEntry.OFFSET_DPTR;
 
     private SglMapping() {
@@ -45,18 +39,17 @@ final class SglMapping {
      */
     static Status map(RdmaRequest r, DataDirection direction, int inlineDataSize, long maxTransfer) {
         MemorySegment sqe = r.request.sqe().segment();
-        int identifier = Byte.toUnsignedInt(sqe.get(ValueLayout.JAVA_BYTE, DPTR + SglDescriptor.OFFSET_IDENTIFIER));
+        int identifier = SglDescriptor.identifierAt(sqe, DPTR);
         int type = identifier >>> 4;
         int subtype = identifier & 0xF;
-        long address = sqe.get(U64, DPTR + SglDescriptor.OFFSET_ADDRESS);
+        long address = SglDescriptor.addressAt(sqe, DPTR);
         switch (type) {
             case SglDescriptor.TYPE_KEYED_DATA_BLOCK -> {
                 if (subtype != SglDescriptor.SUBTYPE_ADDRESS && subtype != SglDescriptor.SUBTYPE_INVALIDATE_KEY) {
                     return invalid(r, StatusCode.INVALID_FIELD, DPTR);
                 }
-                int length = Short.toUnsignedInt(sqe.get(U16, DPTR + SglDescriptor.OFFSET_LENGTH))
-                        | Byte.toUnsignedInt(sqe.get(ValueLayout.JAVA_BYTE, DPTR + SglDescriptor.OFFSET_LENGTH + 2)) << 16;
-                int key = sqe.get(U32, DPTR + SglDescriptor.OFFSET_KEY);
+                int length = SglDescriptor.keyedLengthAt(sqe, DPTR);
+                int key = SglDescriptor.keyAt(sqe, DPTR);
                 if (length == 0) {
                     // no data command (Linux hosts send a null keyed SGL: address, length and key 0); like
                     // nvmet_rdma_map_sgl_keyed(), an invalidate subtype on it is ignored
@@ -77,7 +70,7 @@ final class SglMapping {
                 if (subtype != SglDescriptor.SUBTYPE_OFFSET) {
                     return invalid(r, StatusCode.INVALID_FIELD, DPTR);
                 }
-                long length = Integer.toUnsignedLong(sqe.get(U32, DPTR + SglDescriptor.OFFSET_LENGTH));
+                long length = SglDescriptor.lengthAt(sqe, DPTR);
                 if (direction != DataDirection.HOST_TO_CONTROLLER) {
                     // in-capsule data only carries writes (nvmet_rdma_map_sgl_inline: error_loc = opcode)
                     return invalid(r, StatusCode.INVALID_FIELD, SubmissionQueueEntry.OFFSET_OPCODE);

@@ -1,9 +1,9 @@
 package io.nvmf4j.cli.host.nvmecli;
 
+import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.math.BigInteger;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -49,11 +49,9 @@ public record RawField(String name, int offset, Kind kind, int length, boolean h
         }
     }
 
-    private static final ValueLayout.OfShort U16_LE =
-            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfInt U32_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
-    private static final ValueLayout.OfLong U64_LE =
-            ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfShort U16_LE = Wire.LE_U16;
+    private static final ValueLayout.OfInt U32_LE = Wire.LE_U32;
+    private static final ValueLayout.OfLong U64_LE = Wire.LE_U64;
 
     /** A number printed in decimal. */
     public static RawField dec(String name, int offset, Kind kind) {
