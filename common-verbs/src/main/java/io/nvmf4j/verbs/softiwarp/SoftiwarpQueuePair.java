@@ -297,15 +297,15 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
         }
     }
 
-    /**
-     * Runs the receiver unless another thread is running it; true if it made progress. A receive that throws
-     * (e.g. the arena of a registered region was closed) ends the connection.
-     */
     /** A consumer is reading this queue pair's socket right now (inline progress). */
     boolean receiveBusy() {
         return rxBusy.get();
     }
 
+    /**
+     * Runs the receiver unless another thread is running it; true if it made progress. A receive that throws
+     * (e.g. the arena of a registered region was closed) ends the connection.
+     */
     boolean progressReceive() {
         if (!rxBusy.compareAndSet(false, true)) {
             return false;
