@@ -95,7 +95,7 @@ final class ProgressEngine implements Runnable {
                     // isValid() and interestOps()) ends that connection, never this thread and the others
                     try {
                         if (qp.state() == QueuePairState.ERROR) {
-                            if (qp.finished() && !qp.lingering()) {
+                            if (qp.finished() && !qp.closing().lingering()) {
                                 SelectionKey key = qp.channel == null ? null : qp.channel.keyFor(selector);
                                 if (key != null) {
                                     key.cancel();
@@ -103,12 +103,12 @@ final class ProgressEngine implements Runnable {
                                 queuePairs.remove(i);
                                 qp.detachFromCompletionQueues();
                             } else {
-                                if (qp.lingering()) {
+                                if (qp.closing().lingering()) {
                                     // a Terminate waits for room (OP_WRITE), or the peer's last input is being
                                     // discarded before the close (OP_READ): woken from select() rather than a
                                     // park loop
                                     SelectionKey key = qp.selectionKey;
-                                    int ops = qp.lingerInterestOps();
+                                    int ops = qp.closing().interestOps();
                                     if (key != null && key.isValid() && key.interestOps() != ops) {
                                         key.interestOps(ops);
                                     }
@@ -213,11 +213,11 @@ final class ProgressEngine implements Runnable {
             }
         } finally {
             for (SoftiwarpQueuePair qp : queuePairs) {
-                qp.abortLinger(); // no engine will finish their Terminates and orderly closes
+                qp.closing().abortLinger(); // no engine will finish their Terminates and orderly closes
             }
             SoftiwarpQueuePair late;
             while ((late = added.poll()) != null) {
-                late.abortLinger(); // ended before this thread registered it: its linger would never end
+                late.closing().abortLinger(); // ended before this thread registered it: its linger would never end
             }
         }
     }
@@ -237,7 +237,7 @@ final class ProgressEngine implements Runnable {
         } catch (RuntimeException ignored) {
             // ending it failed too: the socket is closed below
         }
-        qp.abortLinger();
+        qp.closing().abortLinger();
         java.nio.channels.SocketChannel ch = qp.channel;
         if (ch != null) {
             SelectionKey key = ch.keyFor(selector);
@@ -263,7 +263,7 @@ final class ProgressEngine implements Runnable {
         SoftiwarpQueuePair qp = (SoftiwarpQueuePair) key.attachment();
         try {
             if (key.isValid() && key.isWritable()) {
-                key.interestOps(qp.state() == QueuePairState.ERROR ? qp.lingerInterestOps()
+                key.interestOps(qp.state() == QueuePairState.ERROR ? qp.closing().interestOps()
                         : qp.engineMuted ? 0 : SelectionKey.OP_READ);
                 qp.kickTx();
             }

@@ -461,22 +461,9 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
         enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
     }
 
-    /**
-     * Whether the socket of this ended queue pair is still open: its Terminate waits for room, or the peer's last
-     * input is discarded before the close (QpClose).
-     */
-    boolean lingering() {
-        return close.lingering();
-    }
-
-    /** What the engine watches a lingering queue pair's socket for (QpClose): OP_WRITE, OP_READ or nothing. */
-    int lingerInterestOps() {
-        return close.interestOps();
-    }
-
-    /** Closes the socket of an ended queue pair now, Terminate delivered or not (the engine stops). */
-    void abortLinger() {
-        close.abortLinger();
+    /** The end of this queue pair's connection: its linger (Terminate delivery, orderly close), for the engine. */
+    QpClose closing() {
+        return close;
     }
 
     /** Set when a completion did not fit its CQ; the progress engine then ends the connection (siw: CQ error). */
