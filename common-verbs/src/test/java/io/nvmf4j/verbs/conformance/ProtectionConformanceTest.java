@@ -341,8 +341,12 @@ class ProtectionConformanceTest {
         WorkCompletion write = completions.get(0);
         WorkCompletion read = completions.get(1);
         assertEquals(1, write.wrId(), () -> "first completion " + write);
-        assertTrue(write.status() == WcStatus.SUCCESS || write.status() == WcStatus.REM_ACCESS_ERR,
-                () -> "rejected RDMA Write completes as sent or with a remote access error: " + write);
+        // Linux siw may still be transmitting the Write when the responder's Terminate ends the stream: its
+        // siw_qp_sq_process() then completes the WQE with LOC_QP_OP_ERR (seen once in 2 CI runs of check 40)
+        assertTrue(write.status() == WcStatus.SUCCESS || write.status() == WcStatus.REM_ACCESS_ERR
+                        || write.status() == WcStatus.LOC_QP_OP_ERR,
+                () -> "rejected RDMA Write completes as sent, with a remote access error, or cut off in transmission: "
+                        + write);
         assertEquals(2, read.wrId(), () -> "second completion " + read);
         assertTrue(read.status() == WcStatus.WR_FLUSH_ERR || read.status() == WcStatus.REM_ACCESS_ERR,
                 () -> "the RDMA Read behind a rejected RDMA Write is never answered: " + read);
