@@ -74,12 +74,24 @@ kt_quiet_after_disconnect() {
 # kt_dmesg_check SINCE_LINE: the kernel's nvmet/siw lines after line SINCE_LINE of dmesg; 1 when
 # any of them reports an error the host caused (a failed command, a fatal queue error, a
 # terminate, a keep-alive expiry).
+# Not counted: "nvmet_rdma: post_recv cmd failed" followed by "sending cmd response failed". nvmet-rdma
+# logs that pair (nvmet_rdma_queue_response) when it answers a command on a queue whose host has already
+# disconnected: a host keeps an Asynchronous Event Request outstanding until it leaves, and nvmet completes
+# it while tearing the admin queue down (nvmet_sq_destroy -> nvmet_async_events_failall); when siw has the
+# queue pair in neither RTS nor ERROR at that moment (CLOSING, or IDLE after siw_qp_llp_close), siw_post_send
+# and siw_post_receive refuse the work. It happens after every command of the host was answered, and any host
+# that keeps an AER outstanding (the guest kernel's own nvme-rdma does too) can meet it: seen once in four CI
+# runs (about 30 nvmf4j sessions each), 0 times in loops of 120 sessions of either host.
+KT_TEARDOWN_NOISE='nvmet_rdma: (post_recv cmd failed|sending cmd response failed)'
 kt_dmesg_check() {
   local since=$1 lines
   lines=$(dmesg | tail -n +"$((since + 1))" | grep -iE 'nvmet|siw|iw_cm')
   printf '%s\n' "$lines" | sed 's/^/  dmesg| /'
+  if printf '%s\n' "$lines" | grep -qE "$KT_TEARDOWN_NOISE"; then
+    note "nvmet answered a command on a queue already disconnected (teardown, not counted; see kt_dmesg_check)"
+  fi
   if printf '%s\n' "$lines" | grep -iE 'error|fail|terminat|keep-alive|keep alive|invalid|timed out' \
-       | grep -viE 'creating (nvm|discovery) controller' | grep -q .; then
+       | grep -viE 'creating (nvm|discovery) controller' | grep -vE "$KT_TEARDOWN_NOISE" | grep -q .; then
     note "the kernel logged errors while nvmf4j was connected (above)"
     return 1
   fi

@@ -381,6 +381,9 @@ final class IbverbsCompletionQueue implements CompletionQueue {
             device.events().removeCq(this);
             ackEvents();
             int rc = ibverbs_h.ibv_destroy_cq(cq);
+            if (rc == Errno.EBUSY && device.awaitTeardowns()) {
+                rc = ibverbs_h.ibv_destroy_cq(cq);
+            }
             ibverbs_h.ibv_destroy_comp_channel(channel);
             arena.close();
             device.resources().remove(this);

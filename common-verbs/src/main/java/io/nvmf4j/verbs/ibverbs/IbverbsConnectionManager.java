@@ -183,6 +183,34 @@ final class IbverbsConnectionManager implements ConnectionManager {
         }
     }
 
+    /**
+     * Waits, at most {@code millis}, for the background teardowns {@link #destroyLater} started; returns whether any
+     * were pending. A completion queue or protection domain whose destroy failed with EBUSY calls this before trying
+     * once more: the queue pair of a timed-out iWARP connect still holds them until siw's MPA timer lets iwcm
+     * destroy its id (the application did close everything it was given).
+     */
+    boolean awaitTeardowns(long millis) {
+        List<Thread> pending;
+        synchronized (teardowns) {
+            teardowns.removeIf(t -> !t.isAlive());
+            pending = new ArrayList<>(teardowns);
+        }
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        for (Thread thread : pending) {
+            long left = (deadline - System.nanoTime()) / 1_000_000;
+            if (left <= 0) {
+                break;
+            }
+            try {
+                thread.join(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return !pending.isEmpty();
+    }
+
     /** A setup step was interrupted: the thread keeps its interrupt status, the caller gets IO_ERROR. */
     static VerbsException interrupted(String what, InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -34,6 +34,8 @@ final class IbverbsDevice implements RdmaDevice {
     /** rkey -> region, to mark a region invalid when a peer's Send with Invalidate names it. */
     private final java.util.concurrent.ConcurrentHashMap<Integer, IbverbsMemoryRegion> keys =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** Longer than siw's MPA reply timer (MPAREQ_TIMEOUT, 10 s), which a timed-out connect's teardown waits out. */
+    private static final long TEARDOWN_WAIT_MILLIS = 15_000;
     private final IbverbsConnectionManager connectionManager;
     private final DeviceEvents events;
     private volatile boolean closed;
@@ -188,6 +190,11 @@ final class IbverbsDevice implements RdmaDevice {
                     "CQ size " + entries + " outside 1.." + attributes.maxCqe() + " of " + name);
         }
         return resources.add(IbverbsCompletionQueue.create(this, entries));
+    }
+
+    /** See {@link IbverbsConnectionManager#awaitTeardowns}. */
+    boolean awaitTeardowns() {
+        return connectionManager.awaitTeardowns(TEARDOWN_WAIT_MILLIS);
     }
 
     @Override
