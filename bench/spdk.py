@@ -4,15 +4,16 @@
   bench/spdk.sh --spdk DIR [--rounds 3] [--seconds 8] [--ramp 2] [--json FILE] [--html FILE] [--only REGEX]
 
 DIR is an SPDK build made by bench/spdk-build.sh (build/bin/nvmf_tgt, build/bin/spdk_nvme_perf, scripts/rpc.py).
-Each round measures the same five workloads on three sides, in alternating order (round 2 reverses round 1's):
+Each round measures the same seven workloads on three sides, in alternating order (round 2 reverses round 1's):
   * SPDK: nvmf_tgt on core 0 (-m 0x1, --no-huge), TCP transport, a 1 GiB malloc bdev of 512-byte blocks written
     whole once before the first round; spdk_nvme_perf on core 1 (-c 0x2, --no-huge) over 127.0.0.1;
   * nvmf4j pinned: `nvmf4j serve --ram 1G` under `taskset -c 0`, `nvmf4j perf` under `taskset -c 1`;
   * nvmf4j unpinned: the same without taskset.
 Only the side being measured runs: the others' targets are stopped with SIGSTOP (SPDK's reactor busy-polls a
 whole core even when idle) and resumed with SIGCONT for their turn.
-Figures: 4 KiB randread QD1 p50/p99/p99.9; 4 KiB randread and randwrite QD32 IOPS; 128 KiB sequential read and
-write QD8 MB/s (10^6 bytes); target CPU seconds per million I/Os (utime + stime of the target process from
+Figures: 4 KiB randread QD1 p50/p99/p99.9; 4 KiB randread and randwrite QD32 IOPS, over 1 and over 2 I/O queues
+(the 2-queue rows: 32 outstanding in total, see WORKLOADS); 128 KiB sequential read and write QD8 MB/s (10^6
+bytes); target CPU seconds per million I/Os (utime + stime of the target process from
 /proc/PID/stat). The table gives the median of the rounds per figure and ratio = nvmf4j / SPDK.
 """
 import argparse
@@ -35,13 +36,19 @@ NQN_SPDK = "nqn.2016-06.io.spdk:cnode1"
 NQN_NVMF4J = "nqn.2026-12.io.nvmf4j:bench"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
-# label, queue depth, I/O size, pattern (spdk_nvme_perf's and nvmf4j perf's -q -o -w alike)
+# label, queue depth, I/O size, pattern (spdk_nvme_perf's and nvmf4j perf's -q -o -w alike), I/O queues.
+# With 2 queues the depth is the total on both sides: spdk_nvme_perf -q 32 -P 2 keeps 32 I/Os outstanding per
+# namespace spread over its 2 queue pairs (perf.c submit_io(ns_ctx, g_queue_depth)); nvmf4j perf's -q is per
+# queue, so it gets -q 16 -P 2. Both targets keep one core (one SPDK reactor, one nvmf4j poll group): on this
+# 2-core machine a second target core would be the initiator's.
 WORKLOADS = [
-    ("qd1-randread-4k", 1, 4096, "randread"),
-    ("qd32-randread-4k", 32, 4096, "randread"),
-    ("qd32-randwrite-4k", 32, 4096, "randwrite"),
-    ("seqread-128k", 8, 131072, "read"),
-    ("seqwrite-128k", 8, 131072, "write"),
+    ("qd1-randread-4k", 1, 4096, "randread", 1),
+    ("qd32-randread-4k", 32, 4096, "randread", 1),
+    ("qd32-randwrite-4k", 32, 4096, "randwrite", 1),
+    ("seqread-128k", 8, 131072, "read", 1),
+    ("seqwrite-128k", 8, 131072, "write", 1),
+    ("qd32-2q-randread-4k", 32, 4096, "randread", 2),
+    ("qd32-2q-randwrite-4k", 32, 4096, "randwrite", 2),
 ]
 SIDES = ["spdk", "nvmf4j-pinned", "nvmf4j-unpinned"]
 
@@ -288,11 +295,15 @@ FIGURES = [
     ("4K randwrite QD32", "IOPS", "qd32-randwrite-4k", "iops", "higher"),
     ("128K seq read QD8", "MB/s", "seqread-128k", "mb_per_s", "higher"),
     ("128K seq write QD8", "MB/s", "seqwrite-128k", "mb_per_s", "higher"),
+    ("4K randread QD32, 2 queues", "IOPS", "qd32-2q-randread-4k", "iops", "higher"),
+    ("4K randwrite QD32, 2 queues", "IOPS", "qd32-2q-randwrite-4k", "iops", "higher"),
     ("target CPU s / M I/O, 4K randread QD1", "s", "qd1-randread-4k", "target_cpu_s_per_m_io", "lower"),
     ("target CPU s / M I/O, 4K randread QD32", "s", "qd32-randread-4k", "target_cpu_s_per_m_io", "lower"),
     ("target CPU s / M I/O, 4K randwrite QD32", "s", "qd32-randwrite-4k", "target_cpu_s_per_m_io", "lower"),
     ("target CPU s / M I/O, 128K seq read QD8", "s", "seqread-128k", "target_cpu_s_per_m_io", "lower"),
     ("target CPU s / M I/O, 128K seq write QD8", "s", "seqwrite-128k", "target_cpu_s_per_m_io", "lower"),
+    ("target CPU s / M I/O, 4K randread QD32, 2 queues", "s", "qd32-2q-randread-4k", "target_cpu_s_per_m_io",
+     "lower"),
 ]
 
 
@@ -421,8 +432,9 @@ def main():
                 res[side] = {}
                 if side == "spdk":
                     cont(spdk.p)
-                    for label, qd, size, rw in workloads:
-                        args = ["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
+                    for label, qd, size, rw, queues in workloads:
+                        args = (["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
+                                + (["-P", str(queues)] if queues > 1 else []))
                         log("round %d spdk %s" % (rnd, label))
                         res[side][label] = spdk_perf(d, sport, args, a.seconds, a.ramp, "%s-r%d" % (label, rnd),
                                                      spdk.pid)
@@ -434,10 +446,11 @@ def main():
                     log("%s warm-up: sequential 128 KiB writes over the 1 GiB namespace" % side)
                     nvmf4j_perf(serve, ["-q", 8, "-o", "128k", "-w", "write"], 4, 1, "warmup-" + side, cpus, None)
                     warm.add(side)
-                for label, qd, size, rw in workloads:
+                for label, qd, size, rw, queues in workloads:
                     log("round %d %s %s" % (rnd, side, label))
                     html = html_path if rnd == a.rounds else None   # the last round's runs in the report
-                    res[side][label] = nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+                    args = ["-q", qd // queues, "-o", size, "-w", rw] + (["-P", queues] if queues > 1 else [])
+                    res[side][label] = nvmf4j_perf(serve, args, a.seconds, a.ramp,
                                                    "%s-%s-r%d" % (side, label, rnd), cpus, html)
                 stop(serve.p)
             res["loadavg_end"] = loadavg()

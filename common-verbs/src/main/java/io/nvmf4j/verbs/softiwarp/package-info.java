@@ -25,7 +25,7 @@
  *     {@code DisconnectEvent.Cause.TERMINATE_RECEIVED} and later work requests flush; an outstanding Read
  *     completes with REM_ACCESS_ERR / REM_INV_REQ_ERR / REM_OP_ERR (vendor error = layer/type/code).</li>
  * <li>Completions of a send queue are not ordered across an outstanding Read (as siw).</li>
- * <li>FPDUs carry at most {@code nvmf4j.softiwarp.maxFpduPayload} (16 KiB) of payload; siw uses the TCP MSS, which
+ * <li>FPDUs carry at most {@code nvmf4j.softiwarp.maxFpduPayload} (8 KiB) of payload; siw uses the TCP MSS, which
  *     Java cannot read. Any FPDU up to the 16-bit MPA length is accepted.</li>
  * <li>{@code max_sge_rd} is 16 (siw: 1): a Read may scatter into several local buffers.</li>
  * <li>Data path allocation: none per operation in steady state (SteadyStateAllocationTest). FPDUs are written
