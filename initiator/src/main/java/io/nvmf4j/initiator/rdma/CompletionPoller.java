@@ -21,8 +21,9 @@ final class CompletionPoller {
      * queues than cores) then hand the core to each other at once instead of each spinning a scheduler slice
      * while the other's completions wait. Measured pinned, perf on one core, 6 s runs: 4 KiB randread 16 x 2
      * queues 266,833 IOPS without, 396,934-451,565 with (after 2 or 10 us alike), p99 4,065 -> 156-179 us;
-     * randwrite 272,217 -> 418,424 (2 us); one queue unchanged within noise (QD32 404,694-444,361 without,
-     * 416,837-455,777 with; QD1 p50 9.6-10.2 us in both).
+     * randwrite 272,217 -> 418,424 (2 us); one queue: QD32 unchanged within noise (404,694-444,361 without,
+     * 416,837-455,777 with); QD1 a little better (4 alternating runs each: p50 9.2-9.6 us with, 9.5-10.0 without;
+     * p99 12.4-13.7 with, 14.2-23.3 without: the core is handed at once to the JVM's other threads).
      */
     static final long YIELD_AFTER_NANOS = 10_000;
 
