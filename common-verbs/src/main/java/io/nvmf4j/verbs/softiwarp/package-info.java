@@ -30,7 +30,8 @@
  * <li>{@code max_sge_rd} is 16 (siw: 1): a Read may scatter into several local buffers.</li>
  * <li>Data path allocation: none per operation in steady state (SteadyStateAllocationTest). FPDUs are written
  *     with single-buffer writes, never gathering ones: JDK 25's gathering write allocates two objects per
- *     memory-segment-backed buffer (scope releasers in sun.nio.ch.IOUtil). An FPDU with at most
+ *     memory-segment-backed buffer (scope releasers in sun.nio.ch.IOUtil; slices of a direct ByteBuffer, which has no
+ *     scope, gather without allocating: GatheringWriteAllocationTest). An FPDU with at most
  *     {@code nvmf4j.softiwarp.copyThreshold} (16 KiB) of payload is copied with its header and CRC into a per-QP
  *     direct buffer and leaves with one write; larger ones as header, payload from the region, trailer. The
  *     receive side reads what the socket has into a per-QP staging buffer (one read per small FPDU, or per several
