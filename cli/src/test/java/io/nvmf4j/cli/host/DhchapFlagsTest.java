@@ -84,7 +84,11 @@ class DhchapFlagsTest {
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
         assertEquals("nvmf4j: --dhchap-ctrl-secret requires --dhchap-secret\n", r.err());
 
-        String bad = KEY.format().replace(KEY.format().charAt(12), KEY.format().charAt(12) == 'A' ? 'B' : 'A');
+        // one base64 character of the key changed, so its CRC-32 no longer matches (String.replace would change
+        // every copy of that character, the "DHHC-1:01:" prefix too when the key's 13th character is in it)
+        StringBuilder corrupted = new StringBuilder(KEY.format());
+        corrupted.setCharAt(12, corrupted.charAt(12) == 'A' ? 'B' : 'A');
+        String bad = corrupted.toString();
         r = CliRunner.run("identify", "-a", "127.0.0.1", "-n", "nqn.2026-12.io.nvmf4j:x", "-S", bad,
                 "--provider", "softiwarp");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
