@@ -47,6 +47,37 @@ class IoUringQueueTest {
     }
 
     /**
+     * More completions than the CQ holds (4 for a 2-entry ring) without reaping: the kernel keeps the rest in its
+     * overflow list (IORING_FEAT_NODROP) and flags the SQ ring; the next submit, with nothing prepared, enters the
+     * kernel with GETEVENTS to flush them into the CQ, and none is lost.
+     */
+    @Test
+    void completionsBeyondTheCqSizeAreFlushedByTheNextSubmit() throws Exception {
+        try (IoUring ring = IoUring.open(2)) {
+            int total = 8;
+            int prepared = 0;
+            for (int round = 0; round < 4 * total && prepared < total; round++) {
+                while (prepared < total && ring.prepareNop(prepared)) {
+                    prepared++;
+                }
+                ring.submit(); // 0 under EBUSY (an older kernel refusing to submit while it overflows)
+            }
+            Completions c = new Completions();
+            assertEquals(4, ring.reap(c), "the CQ holds 4; the other nops completed into the overflow list");
+            for (int round = 0; round < 4 * total && c.count() < total; round++) {
+                while (prepared < total && ring.prepareNop(prepared)) {
+                    prepared++;
+                }
+                ring.submit();
+                ring.reap(c);
+            }
+            assertEquals(total, c.count());
+            assertEquals(List.of(), c.duplicates());
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L), c.order().stream().sorted().toList());
+        }
+    }
+
+    /**
      * Far more operations than SQ (8) or CQ (16) entries, nops and 512-byte buffered reads mixed, prepared, submitted
      * and reaped over many rounds without waiting for each round to drain: every userData comes back exactly once,
      * each read with its bytes.
