@@ -1,0 +1,294 @@
+package io.nvmf4j.uring;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * One io_uring instance: an SQ of {@link #entries()} SQEs and a CQ of twice that, mapped into this process, driven
+ * by raw {@code io_uring_setup}/{@code io_uring_enter}/{@code io_uring_register} system calls (see the package
+ * documentation for why not liburing).
+ *
+ * <p><b>Single-threaded</b>: one owner thread prepares, submits and reaps; nothing here is locked. Hand the ring to
+ * another thread only with a happens-before edge (a queue, a thread start).
+ *
+ * <p>The per-I/O path ({@code prepare*}, {@link #submit()}, {@link #reap}) allocates nothing: SQEs are written in
+ * place into the mapped array, the system call uses a capture-state segment made at {@link #open}, and CQEs are
+ * handed to the {@link CompletionHandler} as primitives. A failed I/O is not an exception: its CQE carries
+ * {@code -errno}. Buffers passed to a {@code prepare*} must stay valid until their CQE is reaped, and the caller
+ * should reap every outstanding I/O before {@link #close()} and before freeing the buffers.
+ */
+public final class IoUring implements AutoCloseable {
+    /** {@code RWF_DSYNC} (include/uapi/linux/fs.h): the write is durable as with O_DSYNC when its CQE comes. */
+    public static final int RWF_DSYNC = 2;
+    /** fallocate(2) modes (include/uapi/linux/falloc.h). PUNCH_HOLE must be combined with KEEP_SIZE. */
+    public static final int FALLOC_FL_KEEP_SIZE = 0x01;
+    public static final int FALLOC_FL_PUNCH_HOLE = 0x02;
+    public static final int FALLOC_FL_ZERO_RANGE = 0x10;
+
+    /** {@code IORING_MAX_ENTRIES} of io_uring/io_uring.c. */
+    private static final int MAX_ENTRIES = 32768;
+    /** {@code IORING_ENTER_GETEVENTS}: wait for {@code min_complete} CQEs (and flush overflowed ones). */
+    private static final int ENTER_GETEVENTS = 1;
+    /** {@code IORING_REGISTER_BUFFERS} of {@code enum io_uring_register_op}. */
+    private static final int REGISTER_BUFFERS = 0;
+
+    private final Arena arena;
+    private final MemorySegment callState;
+    private final SubmissionQueue sq;
+    private final CompletionQueue cq;
+    private int ringFd;
+    private RegisteredBuffers buffers = RegisteredBuffers.NONE;
+
+    private IoUring(Arena arena, MemorySegment callState, int ringFd, RingMemory memory, RingParams params) {
+        this.arena = arena;
+        this.callState = callState;
+        this.ringFd = ringFd;
+        this.sq = new SubmissionQueue(memory, params);
+        this.cq = new CompletionQueue(memory, params);
+    }
+
+    /**
+     * Why a ring cannot be had here, or null when it can: checks {@code /proc/sys/kernel/io_uring_disabled}
+     * (1 = only for a group, 2 = off), then tries {@code io_uring_setup(2)} of a 2-entry ring (ENOSYS: kernel without
+     * io_uring, EPERM: seccomp/container). Each call sets up (and closes) a ring: check once.
+     */
+    public static String unavailableReason() {
+        return Availability.reason();
+    }
+
+    /**
+     * Sets up a ring of {@code entries} SQEs and {@code 2 * entries} CQEs ({@code IORING_SETUP_CQSIZE}) and maps it.
+     *
+     * @param entries a power of two, 1 to 32768
+     * @throws IoUringException if {@code io_uring_setup} or {@code mmap} fails (EPERM, ENOSYS, ENOMEM, EMFILE...)
+     */
+    public static IoUring open(int entries) throws IoUringException {
+        if (entries < 1 || entries > MAX_ENTRIES || Integer.bitCount(entries) != 1) {
+            throw new IllegalArgumentException("entries must be a power of two from 1 to " + MAX_ENTRIES + ": "
+                    + entries);
+        }
+        Arena arena = Arena.ofShared();
+        int fd = -1;
+        try {
+            MemorySegment callState = Syscalls.newCallState(arena);
+            MemorySegment request = RingParams.request(arena, 2 * entries);
+            long rc = Syscalls.syscall(callState, Syscalls.IO_URING_SETUP, entries, request.address(), 0, 0, 0, 0);
+            if (rc < 0) {
+                throw new IoUringException("io_uring_setup", (int) -rc);
+            }
+            fd = (int) rc;
+            RingParams params = RingParams.read(request);
+            RingMemory memory = RingMemory.map(arena, callState, fd, params);
+            return new IoUring(arena, callState, fd, memory, params);
+        } catch (IoUringException | RuntimeException | Error e) {
+            arena.close();
+            if (fd >= 0) {
+                Syscalls.close(fd);
+            }
+            throw e;
+        }
+    }
+
+    /** The SQ size: how many SQEs can be prepared before a {@link #submit()}. */
+    public int entries() {
+        return sq.entries();
+    }
+
+    /**
+     * {@code IORING_REGISTER_BUFFERS}: one iovec per segment (native segments); later
+     * {@link #prepareReadFixed}/{@link #prepareWriteFixed} use the index in this array. The kernel pins the pages
+     * and charges them to RLIMIT_MEMLOCK; a ring registers once (a second call fails with EBUSY).
+     *
+     * @throws IoUringException e.g. ENOMEM over RLIMIT_MEMLOCK, EBUSY when already registered: the ring stays usable
+     *                          without fixed buffers
+     */
+    public void registerBuffers(MemorySegment... buffers) throws IoUringException {
+        requireOpen();
+        RegisteredBuffers candidate = RegisteredBuffers.of(buffers);
+        try (Arena call = Arena.ofConfined()) {
+            long rc = Syscalls.syscall(callState, Syscalls.IO_URING_REGISTER, ringFd, REGISTER_BUFFERS,
+                    candidate.iovecs(call).address(), candidate.count(), 0, 0);
+            if (rc < 0) {
+                throw new IoUringException("io_uring_register(IORING_REGISTER_BUFFERS)", (int) -rc);
+            }
+        }
+        this.buffers = candidate;
+    }
+
+    /** Index of the registered buffer containing {@code [address, address + length)} of the segment, or -1. */
+    public int registeredBufferIndex(MemorySegment segment) {
+        return buffers.indexOf(segment);
+    }
+
+    /** {@code IORING_OP_READ} of {@code buffer.byteSize()} bytes at {@code offset}; false when the SQ is full. */
+    public boolean prepareRead(int fd, MemorySegment buffer, long offset, long userData) {
+        return prepare(Sqe.OP_READ, fd, offset, address(buffer), length(buffer), 0, 0, userData);
+    }
+
+    /** {@code IORING_OP_WRITE}; {@code rwFlags} as pwritev2(2), e.g. {@link #RWF_DSYNC}. False when the SQ is full. */
+    public boolean prepareWrite(int fd, MemorySegment buffer, long offset, int rwFlags, long userData) {
+        return prepare(Sqe.OP_WRITE, fd, offset, address(buffer), length(buffer), rwFlags, 0, userData);
+    }
+
+    /** {@code IORING_OP_READ_FIXED} into registered buffer {@code bufIndex}, which must contain {@code buffer}. */
+    public boolean prepareReadFixed(int fd, MemorySegment buffer, long offset, int bufIndex, long userData) {
+        return prepare(Sqe.OP_READ_FIXED, fd, offset, address(buffer), length(buffer), 0, bufIndex, userData);
+    }
+
+    /** {@code IORING_OP_WRITE_FIXED} from registered buffer {@code bufIndex}, which must contain {@code buffer}. */
+    public boolean prepareWriteFixed(int fd, MemorySegment buffer, long offset, int bufIndex, int rwFlags,
+            long userData) {
+        return prepare(Sqe.OP_WRITE_FIXED, fd, offset, address(buffer), length(buffer), rwFlags, bufIndex, userData);
+    }
+
+    /** {@code IORING_OP_FSYNC}: fsync(2), or fdatasync(2) with {@code IORING_FSYNC_DATASYNC}. */
+    public boolean prepareFsync(int fd, boolean dataSync, long userData) {
+        return prepare(Sqe.OP_FSYNC, fd, 0, 0, 0, dataSync ? Sqe.FSYNC_DATASYNC : 0, 0, userData);
+    }
+
+    /**
+     * {@code IORING_OP_FALLOCATE}: fallocate(2) with {@code mode} ({@code FALLOC_FL_*}). The kernel's
+     * io_fallocate_prep takes the length from {@code sqe->addr} and the mode from {@code sqe->len}.
+     */
+    public boolean prepareFallocate(int fd, int mode, long offset, long length, long userData) {
+        return prepare(Sqe.OP_FALLOCATE, fd, offset, length, mode, 0, 0, userData);
+    }
+
+    /** {@code IORING_OP_NOP}: completes with result 0; a round trip through the ring. */
+    public boolean prepareNop(long userData) {
+        return prepare(Sqe.OP_NOP, -1, 0, 0, 0, 0, 0, userData);
+    }
+
+    /**
+     * {@code IORING_OP_ASYNC_CANCEL} of the first in-flight request with {@code targetUserData}: its own CQE has
+     * 0 (cancelled), -ENOENT (not found) or -EALREADY (running, may still complete); the target's CQE still comes.
+     */
+    public boolean prepareCancel(long targetUserData, long userData) {
+        return prepare(Sqe.OP_ASYNC_CANCEL, -1, 0, targetUserData, 0, 0, 0, userData);
+    }
+
+    /** SQEs prepared and not yet taken by the kernel. */
+    public int prepared() {
+        return sq.pending();
+    }
+
+    /**
+     * One {@code io_uring_enter} for everything prepared (no call when nothing is prepared and no completion waits
+     * in the kernel's overflow list); returns how many SQEs the kernel took. EINTR is retried; EAGAIN and EBUSY
+     * (kernel out of memory for requests, CQ overflow backlog) return 0 and leave the SQEs for the next call, after
+     * a {@link #reap}; other errors throw.
+     */
+    public int submit() throws IoUringException {
+        return enter(0, 0);
+    }
+
+    /**
+     * {@link #submit()} and wait until at least {@code minComplete} CQEs are in the CQ
+     * ({@code IORING_ENTER_GETEVENTS}), for tests and for a blocking caller. Returns early (0) on EAGAIN/EBUSY, as
+     * {@link #submit()}; a signal (EINTR) restarts the wait.
+     */
+    public int submitAndWait(int minComplete) throws IoUringException {
+        if (minComplete < 0) {
+            throw new IllegalArgumentException("minComplete < 0: " + minComplete);
+        }
+        return enter(minComplete, ENTER_GETEVENTS);
+    }
+
+    /** Hands every CQE now in the CQ to {@code handler}, advances the head once; returns how many. No allocation. */
+    public int reap(CompletionHandler handler) {
+        requireOpen();
+        return cq.reap(handler);
+    }
+
+    /** Unmaps the rings and closes the ring fd (the kernel then cancels what is still in flight); idempotent. */
+    @Override
+    public void close() {
+        if (ringFd < 0) {
+            return;
+        }
+        int fd = ringFd;
+        ringFd = -1;
+        arena.close();
+        Syscalls.close(fd);
+    }
+
+    private int enter(int minComplete, int flags) throws IoUringException {
+        requireOpen();
+        sq.publish();
+        while (true) {
+            int toSubmit = sq.pending();
+            int enterFlags = flags;
+            if (sq.completionsOverflowed()) {
+                enterFlags |= ENTER_GETEVENTS; // flushes the overflow list into the CQ (liburing's cq_ring_needs_flush)
+            }
+            if (toSubmit == 0 && enterFlags == 0) {
+                return 0;
+            }
+            long rc = Syscalls.syscall(callState, Syscalls.IO_URING_ENTER, ringFd, toSubmit, minComplete, enterFlags,
+                    0, 0);
+            if (rc >= 0) {
+                return (int) rc;
+            }
+            int errno = (int) -rc;
+            if (errno == Errno.EAGAIN || errno == Errno.EBUSY) {
+                return 0;
+            }
+            if (errno != Errno.EINTR) {
+                throw new IoUringException("io_uring_enter", errno);
+            }
+        }
+    }
+
+    /** Fills the next SQE as liburing's {@code io_uring_prep_rw}: every field written, so no stale bytes remain. */
+    private boolean prepare(byte opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex,
+            long userData) {
+        long at = sq.next();
+        if (at < 0) {
+            return false;
+        }
+        MemorySegment sqes = sq.sqes();
+        sqes.set(JAVA_BYTE, at + Sqe.OPCODE, opcode);
+        sqes.set(JAVA_BYTE, at + Sqe.FLAGS, (byte) 0);
+        sqes.set(JAVA_SHORT, at + Sqe.IOPRIO, (short) 0);
+        sqes.set(JAVA_INT, at + Sqe.FD, fd);
+        sqes.set(JAVA_LONG, at + Sqe.OFF, off);
+        sqes.set(JAVA_LONG, at + Sqe.ADDR, addr);
+        sqes.set(JAVA_INT, at + Sqe.LEN, len);
+        sqes.set(JAVA_INT, at + Sqe.OP_FLAGS, opFlags);
+        sqes.set(JAVA_LONG, at + Sqe.USER_DATA, userData);
+        sqes.set(JAVA_SHORT, at + Sqe.BUF_INDEX, (short) bufIndex);
+        sqes.set(JAVA_SHORT, at + Sqe.PERSONALITY, (short) 0);
+        sqes.set(JAVA_INT, at + Sqe.FILE_INDEX, 0);
+        sqes.set(JAVA_LONG, at + Sqe.ADDR3, 0L);
+        sqes.set(JAVA_LONG, at + Sqe.PAD2, 0L);
+        return true;
+    }
+
+    private void requireOpen() {
+        if (ringFd < 0) {
+            throw new IllegalStateException("io_uring closed");
+        }
+    }
+
+    /** A buffer's address: only native memory has one the kernel can use. */
+    private static long address(MemorySegment buffer) {
+        if (!buffer.isNative()) {
+            throw new IllegalArgumentException("not a native segment: " + buffer);
+        }
+        return buffer.address();
+    }
+
+    /** {@code sqe->len} is a u32; the kernel caps one transfer at MAX_RW_COUNT (2 GiB - 4 KiB) anyway. */
+    private static int length(MemorySegment buffer) {
+        long size = buffer.byteSize();
+        if (size > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("buffer larger than 2 GiB: " + size);
+        }
+        return (int) size;
+    }
+}
