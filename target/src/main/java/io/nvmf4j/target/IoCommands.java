@@ -9,6 +9,8 @@ import io.nvmf4j.protocol.io.IoOpcode;
 import io.nvmf4j.protocol.io.LbaRangeCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
 import io.nvmf4j.target.backend.BackendException;
+import io.nvmf4j.target.backend.BackendIo;
+import io.nvmf4j.target.backend.BackendOp;
 import io.nvmf4j.target.backend.NamespaceBackend;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -22,6 +24,9 @@ import java.util.List;
  * end of the namespace is LBA Out of Range with the SLBA in the error log; a backend failure maps like nvmet's
  * errno_to_nvme_status(): no space → Capacity Exceeded, unsupported → Invalid Opcode, anything else → Internal
  * Error, all with DNR.
+ *
+ * <p>File and block-device namespaces on a transport with a poll thread run asynchronously through
+ * {@link BackendCommands}: the checks are the same, the command completes when the backend does.
  */
 final class IoCommands {
 
@@ -141,6 +146,11 @@ final class IoCommands {
         if (!s.isSuccess()) {
             return s;
         }
+        BackendIo io = BackendCommands.ioFor(req);
+        if (io != null) {
+            return BackendCommands.submit(io, req, BackendOp.READ, req.slba * backend.blockSize(),
+                    req.transferLength(), req.data());
+        }
         try {
             backend.read(req.slba, req.data());
         } catch (BackendException e) {
@@ -157,6 +167,11 @@ final class IoCommands {
             return s;
         }
         boolean fua = req.fua || !req.queue().controller().volatileWriteCacheEnabled();
+        BackendIo io = BackendCommands.ioFor(req);
+        if (io != null) {
+            return BackendCommands.submit(io, req, fua ? BackendOp.WRITE_FUA : BackendOp.WRITE,
+                    req.slba * backend.blockSize(), req.transferLength(), req.data());
+        }
         try {
             backend.write(req.slba, req.data(), fua);
         } catch (BackendException e) {
@@ -170,6 +185,10 @@ final class IoCommands {
         Status s = Transfers.checkLength(req, 0);
         if (!s.isSuccess()) {
             return s;
+        }
+        BackendIo io = BackendCommands.ioFor(req);
+        if (io != null) {
+            return BackendCommands.submit(io, req, BackendOp.FLUSH, 0, 0, null);
         }
         try {
             req.ns.backend().flush();
@@ -188,6 +207,14 @@ final class IoCommands {
         NamespaceBackend backend = req.ns.backend();
         if (!cmd.fitsIn(backend.blockCount())) {
             return lbaOutOfRange(req, cmd.slba());
+        }
+        BackendIo io = BackendCommands.ioFor(req);
+        if (io != null) {
+            req.slba = cmd.slba();
+            req.fua = cmd.fua();
+            int bs = backend.blockSize();
+            return BackendCommands.submit(io, req, BackendOp.WRITE_ZEROES, cmd.slba() * bs, cmd.blocks() * bs,
+                    null);
         }
         try {
             backend.writeZeroes(cmd.slba(), cmd.blocks());
@@ -216,6 +243,7 @@ final class IoCommands {
         }
         NamespaceBackend backend = req.ns.backend();
         List<DsmRange> ranges = cmd.decodeRanges(req.data());
+        BackendIo io = BackendCommands.ioFor(req);
         for (DsmRange range : ranges) {
             long slba = range.startingLba();
             long blocks = range.lengthInBlocks();
@@ -225,13 +253,16 @@ final class IoCommands {
                 req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
                 return StatusCode.LBA_RANGE.withDnr();
             }
+            if (io != null) {
+                continue; // every range checked first, then deallocated one after the other below
+            }
             try {
                 backend.deallocate(slba, blocks);
             } catch (BackendException e) {
                 return backendFailure(req, e, slba);
             }
         }
-        return Status.SUCCESS;
+        return io != null ? BackendCommands.deallocate(io, req, ranges) : Status.SUCCESS;
     }
 
     private static Status lbaOutOfRange(Request req, long slba) {
@@ -240,11 +271,15 @@ final class IoCommands {
         return StatusCode.LBA_RANGE.withDnr();
     }
 
-    /** errno_to_nvme_status() / blk_to_nvme_status(). */
     private static Status backendFailure(Request req, BackendException e, long slba) {
-        LOG.log(Level.WARNING, "{0} on {1} failed: {2}", req.sqe(), req.ns, e.getMessage());
+        return backendFailure(req, e.kind(), e.getMessage(), slba);
+    }
+
+    /** errno_to_nvme_status() / blk_to_nvme_status(). */
+    static Status backendFailure(Request req, BackendException.Kind kind, String message, long slba) {
+        LOG.log(Level.WARNING, "{0} on {1} failed: {2}", req.sqe(), req.ns, message);
         req.errorLba(slba);
-        return switch (e.kind()) {
+        return switch (kind) {
             case OUT_OF_RANGE -> {
                 req.errorLocation(LbaRangeCommand.OFFSET_SLBA);
                 yield StatusCode.LBA_RANGE.withDnr();

@@ -249,6 +249,21 @@ public final class NvmeTarget implements AutoCloseable {
         return authenticationTimeout;
     }
 
+    private volatile io.nvmf4j.target.backend.BackendSettings backendSettings =
+            io.nvmf4j.target.backend.BackendSettings.DEFAULT;
+
+    /**
+     * How file and block-device namespaces run their I/O: read by each transport when it starts its poll groups,
+     * so set it before starting one.
+     */
+    public void backendSettings(io.nvmf4j.target.backend.BackendSettings settings) {
+        this.backendSettings = java.util.Objects.requireNonNull(settings, "settings");
+    }
+
+    public io.nvmf4j.target.backend.BackendSettings backendSettings() {
+        return backendSettings;
+    }
+
     java.security.SecureRandom secureRandom() {
         return secureRandom;
     }

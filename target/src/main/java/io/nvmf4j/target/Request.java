@@ -4,6 +4,8 @@ import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.StatusCodeType;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.target.backend.BackendCompletion;
+import io.nvmf4j.target.backend.BackendOp;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -24,7 +26,7 @@ import java.lang.foreign.MemorySegment;
  *       {@link TransportQueue#queueResponse(Request)}, with controller-to-host data in {@link #data()}.</li>
  * </ol>
  */
-public final class Request {
+public final class Request implements BackendCompletion {
 
     /** nvmet's NVMET_NO_ERROR_LOC: the status carries no parameter location and is not logged. */
     public static final int NO_ERROR_LOCATION = 0xFFFF;
@@ -58,6 +60,14 @@ public final class Request {
     long slba;
     int blocks;
     boolean fua;
+    /**
+     * The backend operation running for this command, or null: while set the request is waiting for its backend
+     * (SPDK's EXECUTING until the bdev I/O completes), and its data buffer belongs to the backend.
+     */
+    BackendOp backendOp;
+    /** Steps of a command that takes several backend operations (Write Zeroes + FUA flush, DSM ranges). */
+    Object backendSteps;
+    int backendStep;
 
     /** A request whose CQE lives on the heap. */
     public Request() {
@@ -87,6 +97,9 @@ public final class Request {
         this.slba = 0;
         this.blocks = 0;
         this.fua = false;
+        this.backendOp = null;
+        this.backendSteps = null;
+        this.backendStep = 0;
         cqe.clear();
         return this;
     }
@@ -182,6 +195,27 @@ public final class Request {
 
     void refusal(String text) {
         this.refusal = text;
+    }
+
+    /** True while a backend operation of this command runs: its data buffer must be left alone. */
+    public boolean waitingForBackend() {
+        return backendOp != null;
+    }
+
+    /** A backend operation of this command ended (on the queue's thread): see {@link BackendCommands}. */
+    @Override
+    public void backendCompleted(int result) {
+        try {
+            BackendCommands.completed(this, result);
+        } catch (RuntimeException e) {
+            // nothing one connection causes may escape into the poll loop: it ends that connection only
+            sq.transport().failed(e);
+        }
+    }
+
+    @Override
+    public Runnable backendAbandoned() {
+        return sq.transport().detachData(this);
     }
 
     public boolean isCompleted() {

@@ -1,5 +1,7 @@
 package io.nvmf4j.target;
 
+import io.nvmf4j.target.backend.BackendIo;
+
 /**
  * What the core needs from a transport for one queue (one RDMA queue pair, one loopback channel): the per-queue
  * half of Linux's {@code struct nvmet_fabrics_ops}. The core never touches the fabric itself.
@@ -63,5 +65,33 @@ public interface TransportQueue {
      */
     default void runOnQueueThread(Runnable task) {
         task.run();
+    }
+
+    /**
+     * Finishing a command on this queue threw (a bug, or an observer that failed) outside any call of the transport's
+     * own: end this connection only, logged once, as a failure inside the transport's loop would. The default
+     * disconnects.
+     */
+    default void failed(RuntimeException e) {
+        disconnect();
+    }
+
+    /**
+     * The asynchronous backend I/O of the thread that owns this queue, or null: file and block-device commands then
+     * run synchronously inside {@link SubmissionQueue#execute(Request)} (a transport without a polling thread, such
+     * as the in-process loop of tests). With one, they complete later from {@link BackendIo#poll()} on that thread.
+     */
+    default BackendIo backendIo() {
+        return null;
+    }
+
+    /**
+     * A backend operation on {@code request}'s data timed out and was abandoned while the kernel or a worker may
+     * still use the buffer: the transport answers the command now but must not reuse the buffer. Returns what gives
+     * the buffer back, run (on the queue's thread) once the operation really ends; null when the transport keeps no
+     * buffer of its own for the request.
+     */
+    default Runnable detachData(Request request) {
+        return null;
     }
 }

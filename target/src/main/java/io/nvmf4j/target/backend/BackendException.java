@@ -41,9 +41,26 @@ public final class BackendException extends Exception {
         return errno;
     }
 
-    /** Maps a failed system call's errno to a kind. */
-    static Kind kindOfErrno(int errno) {
+    /**
+     * The negative errno an asynchronous completion carries for this failure ({@link BackendCompletion}): the
+     * system call's own errno, else the one nvmet's backends would see for the kind.
+     */
+    public int toResult() {
+        if (errno != 0) {
+            return -errno;
+        }
+        return switch (kind) {
+            case OUT_OF_RANGE -> -LinuxCalls.EREMOTEIO;
+            case NO_SPACE -> -LinuxCalls.ENOSPC;
+            case NOT_SUPPORTED -> -LinuxCalls.EOPNOTSUPP;
+            case IO_ERROR -> -LinuxCalls.EIO;
+        };
+    }
+
+    /** Maps a failed system call's errno to a kind (errno_to_nvme_status()'s classes). */
+    public static Kind kindOfErrno(int errno) {
         return switch (errno) {
+            case LinuxCalls.EREMOTEIO -> Kind.OUT_OF_RANGE;
             case LinuxCalls.ENOSPC -> Kind.NO_SPACE;
             case LinuxCalls.EOPNOTSUPP, LinuxCalls.ENOTTY -> Kind.NOT_SUPPORTED;
             default -> Kind.IO_ERROR;

@@ -83,6 +83,17 @@ public final class BlockDeviceBackend extends DescriptorBackend {
     }
 
     @Override
+    public boolean directIo() {
+        return true;
+    }
+
+    /** BLKZEROOUT and BLKDISCARD are ioctls the ring has no opcode for: a worker runs them. */
+    @Override
+    public int fallocateMode(BackendOp op) {
+        return -1;
+    }
+
+    @Override
     public String description() {
         return "block device " + path + " (O_DIRECT)";
     }

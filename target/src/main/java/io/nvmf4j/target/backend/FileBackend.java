@@ -101,6 +101,21 @@ public final class FileBackend extends DescriptorBackend {
     }
 
     @Override
+    public boolean directIo() {
+        return direct && !directRejected;
+    }
+
+    /** nvmet_file_execute_write_zeroes() / nvmet_file_execute_discard(): fallocate with KEEP_SIZE. */
+    @Override
+    public int fallocateMode(BackendOp op) {
+        return switch (op) {
+            case WRITE_ZEROES -> LinuxCalls.FALLOC_FL_ZERO_RANGE | LinuxCalls.FALLOC_FL_KEEP_SIZE;
+            case DEALLOCATE -> LinuxCalls.FALLOC_FL_PUNCH_HOLE | LinuxCalls.FALLOC_FL_KEEP_SIZE;
+            default -> -1;
+        };
+    }
+
+    @Override
     public String description() {
         return "file " + path + (direct ? " (O_DIRECT)" : " (buffered)");
     }

@@ -32,10 +32,15 @@ final class LinuxCalls {
     static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0200000 : 040000;
 
     static final int EIO = 5;
+    static final int EAGAIN = 11;
     static final int ENOTTY = 25;
     static final int EINVAL = 22;
     static final int ENOSPC = 28;
     static final int EOPNOTSUPP = 95;
+    static final int ESHUTDOWN = 108;
+    static final int ETIMEDOUT = 110;
+    /** What nvmet's backends see for a range outside the device (BLK_STS_TARGET): LBA Out of Range. */
+    static final int EREMOTEIO = 121;
 
     /** include/uapi/linux/falloc.h */
     static final int FALLOC_FL_KEEP_SIZE = 0x01;

@@ -85,6 +85,11 @@ final class BufferPool implements AutoCloseable {
         return region;
     }
 
+    /** The whole registered memory (registered with the poll group's io_uring as one fixed buffer). */
+    MemorySegment memory() {
+        return memory;
+    }
+
     /** The largest buffer this pool hands out. */
     long largestBlock() {
         return (long) MIN_BLOCK << maxOrder;

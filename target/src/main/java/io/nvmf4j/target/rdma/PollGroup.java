@@ -1,6 +1,9 @@
 package io.nvmf4j.target.rdma;
 
 import io.nvmf4j.target.Port;
+import io.nvmf4j.target.backend.BackendIo;
+import io.nvmf4j.target.backend.BackendSettings;
+import io.nvmf4j.uring.IoUringException;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.MemoryRegion;
 import io.nvmf4j.verbs.ProtectionDomain;
@@ -33,6 +36,15 @@ final class PollGroup implements AutoCloseable {
     private static final long BLOCK_MILLIS = 500;
     /** How often timeouts are checked, busy or idle (connect and Read timeouts are seconds; this is their grain). */
     private static final long HOUSEKEEPING_NANOS = 100_000_000L;
+    /**
+     * While backend operations run and nothing else happens, the loop spins this long after its last work (a disk
+     * answers in tens of microseconds), then blocks in short waits of {@link #BACKEND_WAIT_MILLIS}: a slow or hung
+     * backend costs no core, and neither the ring nor the workers can wake a blocked completion-queue wait.
+     */
+    private static final long BACKEND_SPIN_NANOS = 1_000_000L;
+    private static final long BACKEND_WAIT_MILLIS = 1;
+    /** How long shutdown waits for backend operations still running before it gives up on their memory. */
+    private static final long BACKEND_DRAIN_NANOS = 10_000_000_000L;
 
     private final int id;
     private final ProtectionDomain pd;
@@ -43,6 +55,9 @@ final class PollGroup implements AutoCloseable {
     private final TransportObserver observer;
     private final WorkCompletion[] completions = new WorkCompletion[BATCH];
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    /** This group's asynchronous file and block-device I/O (its io_uring, or the namespaces' workers). */
+    private final BackendIo backendIo;
+    private final long backendTimeoutNanos;
     private final Object sleepLock = new Object();
     private final Thread thread;
     private volatile boolean running = true;
@@ -82,7 +97,8 @@ final class PollGroup implements AutoCloseable {
     private boolean loopFailureLogged;
 
     PollGroup(int id, RdmaDevice device, ProtectionDomain pd, RdmaTransportOptions options, long largestTransfer,
-              TransportObserver observer, UnconnectedPeers peers, HostileLog hostileLog) throws VerbsException {
+              TransportObserver observer, UnconnectedPeers peers, HostileLog hostileLog, BackendSettings backend)
+            throws VerbsException {
         this.id = id;
         this.pd = pd;
         this.spinNanos = options.spinBudget().toNanos();
@@ -102,6 +118,15 @@ final class PollGroup implements AutoCloseable {
             throw e;
         }
         this.buffers = new PendingBuffers(this, pool);
+        try {
+            this.backendIo = BackendIo.open(backend.mode(), backend.ringEntries(), "poll group " + id);
+        } catch (IoUringException e) {
+            pool.close();
+            cq.close();
+            throw new IllegalStateException("poll group " + id + ": cannot set up io_uring: " + e.getMessage(), e);
+        }
+        backendIo.registerBuffers(pool.memory());
+        this.backendTimeoutNanos = backend.timeout().toNanos();
         this.table = new QueueSlotTable(cq.capacity(), peers, options.maxUnconnectedPerGroup());
         this.queueBufferLimit = options.queueBufferLimit(pool.capacity(), pool.largestBlock());
         this.thread = new Thread(this::run, "nvmf4j-poll-group-" + id);
@@ -218,6 +243,15 @@ final class PollGroup implements AutoCloseable {
         buffers.free(r);
     }
 
+    /** Frees a pool block no request holds any more (one a timed-out backend operation kept). */
+    void freeBufferAt(long offset, long length) {
+        buffers.pool().free(offset, length);
+    }
+
+    BackendIo backendIo() {
+        return backendIo;
+    }
+
     /**
      * Something threw while serving {@code q} outside the per-completion catch: nothing that one connection causes
      * may end the poll-group thread (it serves every other queue), so that connection ends, logged once with the
@@ -306,6 +340,10 @@ final class PollGroup implements AutoCloseable {
             dispatch(n);
             worked = true;
         }
+        // one io_uring_enter for what the completions just submitted; then what the backend finished
+        if (backendIo.poll() > 0) {
+            worked = true;
+        }
         if (worked) {
             buffers.serveWaiters();
             lastWork = n > 0 ? batchNanos : System.nanoTime();
@@ -315,7 +353,8 @@ final class PollGroup implements AutoCloseable {
             return;
         }
         long now = System.nanoTime();
-        if (now - lastWork < spinNanos) {
+        boolean backendBusy = backendIo.inFlight() > 0;
+        if (now - lastWork < (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
             Thread.onSpinWait();
             return;
         }
@@ -329,7 +368,7 @@ final class PollGroup implements AutoCloseable {
             sleeping = true;
         }
         try {
-            n = cq.await(completions, BLOCK_MILLIS, TimeUnit.MILLISECONDS);
+            n = cq.await(completions, backendBusy ? BACKEND_WAIT_MILLIS : BLOCK_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             n = 0;
         } finally {
@@ -350,6 +389,7 @@ final class PollGroup implements AutoCloseable {
     /** Overdue teardowns, connect timeouts, RDMA Read timeouts; each queue on its own (one failure ends one). */
     private void housekeeping(long now) {
         nextHousekeeping = now + HOUSEKEEPING_NANOS;
+        backendIo.expire(now, backendTimeoutNanos);
         reapOverdueTeardowns(now);
         for (RdmaQueue q : table.snapshot()) {
             if (q != null) {
@@ -453,7 +493,25 @@ final class PollGroup implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        buffers.pool().close();
+        if (thread.isAlive()) {
+            LOG.log(Level.WARNING, "poll group {0}: thread did not stop; leaving its memory allocated", id);
+            return;
+        }
+        // the loop has stopped: this thread owns the backend I/O now; the kernel or a worker may still use buffers
+        long end = System.nanoTime() + BACKEND_DRAIN_NANOS;
+        while (backendIo.inFlight() > 0 && System.nanoTime() < end) {
+            if (backendIo.poll() == 0) {
+                Thread.onSpinWait();
+            }
+        }
+        boolean drained = backendIo.inFlight() == 0;
+        backendIo.close();
+        if (drained) {
+            buffers.pool().close();
+        } else {
+            LOG.log(Level.WARNING, "poll group {0}: backend operations still running after {1} s; their buffers stay "
+                    + "allocated", id, BACKEND_DRAIN_NANOS / 1_000_000_000L);
+        }
         cq.close();
     }
 

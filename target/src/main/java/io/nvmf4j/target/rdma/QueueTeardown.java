@@ -77,9 +77,19 @@ final class QueueTeardown {
     }
 
     void releaseIfQuiet() {
-        if (state == RdmaQueue.State.DISCONNECTING && queue.wrs.quiet()) {
+        if (state == RdmaQueue.State.DISCONNECTING && queue.wrs.quiet() && !backendBusy()) {
             releaseResources();
         }
+    }
+
+    /** True while a command of this queue waits for its backend: the kernel or a worker may use its buffer. */
+    private boolean backendBusy() {
+        for (RdmaRequest r : queue.memory.requests()) {
+            if (r != null && r.request.waitingForBackend()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Frees everything (also used when flushes never came, or the poll group shuts down). */
@@ -101,7 +111,8 @@ final class QueueTeardown {
             queue.wrs.closeQueuePair();
         }
         for (RdmaRequest r : queue.memory.requests()) {
-            if (r != null && r.bufferOffset >= 0) {
+            // a buffer still given to the backend is freed when the backend lets go of it (RdmaQueue.queueResponse)
+            if (r != null && r.bufferOffset >= 0 && !r.request.waitingForBackend()) {
                 queue.group.freeBuffer(r);
             }
         }

@@ -10,6 +10,7 @@ import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.SubmissionQueue;
 import io.nvmf4j.target.TransportQueue;
+import io.nvmf4j.target.backend.BackendIo;
 import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.RdmaConnection;
@@ -319,6 +320,13 @@ final class RdmaQueue implements TransportQueue {
 
     /** The core completed the command: the event out of EXECUTING (or of a check that failed before it ran). */
     private void responseQueued(RdmaRequest r) {
+        if (teardown.state() == State.RELEASED) {
+            // its backend ended after the queue was released: only the buffer is left to give back
+            if (r.bufferOffset >= 0) {
+                group.freeBuffer(r);
+            }
+            return;
+        }
         r.to(RdmaRequestState.EXECUTED);
         process(r);
     }
@@ -414,6 +422,34 @@ final class RdmaQueue implements TransportQueue {
         r.to(RdmaRequestState.FREE);
         memory.free(r);
         quota.released(r);
+    }
+
+    @Override
+    public void failed(RuntimeException e) {
+        group.failed(this, e);
+    }
+
+    /** File and block-device I/O of this queue goes through its poll group's ring or workers. */
+    @Override
+    public BackendIo backendIo() {
+        return group.backendIo();
+    }
+
+    /**
+     * A timed-out backend operation keeps the pool buffer it was given: the request forgets it (its response goes out
+     * without data), and the poll group frees it when the operation really ends.
+     */
+    @Override
+    public Runnable detachData(Request request) {
+        RdmaRequest r = (RdmaRequest) request.transportContext();
+        long offset = r.bufferOffset;
+        if (offset < 0) {
+            return null;
+        }
+        long length = r.transferLength;
+        r.bufferOffset = -1;
+        request.data(null);
+        return () -> group.freeBufferAt(offset, length);
     }
 
     /** The core's work done elsewhere (authentication steps) comes back to this queue's poll thread. */

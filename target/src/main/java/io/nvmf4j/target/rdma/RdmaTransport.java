@@ -5,6 +5,8 @@ import io.nvmf4j.protocol.rdma.RdmaCmReject;
 import io.nvmf4j.protocol.rdma.RdmaCmRejectStatus;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
+import io.nvmf4j.target.backend.BackendIoMode;
+import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.verbs.AcceptParams;
 import io.nvmf4j.verbs.ConnectRequest;
 import io.nvmf4j.verbs.DeviceAttributes;
@@ -86,12 +88,15 @@ public final class RdmaTransport implements AutoCloseable {
             for (Port p : target.ports()) {
                 largest = Math.max(largest, Math.min(p.maxDataTransferBytes(), 1L << 24));
             }
+            BackendSettings backend = target.backendSettings();
+            backend = backend.withMode(backend.mode().resolve());
             for (int i = 0; i < options.pollGroups(); i++) {
                 transport.groups.add(new PollGroup(i, device, pd, options, largest, transport.observer,
-                        transport.unconnectedPeers, transport.hostileLog));
+                        transport.unconnectedPeers, transport.hostileLog, backend));
             }
-            LOG.log(Level.INFO, "RDMA transport on {0} ({1}): {2} poll group(s), {3} MiB of buffers each",
-                    device.name(), provider.name(), options.pollGroups(), options.bufferPoolBytes() >> 20);
+            LOG.log(Level.INFO, "RDMA transport on {0} ({1}): {2} poll group(s), {3} MiB of buffers each, "
+                    + "backend I/O on {4}", device.name(), provider.name(), options.pollGroups(),
+                    options.bufferPoolBytes() >> 20, backend.mode() == BackendIoMode.URING ? "io_uring" : "threads");
             return transport;
         } catch (VerbsException | RuntimeException e) {
             if (transport != null) {

@@ -5,7 +5,9 @@ import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.target.backend.FileBackend;
+import io.nvmf4j.target.backend.NamespaceBackend;
 import io.nvmf4j.target.backend.RamBackend;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -47,6 +49,14 @@ final class RdmaTargetFixture implements AutoCloseable {
 
     RdmaTargetFixture(Path dir, int mdts, TransportObserver observer, RdmaTransportOptions options)
             throws Exception {
+        this(dir, mdts, observer, options, BackendSettings.DEFAULT, null);
+    }
+
+    /**
+     * With the backend I/O settings given and, when {@code extra} is not null, that backend as namespace 3.
+     */
+    RdmaTargetFixture(Path dir, int mdts, TransportObserver observer, RdmaTransportOptions options,
+                      BackendSettings backend, NamespaceBackend extra) throws Exception {
         port = Port.rdma(1, "127.0.0.1", "0").mdts(mdts).build();
         subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JRDMA0001").model("nvmf4j rdma test")
                 .allowHost(HOST).build();
@@ -60,6 +70,10 @@ final class RdmaTargetFixture implements AutoCloseable {
         }
         file = FileBackend.open(img, 4096);
         subsystem.addNamespace(Namespace.of(2, file));
+        if (extra != null) {
+            subsystem.addNamespace(Namespace.of(3, extra));
+        }
+        target.backendSettings(backend);
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

@@ -69,20 +69,11 @@ class RdmaTransportTest {
     }
 
     private ScriptedRdmaHost adminEnabled() throws Exception {
-        ScriptedRdmaHost admin = ScriptedRdmaHost.connect(fixture.address, 0, 32);
-        ScriptedRdmaHost.Response r = admin.connectCommand(0, 31, 0xFFFF, RdmaTargetFixture.SUBNQN,
-                RdmaTargetFixture.HOST);
-        assertEquals(0, r.status(), () -> "admin Connect " + status(r));
-        assertEquals(0, admin.propertySet(0x14, ScriptedRdmaHost.CC_ENABLE_NVM).status());
-        return admin;
+        return RdmaHosts.adminEnabled(fixture);
     }
 
     private ScriptedRdmaHost ioQueue(int cntlid, int qid) throws Exception {
-        ScriptedRdmaHost io = ScriptedRdmaHost.connect(fixture.address, qid, 32);
-        ScriptedRdmaHost.Response r = io.connectCommand(qid, 31, cntlid, RdmaTargetFixture.SUBNQN,
-                RdmaTargetFixture.HOST);
-        assertEquals(0, r.status(), () -> "I/O Connect " + status(r));
-        return io;
+        return RdmaHosts.ioQueue(fixture, cntlid, qid);
     }
 
     private static int cntlid(ScriptedRdmaHost.Response connectResponse) {

@@ -1,0 +1,488 @@
+package io.nvmf4j.target.backend;
+
+import io.nvmf4j.uring.CompletionHandler;
+import io.nvmf4j.uring.IoUring;
+import io.nvmf4j.uring.IoUringException;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The asynchronous backend I/O of one poll-group thread: the handler submits, the backend completes later, and the
+ * poll loop hears of it through {@link #poll()} on the same thread (SPDK's bdev layer with its uring or aio bdev,
+ * reaped by the reactor's poller; nvmet submits bios or kiocbs and completes them from their end_io). One per
+ * poll group; everything but {@link #workerDone} runs on its owning thread.
+ *
+ * <p>In {@link BackendIoMode#URING} mode reads, writes (FUA as {@code RWF_DSYNC}), flushes ({@code fdatasync}) and
+ * fallocates go on this group's io_uring, several per {@code io_uring_enter} (one per {@link #poll()} round); a
+ * buffer inside memory registered with {@link #registerBuffers} goes as a fixed buffer (no pinning per I/O), one
+ * that O_DIRECT cannot take (in-capsule data right after its 64-byte SQE) through a per-slot bounce buffer. What
+ * the ring has no opcode for, what it refuses (EINVAL of O_DIRECT, EOPNOTSUPP of fallocate) and short transfers
+ * go to the namespace's {@link BackendWorkers}, whose synchronous code has the fallbacks. In
+ * {@link BackendIoMode#THREADS} mode everything goes to the workers.
+ *
+ * <p>Bounds: each namespace has at most {@link BackendWorkers#limit()} operations in flight; more wait here, in
+ * order, and a namespace at its limit holds up only its own. An operation older than the timeout given to
+ * {@link #expire} is answered {@code -ETIMEDOUT} and abandoned: its slot (and, through
+ * {@link BackendCompletion#backendAbandoned()}, the caller's buffer) stays held until the kernel or the worker
+ * really lets go of it.
+ */
+public final class BackendIo implements AutoCloseable, CompletionHandler {
+
+    private static final System.Logger LOG = System.getLogger(BackendIo.class.getName());
+    /** User data of the ring's own cancel requests (their completions are ignored). */
+    private static final long CANCEL_USER_DATA = -1L;
+    private static final long ALIGNMENT = DescriptorIo.ALIGNMENT;
+
+    private final BackendIoMode mode;
+    private final IoUring ring;
+    private final String name;
+    private final Arena arena = Arena.ofShared();
+    private BackendSlot[] slots = new BackendSlot[0];
+    private int slotCount;
+    private BackendSlot free;
+    private BackendSlot waitHead;
+    private BackendSlot waitTail;
+    /** Slots workers have finished, pushed from their threads (a Treiber stack; the poll thread takes it whole). */
+    private final AtomicReference<BackendSlot> workerDoneStack = new AtomicReference<>();
+    private int inFlight;
+    private int waiting;
+    private boolean released;
+    private boolean buffersRefusedLogged;
+    private boolean closed;
+
+    private BackendIo(BackendIoMode mode, IoUring ring, String name) {
+        this.mode = mode;
+        this.ring = ring;
+        this.name = name;
+    }
+
+    /**
+     * An engine in {@code mode} (already {@linkplain BackendIoMode#resolve() resolved}: URING or THREADS) with a ring
+     * of {@code ringEntries} submission entries.
+     */
+    public static BackendIo open(BackendIoMode mode, int ringEntries, String name) throws IoUringException {
+        if (mode == BackendIoMode.AUTO) {
+            throw new IllegalArgumentException("resolve the backend I/O mode first");
+        }
+        IoUring ring = mode == BackendIoMode.URING ? IoUring.open(ringEntries) : null;
+        return new BackendIo(mode, ring, name);
+    }
+
+    public BackendIoMode mode() {
+        return mode;
+    }
+
+    /**
+     * Registers memory the data buffers come from (the poll group's pool) with the ring, so reads and writes into
+     * it go as fixed buffers. Best effort: a kernel or RLIMIT_MEMLOCK that refuses leaves plain reads and writes,
+     * said once in the log.
+     */
+    public void registerBuffers(MemorySegment... memory) {
+        if (ring == null) {
+            return;
+        }
+        try {
+            ring.registerBuffers(memory);
+        } catch (IoUringException e) {
+            if (!buffersRefusedLogged) {
+                buffersRefusedLogged = true;
+                LOG.log(Level.INFO, "{0}: io_uring refused fixed buffers ({1}); data goes as plain reads and writes",
+                        name, e.getMessage());
+            }
+        }
+    }
+
+    /** Operations submitted and not ended (waiting, on the ring, on a worker, or abandoned but not yet let go). */
+    public int inFlight() {
+        return inFlight;
+    }
+
+    /** Operations waiting for room under their namespace's bound. */
+    public int waiting() {
+        return waiting;
+    }
+
+    /**
+     * Starts {@code op}: {@code done} hears of its end from a later {@link #poll()} on this thread, never from inside
+     * this call. {@code buffer} (data operations) must stay untouched by the caller until then.
+     */
+    public void submit(AsyncBackend backend, BackendOp op, long offset, long length, MemorySegment buffer,
+                       BackendCompletion done) {
+        if (closed) {
+            throw new IllegalStateException(name + ": backend I/O is closed");
+        }
+        BackendSlot s = take();
+        s.backend = backend;
+        s.op = op;
+        s.offset = offset;
+        s.length = length;
+        s.buffer = buffer;
+        s.done = done;
+        s.submitNanos = System.nanoTime();
+        inFlight++;
+        // a unit freed by an end goes to the waiters first (startWaiting in the same poll()), so trying at once
+        // overtakes nobody of this namespace, and never waits behind another namespace at its bound
+        if (!start(s)) {
+            enqueueWaiting(s);
+        }
+    }
+
+    /**
+     * One round for the poll loop: hands every finished operation to its completion, starts waiting ones that now
+     * have room, and submits everything prepared with one {@code io_uring_enter}. Returns how many ended.
+     */
+    public int poll() {
+        int n = 0;
+        if (ring != null && ring.prepared() > 0) {
+            submitRing();
+        }
+        if (ring != null) {
+            n += ring.reap(this);
+        }
+        BackendSlot done = workerDoneStack.getAndSet(null);
+        if (done != null) {
+            n += finishWorkerSlots(done);
+        }
+        if (released && waitHead != null) {
+            startWaiting();
+        }
+        released = false;
+        if (ring != null && ring.prepared() > 0) {
+            submitRing();
+        }
+        return n;
+    }
+
+    /** A worker finished {@code slot} (any thread). */
+    void workerDone(BackendSlot slot) {
+        BackendSlot head;
+        do {
+            head = workerDoneStack.get();
+            slot.nextDone = head;
+        } while (!workerDoneStack.compareAndSet(head, slot));
+    }
+
+    /** The ring's completions ({@link IoUring#reap}). */
+    @Override
+    public void completed(long userData, int result, int flags) {
+        if (userData == CANCEL_USER_DATA) {
+            return;
+        }
+        int index = (int) userData;
+        BackendSlot s = index >= 0 && index < slotCount ? slots[index] : null;
+        if (s == null || s.state != BackendSlot.State.RING || s.generation != (int) (userData >>> 32)) {
+            LOG.log(Level.WARNING, "{0}: io_uring completion for no operation (user data {1})", name, userData);
+            return;
+        }
+        if (needsWorker(s, result)) {
+            // the synchronous path has the fallbacks (buffered I/O, zeroes written, the rest of a short transfer)
+            s.bounced = false;
+            s.state = BackendSlot.State.WORKER;
+            s.backend.workers().execute(s);
+            return;
+        }
+        finish(s, result);
+    }
+
+    private static boolean needsWorker(BackendSlot s, int result) {
+        if (s.abandoned) {
+            return false;
+        }
+        if (result == -LinuxCalls.EINVAL && s.op.movesData() && s.backend.directIo()) {
+            return true;
+        }
+        if (result == -LinuxCalls.EOPNOTSUPP && (s.op == BackendOp.WRITE_ZEROES || s.op == BackendOp.DEALLOCATE)) {
+            return true;
+        }
+        if (result == -LinuxCalls.EAGAIN || result == -4 /* EINTR */) {
+            return true;
+        }
+        return s.op.movesData() && result >= 0 && result < s.length;
+    }
+
+    /**
+     * Answers every operation submitted more than {@code timeoutNanos} ago with {@code -ETIMEDOUT} (after asking
+     * the ring to cancel it); those already started stay held until they really end. Returns how many.
+     */
+    public int expire(long nowNanos, long timeoutNanos) {
+        int n = 0;
+        for (int i = 0; i < slotCount; i++) {
+            BackendSlot s = slots[i];
+            if (s.state == BackendSlot.State.FREE || s.abandoned || nowNanos - s.submitNanos <= timeoutNanos) {
+                continue;
+            }
+            n++;
+            BackendCompletion d = s.done;
+            LOG.log(Level.WARNING, "{0}: {1} on {2} did not end within {3} ms; answering it as timed out", name,
+                    s.op, s.backend.description(), timeoutNanos / 1_000_000);
+            if (s.state == BackendSlot.State.WAITING) {
+                removeWaiting(s);
+                inFlight--;
+                free(s);
+            } else {
+                s.abandoned = true;
+                s.done = null;
+                s.lateEnd = d.backendAbandoned();
+                if (s.state == BackendSlot.State.RING) {
+                    ring.prepareCancel(s.userData(), CANCEL_USER_DATA);
+                }
+            }
+            d.backendCompleted(-LinuxCalls.ETIMEDOUT);
+        }
+        return n;
+    }
+
+    // ---- starting ----
+
+    private boolean start(BackendSlot s) {
+        BackendWorkers workers = s.backend.workers();
+        if (!workers.tryAcquire()) {
+            return false;
+        }
+        if (ring != null && ringRuns(s) && prepare(s)) {
+            s.state = BackendSlot.State.RING;
+            return true;
+        }
+        s.state = BackendSlot.State.WORKER;
+        workers.execute(s);
+        return true;
+    }
+
+    private static boolean ringRuns(BackendSlot s) {
+        AsyncBackend b = s.backend;
+        if (b.descriptor() < 0) {
+            return false;
+        }
+        return switch (s.op) {
+            case READ, WRITE, WRITE_FUA, FLUSH -> true;
+            case WRITE_ZEROES, DEALLOCATE -> b.fallocateMode(s.op) >= 0;
+        };
+    }
+
+    /** Fills an SQE for {@code s}; when the SQ is full, submits what is there and tries once more. */
+    private boolean prepare(BackendSlot s) {
+        if (prepareOnce(s)) {
+            return true;
+        }
+        submitRing();
+        return prepareOnce(s);
+    }
+
+    private boolean prepareOnce(BackendSlot s) {
+        int fd = s.backend.descriptor();
+        long ud = s.userData();
+        return switch (s.op) {
+            case READ -> {
+                MemorySegment target = dataBuffer(s);
+                int index = s.bounced ? -1 : ring.registeredBufferIndex(target);
+                yield index >= 0
+                        ? ring.prepareReadFixed(fd, target, s.offset, index, ud)
+                        : ring.prepareRead(fd, target, s.offset, ud);
+            }
+            case WRITE, WRITE_FUA -> {
+                MemorySegment source = dataBuffer(s);
+                int flags = s.op == BackendOp.WRITE_FUA ? IoUring.RWF_DSYNC : 0;
+                int index = s.bounced ? -1 : ring.registeredBufferIndex(source);
+                yield index >= 0
+                        ? ring.prepareWriteFixed(fd, source, s.offset, index, flags, ud)
+                        : ring.prepareWrite(fd, source, s.offset, flags, ud);
+            }
+            case FLUSH -> ring.prepareFsync(fd, true, ud);
+            case WRITE_ZEROES, DEALLOCATE -> ring.prepareFallocate(fd, s.backend.fallocateMode(s.op), s.offset,
+                    s.length, ud);
+        };
+    }
+
+    /**
+     * The memory the ring reads into or writes from: the caller's buffer, or (O_DIRECT with a buffer it cannot take)
+     * the slot's aligned bounce buffer, filled now for a write.
+     */
+    private MemorySegment dataBuffer(BackendSlot s) {
+        MemorySegment b = s.buffer;
+        if (DescriptorIo.aligned(b, s.backend.directIo())) {
+            s.bounced = false;
+            return b;
+        }
+        if (s.bounce == null || s.bounce.byteSize() < s.length) {
+            s.bounce = arena.allocate(Math.max(s.length, ALIGNMENT), ALIGNMENT);
+            s.bounceView = null;
+        }
+        if (s.bounceView == null || s.bounceView.byteSize() != s.length) {
+            s.bounceView = s.bounce.asSlice(0, s.length);
+        }
+        s.bounced = true;
+        if (s.op != BackendOp.READ) {
+            MemorySegment.copy(b, 0, s.bounceView, 0, s.length);
+        }
+        return s.bounceView;
+    }
+
+    private void submitRing() {
+        try {
+            ring.submit();
+        } catch (IoUringException e) {
+            // the prepared SQEs stay in the ring and go with the next round
+            LOG.log(Level.WARNING, "{0}: io_uring_enter failed: {1}", name, e.getMessage());
+        }
+    }
+
+    // ---- ending ----
+
+    private int finishWorkerSlots(BackendSlot stack) {
+        // the stack is newest first: reverse it so operations end in the order the workers finished them
+        BackendSlot ordered = null;
+        while (stack != null) {
+            BackendSlot next = stack.nextDone;
+            stack.nextDone = ordered;
+            ordered = stack;
+            stack = next;
+        }
+        int n = 0;
+        while (ordered != null) {
+            BackendSlot next = ordered.nextDone;
+            ordered.nextDone = null;
+            finish(ordered, ordered.result);
+            n++;
+            ordered = next;
+        }
+        return n;
+    }
+
+    private void finish(BackendSlot s, int result) {
+        s.backend.workers().release();
+        inFlight--;
+        released = true;
+        if (s.abandoned) {
+            Runnable late = s.lateEnd;
+            free(s);
+            if (late != null) {
+                try {
+                    late.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, name + ": releasing an abandoned operation's memory failed", e);
+                }
+            }
+            return;
+        }
+        if (result >= 0 && s.bounced && s.op == BackendOp.READ) {
+            MemorySegment.copy(s.bounceView, 0, s.buffer, 0, s.length);
+        }
+        BackendCompletion d = s.done;
+        free(s);
+        try {
+            d.backendCompleted(result);
+        } catch (RuntimeException e) {
+            // one caller's failure must not lose the other ends of this round
+            LOG.log(Level.ERROR, name + ": a backend completion failed", e);
+        }
+    }
+
+    // ---- slots and the waiting list ----
+
+    private BackendSlot take() {
+        BackendSlot s = free;
+        if (s != null) {
+            free = s.next;
+            s.next = null;
+            return s;
+        }
+        if (slotCount == slots.length) {
+            slots = Arrays.copyOf(slots, Math.max(64, slots.length * 2));
+        }
+        s = new BackendSlot(this, slotCount);
+        slots[slotCount++] = s;
+        return s;
+    }
+
+    private void free(BackendSlot s) {
+        s.clear();
+        s.next = free;
+        free = s;
+    }
+
+    private void enqueueWaiting(BackendSlot s) {
+        s.state = BackendSlot.State.WAITING;
+        s.next = null;
+        if (waitTail == null) {
+            waitHead = s;
+        } else {
+            waitTail.next = s;
+        }
+        waitTail = s;
+        waiting++;
+    }
+
+    private void removeWaiting(BackendSlot s) {
+        BackendSlot prev = null;
+        for (BackendSlot w = waitHead; w != null; prev = w, w = w.next) {
+            if (w == s) {
+                if (prev == null) {
+                    waitHead = w.next;
+                } else {
+                    prev.next = w.next;
+                }
+                if (waitTail == w) {
+                    waitTail = prev;
+                }
+                w.next = null;
+                waiting--;
+                return;
+            }
+        }
+    }
+
+    /** Starts, in order, every waiting operation whose namespace now has room (one at its limit holds up no other). */
+    private void startWaiting() {
+        BackendSlot prev = null;
+        BackendSlot w = waitHead;
+        while (w != null) {
+            BackendSlot next = w.next;
+            if (start(w)) {
+                if (prev == null) {
+                    waitHead = next;
+                } else {
+                    prev.next = next;
+                }
+                if (waitTail == w) {
+                    waitTail = prev;
+                }
+                w.next = null;
+                waiting--;
+            } else {
+                prev = w;
+            }
+            w = next;
+        }
+    }
+
+    /**
+     * Closes the ring (the kernel cancels and waits for what it still runs) and frees the bounce buffers. Call it
+     * after {@link #inFlight()} reached 0, or after giving up on it: memory given to abandoned operations must stay
+     * allocated until then.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (ring != null) {
+            ring.close();
+        }
+        if (inFlight == 0) {
+            arena.close();
+        } else {
+            // a worker may still write into a bounce buffer: leave that memory to the garbage collector's view of
+            // nothing (a shared arena cannot be closed under a thread using it); it is at most the slots' bounces
+            LOG.log(Level.WARNING, "{0}: closed with {1} backend operation(s) still running", name, inFlight);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (" + mode.label() + ", " + inFlight + " in flight)";
+    }
+}

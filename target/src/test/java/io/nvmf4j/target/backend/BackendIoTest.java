@@ -1,0 +1,336 @@
+package io.nvmf4j.target.backend;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.nvmf4j.uring.IoUring;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * {@link BackendIo} on a real file, in both modes: what a poll group sees. Every operation ends through
+ * {@code poll()} on the submitting thread, never inside {@code submit}; bytes written come back; FUA, flush, write
+ * zeroes and deallocate do what the NVMe command says; a buffer O_DIRECT cannot take (the in-capsule data right
+ * after its SQE) goes through a bounce; a namespace at its bound makes its own operations wait and no other's.
+ */
+class BackendIoTest {
+
+    private static final int BS = 4096;
+
+    @TempDir
+    Path dir;
+
+    private final Arena arena = Arena.ofShared();
+    private final List<AutoCloseable> open = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : open.reversed()) {
+            c.close();
+        }
+        arena.close();
+    }
+
+    /** Records each end, in order; answers on the submitting thread only. */
+    private static final class Ends implements BackendCompletion {
+        final List<Integer> results = new ArrayList<>();
+        final Thread owner = Thread.currentThread();
+        boolean wrongThread;
+
+        @Override
+        public void backendCompleted(int result) {
+            wrongThread |= Thread.currentThread() != owner;
+            results.add(result);
+        }
+    }
+
+    private BackendIo io(BackendIoMode mode) throws Exception {
+        if (mode == BackendIoMode.URING) {
+            assumeTrue(IoUring.unavailableReason() == null, () -> "io_uring: " + IoUring.unavailableReason());
+        }
+        BackendIo io = BackendIo.open(mode, 64, "test " + mode);
+        open.add(io);
+        return io;
+    }
+
+    private FileBackend file(int blocks) throws Exception {
+        Path p = dir.resolve("ns.img");
+        Files.write(p, new byte[blocks * BS]);
+        FileBackend b = FileBackend.open(p, BS);
+        open.add(b);
+        return b;
+    }
+
+    private static void pollUntil(BackendIo io, BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("backend I/O did not end within 10 s: " + io);
+            }
+            if (io.poll() == 0) {
+                Thread.sleep(0, 100_000);
+            }
+        }
+    }
+
+    private MemorySegment random(int length, long seed) {
+        MemorySegment s = arena.allocate(length, BS);
+        byte[] b = new byte[length];
+        new Random(seed).nextBytes(b);
+        MemorySegment.copy(MemorySegment.ofArray(b), 0, s, 0, length);
+        return s;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void writtenBlocksReadBackAndEveryEndComesFromPollOnTheSubmittingThread(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        FileBackend file = file(64);
+        Ends ends = new Ends();
+        MemorySegment data = random(8 * BS, 1);
+        io.submit(file, BackendOp.WRITE, 3L * BS, data.byteSize(), data, ends);
+        assertEquals(List.of(), ends.results, "nothing ends inside submit");
+        pollUntil(io, () -> ends.results.size() == 1);
+        assertEquals(List.of(8 * BS), ends.results);
+
+        MemorySegment back = arena.allocate(8 * BS, BS);
+        io.submit(file, BackendOp.READ, 3L * BS, back.byteSize(), back, ends);
+        pollUntil(io, () -> ends.results.size() == 2);
+        assertEquals(8 * BS, ends.results.get(1));
+        assertArrayEquals(data.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE));
+        assertTrue(!ends.wrongThread, "a completion ran on another thread");
+        assertEquals(0, io.inFlight());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void aBufferODirectCannotTakeGoesThroughABounceBothWays(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        FileBackend file = file(16);
+        assumeTrue(file.isDirect(), "the file system takes O_DIRECT");
+        Ends ends = new Ends();
+        // in-capsule data sits right after its 64-byte SQE: not aligned for O_DIRECT
+        MemorySegment capsule = arena.allocate(64 + BS, BS);
+        MemorySegment inCapsule = capsule.asSlice(64, BS);
+        inCapsule.copyFrom(random(BS, 2));
+        io.submit(file, BackendOp.WRITE_FUA, 5L * BS, BS, inCapsule, ends);
+        pollUntil(io, () -> ends.results.size() == 1);
+        assertEquals(BS, ends.results.getFirst());
+
+        MemorySegment misaligned = arena.allocate(64 + BS, BS).asSlice(64, BS);
+        io.submit(file, BackendOp.READ, 5L * BS, BS, misaligned, ends);
+        pollUntil(io, () -> ends.results.size() == 2);
+        assertEquals(BS, ends.results.get(1));
+        assertArrayEquals(inCapsule.toArray(ValueLayout.JAVA_BYTE), misaligned.toArray(ValueLayout.JAVA_BYTE));
+        byte[] onDisk = Files.readAllBytes(dir.resolve("ns.img"));
+        assertArrayEquals(inCapsule.toArray(ValueLayout.JAVA_BYTE), java.util.Arrays.copyOfRange(onDisk, 5 * BS,
+                6 * BS), "the bytes are in the file");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void writeZeroesAndDeallocateReadBackAsZeroesAndFlushSucceeds(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        FileBackend file = file(32);
+        Ends ends = new Ends();
+        MemorySegment data = random(32 * BS, 3);
+        io.submit(file, BackendOp.WRITE, 0, data.byteSize(), data, ends);
+        pollUntil(io, () -> ends.results.size() == 1);
+        io.submit(file, BackendOp.WRITE_ZEROES, 4L * BS, 4L * BS, null, ends);
+        io.submit(file, BackendOp.DEALLOCATE, 16L * BS, 8L * BS, null, ends);
+        io.submit(file, BackendOp.FLUSH, 0, 0, null, ends);
+        pollUntil(io, () -> ends.results.size() == 4);
+        assertEquals(List.of(32 * BS, 0, 0, 0), ends.results);
+
+        byte[] onDisk = Files.readAllBytes(dir.resolve("ns.img"));
+        byte[] written = data.toArray(ValueLayout.JAVA_BYTE);
+        for (int block = 0; block < 32; block++) {
+            boolean zeroed = (block >= 4 && block < 8) || (block >= 16 && block < 24);
+            byte[] expected = zeroed ? new byte[BS] : java.util.Arrays.copyOfRange(written, block * BS,
+                    (block + 1) * BS);
+            assertArrayEquals(expected, java.util.Arrays.copyOfRange(onDisk, block * BS, (block + 1) * BS),
+                    "block " + block);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void aReadPastTheEndOfTheFileEndsShortAndIsNotReportedAsSuccess(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        FileBackend file = file(4);
+        Ends ends = new Ends();
+        MemorySegment back = arena.allocate(2 * BS, BS);
+        // the handler checks ranges before it submits; the backend checks again and never reads outside
+        io.submit(file, BackendOp.READ, 3L * BS, back.byteSize(), back, ends);
+        pollUntil(io, () -> ends.results.size() == 1);
+        assertTrue(ends.results.getFirst() < 0, () -> "expected an errno, got " + ends.results);
+    }
+
+    @Test
+    void aNamespaceAtItsBoundWaitsAloneWhileAnotherNamespaceGoesOn() throws Exception {
+        BackendIo io = io(BackendIoMode.THREADS);
+        Blocking slow = new Blocking(1);
+        open.add(slow);
+        FileBackend fast = file(8);
+        Ends slowEnds = new Ends();
+        Ends fastEnds = new Ends();
+        io.submit(slow, BackendOp.FLUSH, 0, 0, null, slowEnds);
+        io.submit(slow, BackendOp.FLUSH, 0, 0, null, slowEnds); // over its bound of 1: waits
+        MemorySegment data = random(BS, 4);
+        io.submit(fast, BackendOp.WRITE, 0, BS, data, fastEnds);
+        pollUntil(io, () -> fastEnds.results.size() == 1);
+        assertEquals(1, io.waiting(), "the blocked namespace's second flush waits for room");
+        assertEquals(List.of(), slowEnds.results);
+        slow.release();
+        pollUntil(io, () -> slowEnds.results.size() == 2);
+        assertEquals(List.of(0, 0), slowEnds.results);
+    }
+
+    @Test
+    void anOperationOlderThanTheTimeoutIsAnsweredAndItsLateEndReleasesWhatItHeld() throws Exception {
+        BackendIo io = io(BackendIoMode.THREADS);
+        Blocking slow = new Blocking(4);
+        open.add(slow);
+        List<Integer> results = new ArrayList<>();
+        int[] lateEnds = {0};
+        BackendCompletion done = new BackendCompletion() {
+            @Override
+            public void backendCompleted(int result) {
+                results.add(result);
+            }
+
+            @Override
+            public Runnable backendAbandoned() {
+                return () -> lateEnds[0]++;
+            }
+        };
+        io.submit(slow, BackendOp.FLUSH, 0, 0, null, done);
+        pollUntil(io, () -> slow.started() == 1);
+        assertEquals(0, io.expire(System.nanoTime(), Duration.ofSeconds(5).toNanos()), "not old enough yet");
+        assertEquals(1, io.expire(System.nanoTime() + Duration.ofSeconds(6).toNanos(),
+                Duration.ofSeconds(5).toNanos()));
+        assertEquals(List.of(-110), results, "answered -ETIMEDOUT");
+        assertEquals(1, io.inFlight(), "still held until the backend lets go");
+        slow.release();
+        pollUntil(io, () -> lateEnds[0] == 1);
+        assertEquals(List.of(-110), results, "answered once only");
+        assertEquals(0, io.inFlight());
+    }
+
+    /** A descriptor-less backend whose operations block on a latch: what the ring cannot run, workers do. */
+    private static final class Blocking implements AsyncBackend {
+        private final BackendWorkers workers;
+        private final java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.atomic.AtomicInteger started =
+                new java.util.concurrent.atomic.AtomicInteger();
+
+        Blocking(int limit) {
+            workers = new BackendWorkers("blocking", limit, 2);
+        }
+
+        int started() {
+            return started.get();
+        }
+
+        void release() {
+            latch.countDown();
+        }
+
+        @Override
+        public int runBlocking(BackendOp op, long offset, long length, MemorySegment buffer) {
+            started.incrementAndGet();
+            try {
+                latch.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                return -4;
+            }
+            return 0;
+        }
+
+        @Override
+        public int descriptor() {
+            return -1;
+        }
+
+        @Override
+        public boolean directIo() {
+            return false;
+        }
+
+        @Override
+        public int fallocateMode(BackendOp op) {
+            return -1;
+        }
+
+        @Override
+        public BackendWorkers workers() {
+            return workers;
+        }
+
+        @Override
+        public int blockSize() {
+            return BS;
+        }
+
+        @Override
+        public long sizeInBytes() {
+            return BS;
+        }
+
+        @Override
+        public void read(long lba, MemorySegment destination) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void write(long lba, MemorySegment source, boolean forceUnitAccess) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void flush() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void writeZeroes(long lba, long blocks) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void deallocate(long lba, long blocks) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean volatileWriteCache() {
+            return false;
+        }
+
+        @Override
+        public String description() {
+            return "blocking test backend";
+        }
+
+        @Override
+        public void close() {
+            release();
+            workers.close();
+        }
+    }
+}
