@@ -128,6 +128,7 @@ public final class ConfigWriter {
             m.put("metrics_port", s.metricsPort());
         }
         m.put("default_block_size", s.defaultBlockSize());
+        m.put("backend_io", new TreeMap<>(Map.of("mode", s.backendIo(), "timeout_ms", s.backendTimeoutMillis())));
         List<Object> ram = new ArrayList<>();
         List<Object> options = new ArrayList<>();
         for (SubsystemConfig sub : config.subsystems()) {

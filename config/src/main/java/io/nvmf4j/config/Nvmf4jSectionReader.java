@@ -15,7 +15,8 @@ import java.util.UUID;
 final class Nvmf4jSectionReader extends FieldReader {
 
     private static final Set<String> NVMF4J_FIELDS = Set.of("provider", "poll_groups", "buffer_pool", "queues",
-            "keep_alive", "metrics_port", "default_block_size", "ram_namespaces", "namespace_options");
+            "keep_alive", "metrics_port", "default_block_size", "ram_namespaces", "namespace_options",
+            "backend_io");
     private static final Set<String> RAM_NAMESPACE_FIELDS = Set.of("subsystem", "nsid", "size", "block_size",
             "enable", "nguid", "uuid", "ana_grpid");
     private static final Set<String> NAMESPACE_OPTION_FIELDS = Set.of("subsystem", "nsid", "block_size");
@@ -77,8 +78,21 @@ final class Nvmf4jSectionReader extends FieldReader {
         if (f.containsKey("default_block_size")) {
             blockSize = blockSize(f.get("default_block_size"), "nvmf4j.default_block_size", blockSize);
         }
+        JObject backend = section(f, "backend_io", Set.of("mode", "timeout_ms"));
+        String backendMode = d.backendIo();
+        JsonTree modeNode = field(backend, "mode");
+        if (modeNode != null) {
+            String m = string(modeNode, "nvmf4j.backend_io.mode");
+            if (m != null && !Nvmf4jSettings.BACKEND_IO_MODES.contains(m)) {
+                error(modeNode, "nvmf4j.backend_io.mode", "must be one of auto, uring, threads, got \"" + m + "\"");
+            } else if (m != null) {
+                backendMode = m;
+            }
+        }
+        int backendTimeout = (int) intOr(field(backend, "timeout_ms"), "nvmf4j.backend_io.timeout_ms", 100,
+                3_600_000, d.backendTimeoutMillis());
         return new Nvmf4jSettings(provider, pollGroups, spin, bufferCount, bufferSize, maxQueue, inline, mdts, kato,
-                metricsPort, blockSize);
+                metricsPort, blockSize, backendMode, backendTimeout);
     }
 
     private JObject section(Map<String, JsonTree> f, String name, Set<String> known) {

@@ -19,6 +19,10 @@ package io.nvmf4j.config;
  *                           (Linux NVMET_DISC_KATO_MS = 120000)
  * @param metricsPort        HTTP port for Prometheus {@code /metrics}, or null for no metrics endpoint
  * @param defaultBlockSize   LBA size of namespaces that do not set one, 512 or 4096
+ * @param backendIo          how file and block-device namespaces run their I/O: {@code auto} (io_uring where the
+ *                           kernel offers it, else worker threads), {@code uring} or {@code threads}
+ * @param backendTimeoutMillis how long one backend operation may take before its command is answered Command
+ *                           Interrupted (20000; a Linux host waits 30 s before it resets the controller)
  */
 public record Nvmf4jSettings(
         Provider provider,
@@ -31,7 +35,27 @@ public record Nvmf4jSettings(
         int mdts,
         int discoveryKatoMillis,
         Integer metricsPort,
-        int defaultBlockSize) {
+        int defaultBlockSize,
+        String backendIo,
+        int backendTimeoutMillis) {
+
+    /** The values {@code backend_io.mode} takes. */
+    public static final java.util.List<String> BACKEND_IO_MODES = java.util.List.of("auto", "uring", "threads");
+    public static final int DEFAULT_BACKEND_TIMEOUT_MILLIS = 20_000;
+
+    /** The settings without the backend I/O fields, which take their defaults. */
+    public Nvmf4jSettings(Provider provider, int pollGroups, int spinBudgetMicros, int bufferCount, int bufferSize,
+                          int maxQueueSize, int inlineDataSize, int mdts, int discoveryKatoMillis,
+                          Integer metricsPort, int defaultBlockSize) {
+        this(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize, inlineDataSize, mdts,
+                discoveryKatoMillis, metricsPort, defaultBlockSize, "auto", DEFAULT_BACKEND_TIMEOUT_MILLIS);
+    }
+
+    /** These settings with the backend I/O fields replaced. */
+    public Nvmf4jSettings withBackendIo(String mode, int timeoutMillis) {
+        return new Nvmf4jSettings(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize,
+                inlineDataSize, mdts, discoveryKatoMillis, metricsPort, defaultBlockSize, mode, timeoutMillis);
+    }
 
     public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
     /** Linux NVMET_RDMA_MAX_INLINE_DATA_SIZE = max(16 KiB, PAGE_SIZE). */

@@ -100,4 +100,23 @@ class Nvmf4jSectionTest {
                 "config.json:3: nvmf4j.buffer_pool.buffer_size: must be a power of two between 4K and 16M, got 3000"),
                 e.getMessage());
     }
+
+    @Test
+    void backendIoModeAndTimeoutLoadAndABadOneNamesTheFieldAndLine() throws Exception {
+        LoadedConfig ok = ConfigLoader.standard().parse("""
+                {"nvmf4j": {"backend_io": {"mode": "threads", "timeout_ms": 5000}}}
+                """, "config.json", dir);
+        assertEquals("threads", ok.config().nvmf4j().backendIo());
+        assertEquals(5000, ok.config().nvmf4j().backendTimeoutMillis());
+        assertEquals("auto", Nvmf4jSettings.defaults().backendIo(), "io_uring where the kernel has it");
+        ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+                () -> ConfigLoader.standard().parse("""
+                        {"nvmf4j": {
+                          "backend_io": {"mode": "aio", "timeout_ms": 0}}}
+                        """, "config.json", dir));
+        assertEquals(String.join("\n",
+                "config.json:2: nvmf4j.backend_io.mode: must be one of auto, uring, threads, got \"aio\"",
+                "config.json:2: nvmf4j.backend_io.timeout_ms: must be between 100 and 3600000, got 0"),
+                e.getMessage());
+    }
 }

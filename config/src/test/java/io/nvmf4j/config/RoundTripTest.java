@@ -50,6 +50,10 @@ class RoundTripTest {
                 {
                   "hosts": [],
                   "nvmf4j": {
+                    "backend_io": {
+                      "mode": "auto",
+                      "timeout_ms": 20000
+                    },
                     "buffer_pool": {
                       "buffer_size": "128K",
                       "count": 256

@@ -2,6 +2,7 @@ package io.nvmf4j.cli.serve;
 
 import io.nvmf4j.cli.DedicatedPollers;
 import io.nvmf4j.cli.ctl.SocketPaths;
+import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.config.ConfigException;
 import io.nvmf4j.config.ConfigLoader;
 import io.nvmf4j.config.LoadedConfig;
@@ -77,6 +78,15 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--spin-budget", paramLabel = "MICROS",
             description = "how long an idle poll group busy-polls before it blocks (default 100; 0 = block at once)")
     Integer spinBudgetMicros;
+
+    @Option(names = "--backend-io", paramLabel = "uring|threads|auto",
+            description = "how file and block-device namespaces do their I/O off the poll threads: one io_uring per "
+                    + "poll group, or a worker pool per namespace (default auto: io_uring where the kernel has it)")
+    String backendIo;
+
+    @Option(names = "--backend-timeout", paramLabel = "SECONDS",
+            description = "a backend operation older than this is answered Command Interrupted (default 20)")
+    Integer backendTimeoutSeconds;
 
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
@@ -328,7 +338,8 @@ public final class ServeCommand implements Callable<Integer> {
      * section, as a command-line flag does over a file everywhere else.
      */
     private LoadedConfig withCommandLineSettings(LoadedConfig loaded) {
-        if (provider == null && pollGroups == null && metricsPort == null && spinBudgetMicros == null) {
+        if (provider == null && pollGroups == null && metricsPort == null && spinBudgetMicros == null
+                && backendIo == null && backendTimeoutSeconds == null) {
             return loaded;
         }
         TargetConfig c = loaded.config();
@@ -339,9 +350,19 @@ public final class ServeCommand implements Callable<Integer> {
                 spinBudgetMicros != null ? spinBudgetMicros : s.spinBudgetMicros(), s.bufferCount(), s.bufferSize(), s.maxQueueSize(), s.inlineDataSize(), s.mdts(),
                 s.discoveryKatoMillis(),
                 metricsPort != null ? metricsPort : s.metricsPort(),
-                s.defaultBlockSize());
+                s.defaultBlockSize(),
+                backendIo != null ? BackendIoMode.parse(backendIo).label() : s.backendIo(),
+                backendTimeoutSeconds != null ? backendTimeoutMillis(backendTimeoutSeconds)
+                        : s.backendTimeoutMillis());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
+    }
+
+    private static int backendTimeoutMillis(int seconds) {
+        if (seconds < 1 || seconds > 3600) {
+            throw new IllegalArgumentException("--backend-timeout must be between 1 and 3600 seconds, got " + seconds);
+        }
+        return seconds * 1000;
     }
 
     /** The literal only: a name here would resolve through DNS at start, and may mean an unexpected interface. */

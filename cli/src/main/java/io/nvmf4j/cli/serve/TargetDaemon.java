@@ -8,6 +8,8 @@ import io.nvmf4j.config.LoadedConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.backend.BackendIoMode;
+import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.TargetConfigurator;
@@ -72,6 +74,12 @@ public final class TargetDaemon implements AutoCloseable {
                 Duration.ofNanos(s.spinBudgetMicros() * 1000L), poolBytes, 16384, trace);
     }
 
+    /** How file and block-device namespaces run their I/O, from the settings section's {@code backend_io}. */
+    static BackendSettings backendSettings(Nvmf4jSettings s) {
+        return BackendSettings.DEFAULT.withMode(BackendIoMode.parse(s.backendIo()))
+                .withTimeout(Duration.ofMillis(s.backendTimeoutMillis()));
+    }
+
     public static TargetDaemon start(LoadedConfig loaded, boolean trace) throws IOException, VerbsException {
         return start(loaded, trace, UnaryOperator.identity());
     }
@@ -101,6 +109,7 @@ public final class TargetDaemon implements AutoCloseable {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
+        target.backendSettings(backendSettings(settings));
         if (reservationDir != null) {
             try {
                 target.persistReservationsIn(reservationDir);

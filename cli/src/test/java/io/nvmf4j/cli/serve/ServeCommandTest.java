@@ -215,4 +215,20 @@ class ServeCommandTest {
             daemon.close();
         }
     }
+
+    @Test
+    void backendIoFlagsWinOverTheConfigAndABadModeIsOneUsageLine() throws Exception {
+        ServeCommand serve = new ServeCommand(System.err);
+        new CommandLine(serve).parseArgs("--ram", "1M", "--nqn", NQN, "--backend-io", "threads",
+                "--backend-timeout", "7");
+        var settings = serve.load().config().nvmf4j();
+        assertEquals("threads", settings.backendIo());
+        assertEquals(7000, settings.backendTimeoutMillis());
+        assertEquals(io.nvmf4j.target.backend.BackendIoMode.THREADS,
+                TargetDaemon.backendSettings(settings).mode());
+
+        String err = run(1, "--ram", "1M", "--nqn", NQN, "--backend-io", "aio");
+        assertTrue(err.contains("backend I/O must be auto, uring or threads, not \"aio\""), err);
+        assertFalse(err.contains("\tat "), "no stack trace: " + err);
+    }
 }
