@@ -8,7 +8,8 @@ target over an AIO bdev of the file (the peer), `nvmf4j serve --file` (softiwarp
 The file: --file PATH (an existing file or block device: its contents are overwritten by the write workloads),
 or by default a 2 GiB file of random data created in --dir (default /var/tmp/nvmf4j-disk-bench; never put it in
 the repository) and removed at the end unless --keep-file (a kept file of the right size is reused).
-Before the first round the whole file is read once (fio, 1 MiB, direct), so no side is the first to touch it.
+Before the first round the whole file is read once (fio, 1 MiB, direct), so no side is the first to touch it
+(not a block device, nor a file over 16 GiB).
 Sides, each round in alternating order (round 2 reverses round 1's), only the measured one running:
   * fio: `fio --ioengine=io_uring --direct=1` on the file, under `taskset -c 1`;
   * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on core 0 (--no-huge), TCP transport,
@@ -41,6 +42,7 @@ OUT = sp.OUT
 DEFAULT_DIR = "/var/tmp/nvmf4j-disk-bench"
 FILE_BYTES = 2 << 30
 TARGET_CPU, HOST_CPU = "0", "1"
+WARM_READ_MAX = 16 << 30   # a larger file, or a block device, is not read whole before the first round
 
 # label, queue depth, I/O size, pattern
 WORKLOADS = [
@@ -383,9 +385,12 @@ def main():
     sport = None
     results = []
     try:
-        log("reading the whole file once (fio, 1 MiB QD8, direct)")
-        if fio_run(path, [fio_job("warm-read", 8, 1 << 20, "read")], None, 0, "warm-read") is None:
-            die("fio could not read %s" % path)
+        if os.path.isfile(path) and os.path.getsize(path) <= WARM_READ_MAX:
+            log("reading the whole file once (fio, 1 MiB QD8, direct)")
+            if fio_run(path, [fio_job("warm-read", 8, 1 << 20, "read")], None, 0, "warm-read") is None:
+                die("fio could not read %s" % path)
+        else:
+            log("no warm-up read: %s is a block device or larger than %d GiB" % (path, WARM_READ_MAX >> 30))
         if d:
             sport = sp.free_port()
             log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, AIO bdev on %s" % (sport, path))
