@@ -111,14 +111,18 @@ def terminate(p, grace=15):
 
 # ---------------------------------------------------------------------------------------------- SPDK
 
-class Spdk:
-    """nvmf_tgt on core 0 with a 1 GiB malloc bdev behind an NVMe/TCP listener on 127.0.0.1."""
+MALLOC_BDEV = (["bdev_malloc_create", "-b", "Malloc0", "1024", "512"], "Malloc0")
 
-    def __init__(self, d, port):
+
+class Spdk:
+    """nvmf_tgt on core 0 with one bdev (default: a 1 GiB malloc bdev) behind an NVMe/TCP listener on 127.0.0.1.
+    bdev: (the rpc.py arguments that create it, its name); bench/disk.py passes bdev_aio_create."""
+
+    def __init__(self, d, port, bdev=MALLOC_BDEV, logname="spdk-nvmf_tgt.log"):
         self.dir = d
         self.port = port
         self.sock = "/tmp/nvmf4j-spdk-bench-%d.sock" % os.getpid()
-        self.logfile = os.path.join(OUT, "spdk-nvmf_tgt.log")
+        self.logfile = os.path.join(OUT, logname)
         self.log = open(self.logfile, "w")
         # --disable-cpumask-locks: the per-core lock files would refuse a second SPDK app on core 0 (another
         # user's); the measurement itself keeps one SPDK app per core.
@@ -133,9 +137,9 @@ class Spdk:
                 die("nvmf_tgt did not start; see " + self.logfile)
             time.sleep(0.3)
         for args in (["nvmf_create_transport", "-t", "TCP"],
-                     ["bdev_malloc_create", "-b", "Malloc0", "1024", "512"],
+                     bdev[0],
                      ["nvmf_create_subsystem", NQN_SPDK, "-a", "-s", "SPDK00000000000001"],
-                     ["nvmf_subsystem_add_ns", NQN_SPDK, "Malloc0"],
+                     ["nvmf_subsystem_add_ns", NQN_SPDK, bdev[1]],
                      ["nvmf_subsystem_add_listener", NQN_SPDK, "-t", "tcp", "-a", "127.0.0.1", "-s", str(port)]):
             r = self.rpc(*args)
             if r.returncode != 0:
@@ -169,13 +173,18 @@ def spdk_env(d):
     return env
 
 
-def spdk_perf(d, port, args, seconds, ramp, label, target_pid):
+def spdk_perf_cmd(d, port, args, seconds, ramp, core_mask="0x2"):
     trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%d subnqn:%s" % (port, NQN_SPDK)
-    cmd = [os.path.join(d, "build/bin/spdk_nvme_perf"), "--no-huge", "-s", "512", "-c", "0x2", "-r", trid] + args
+    cmd = [os.path.join(d, "build/bin/spdk_nvme_perf"), "--no-huge", "-s", "512", "-c", core_mask, "-r", trid] + args
     if seconds:
         cmd += ["-t", str(int(seconds))]
     if ramp:
         cmd += ["-a", str(int(ramp))]
+    return cmd
+
+
+def spdk_perf(d, port, args, seconds, ramp, label, target_pid):
+    cmd = spdk_perf_cmd(d, port, args, seconds, ramp)
     errlog = os.path.join(OUT, "spdk-perf-%s.log" % label)
     c0, w0 = cpu_seconds(target_pid), time.time()
     with open(errlog, "w") as err:
@@ -226,14 +235,15 @@ def java_env():
 
 class Serve:
     """`nvmf4j serve --ram 1G` (softiwarp) in its own process, optionally under taskset; bin/nvmf4j and taskset
-    both exec, so the child's pid is the JVM's."""
+    both exec, so the child's pid is the JVM's. namespace: serve's namespace options instead of --ram 1G; extra:
+    more serve options (bench/disk.py: --file FILE and its --nvmf4j-arg pass-through)."""
 
-    def __init__(self, port, name, cpus):
+    def __init__(self, port, name, cpus, namespace=("--ram", "1G"), extra=(), log_prefix="spdk-bench-serve-"):
         self.port = port
-        self.logfile = os.path.join(OUT, "spdk-bench-serve-%s.log" % name)
+        self.logfile = os.path.join(OUT, "%s%s.log" % (log_prefix, name))
         self.log = open(self.logfile, "w")
-        cmd = [NVMF4J, "serve", "--ram", "1G", "--nqn", NQN_NVMF4J, "--provider", "softiwarp",
-               "--listen", "127.0.0.1:%d" % port]
+        cmd = ([NVMF4J, "serve"] + list(namespace) + ["--nqn", NQN_NVMF4J, "--provider", "softiwarp",
+               "--listen", "127.0.0.1:%d" % port] + list(extra))
         if cpus is not None:
             cmd = ["taskset", "-c", cpus] + cmd
         self.p = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=java_env(),
@@ -255,7 +265,7 @@ class Serve:
         self.log.close()
 
 
-def nvmf4j_perf(serve, args, seconds, ramp, label, cpus, html):
+def nvmf4j_perf_cmd(serve, args, seconds, ramp, label, cpus, html):
     cmd = [NVMF4J, "perf", "--traddr", "127.0.0.1", "--trsvcid", str(serve.port), "--nqn", NQN_NVMF4J,
            "--provider", "softiwarp", "-t", str(seconds), "-a", str(ramp), "--label", label,
            "--cpu-of", str(serve.pid), "--json"] + [str(a) for a in args]
@@ -263,6 +273,11 @@ def nvmf4j_perf(serve, args, seconds, ramp, label, cpus, html):
         cmd += ["--report", html, "--report-append"]
     if cpus is not None:
         cmd = ["taskset", "-c", cpus] + cmd
+    return cmd
+
+
+def nvmf4j_perf(serve, args, seconds, ramp, label, cpus, html):
+    cmd = nvmf4j_perf_cmd(serve, args, seconds, ramp, label, cpus, html)
     errlog = os.path.join(OUT, "spdk-bench-perf-%s.log" % label)
     with open(errlog, "w") as err:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=java_env(),
@@ -270,11 +285,18 @@ def nvmf4j_perf(serve, args, seconds, ramp, label, cpus, html):
     if r.returncode != 0:
         log("nvmf4j perf %s failed (exit %d); see %s" % (label, r.returncode, errlog))
         return None
-    m = re.search(r"^\{", r.stdout, re.M)
-    if not m:
+    out = parse_nvmf4j_perf(r.stdout)
+    if out is None:
         log("nvmf4j perf %s printed no JSON; see %s" % (label, errlog))
+    return out
+
+
+def parse_nvmf4j_perf(text):
+    """The figures of `nvmf4j perf --json` (the first JSON object on stdout), or None."""
+    m = re.search(r"^\{", text, re.M)
+    if not m:
         return None
-    d = json.JSONDecoder().raw_decode(r.stdout, m.start())[0]
+    d = json.JSONDecoder().raw_decode(text, m.start())[0]
     op = d["read"] if d["read"]["ios"] > 0 else d["write"]
     lat = op["latency_us"]
     cpu = d.get("cpu") or {}

@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""One file of a real disk served three ways, in one run: fio on the file itself (the limit), SPDK's NVMe/TCP
+target over an AIO bdev of the file (the peer), `nvmf4j serve --file` (softiwarp) on it.
+
+  bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
+                [--nvmf4j-arg ARG]... [--only REGEX] [--keep-file] [--json FILE]
+
+The file: --file PATH (an existing file or block device: its contents are overwritten by the write workloads),
+or by default a 2 GiB file of random data created in --dir (default /var/tmp/nvmf4j-disk-bench; never put it in
+the repository) and removed at the end unless --keep-file (a kept file of the right size is reused).
+Before the first round the whole file is read once (fio, 1 MiB, direct), so no side is the first to touch it
+(not a block device, nor a file over 16 GiB).
+Sides, each round in alternating order (round 2 reverses round 1's), only the measured one running:
+  * fio: `fio --ioengine=io_uring --direct=1` on the file, under `taskset -c 1`;
+  * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on core 0 (--no-huge), TCP transport,
+    `bdev_aio_create FILE Aio0 512` (libaio, O_DIRECT), listener on 127.0.0.1; spdk_nvme_perf on core 1;
+  * nvmf4j: `nvmf4j serve --file FILE` (softiwarp, plus every --nvmf4j-arg, e.g. `--nvmf4j-arg=--backend-io
+    --nvmf4j-arg=uring`) under `taskset -c 0`; `nvmf4j perf` under `taskset -c 1`.
+The targets of the sides not being measured are stopped with SIGSTOP (SPDK's reactor busy-polls its core).
+Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4 KiB randread and randwrite
+QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
+QD1 alone, then the same beside a second host writing 1 MiB sequentially at QD4 into the same namespace (perf has
+no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu).
+The table gives the median of the rounds per figure, nvmf4j/fio and nvmf4j/SPDK; the JSON in bench/out/ keeps
+every round, the disk (lsblk model and size, file system) and the load before and after.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import spdk as sp  # noqa: E402  (bench/spdk.py: the SPDK target, both perfs and their parsers)
+
+OUT = sp.OUT
+DEFAULT_DIR = "/var/tmp/nvmf4j-disk-bench"
+FILE_BYTES = 2 << 30
+TARGET_CPU, HOST_CPU = "0", "1"
+WARM_READ_MAX = 16 << 30   # a larger file, or a block device, is not read whole before the first round
+
+# label, queue depth, I/O size, pattern
+WORKLOADS = [
+    ("qd1-randread-4k", 1, 4096, "randread"),
+    ("qd32-randread-4k", 32, 4096, "randread"),
+    ("qd32-randwrite-4k", 32, 4096, "randwrite"),
+    ("seqread-128k", 8, 131072, "read"),
+]
+# latency under load: the measured host, and the second host beside it
+LAT = ("lat-qd1-randread-4k", 1, 4096, "randread")
+LOAD = ("load-seqwrite-1m", 4, 1048576, "write")
+SIDES = ["fio", "spdk", "nvmf4j"]
+
+
+def log(msg):
+    print("disk-bench: " + msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log(msg)
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------- the file and its disk
+
+def make_file(path):
+    """FILE_BYTES of random data, written through and synced: every block allocated, nothing left to compress."""
+    log("creating %s: %d MiB of random data" % (path, FILE_BYTES >> 20))
+    chunk = 8 << 20
+    with open(path + ".tmp", "wb") as f:
+        for _ in range(FILE_BYTES // chunk):
+            f.write(os.urandom(chunk))
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(path + ".tmp", path)
+
+
+def sh(*cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
+        return r.stdout.strip() if r.returncode == 0 else ""
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def describe_disk(path):
+    """What holds the file: the block device (lsblk model, size, rotational, transport, driver, scheduler) and the
+    file system, as far as this machine tells."""
+    st = os.stat(path)
+    info = {"path": path, "bytes": os.path.getsize(path) if not _is_block(st) else None}
+    if _is_block(st):
+        dev = os.path.realpath(path)
+        info["filesystem"] = "none (block device)"
+    else:
+        dev, fstype = (sh("findmnt", "-n", "-o", "SOURCE,FSTYPE", "-T", path).split() + ["?", "?"])[:2]
+        info["filesystem"] = "%s on %s (%s)" % (fstype, dev, sh("findmnt", "-n", "-o", "TARGET", "-T", path))
+    parent = sh("lsblk", "-n", "-d", "-o", "PKNAME", dev) if dev.startswith("/dev/") else ""
+    disk = "/dev/" + parent if parent else dev
+    info["device"] = disk
+    if disk.startswith("/dev/"):
+        name = os.path.basename(disk)
+        cols = sh("lsblk", "-n", "-d", "-P", "-o", "MODEL,SIZE,ROTA,TRAN,VENDOR", disk)
+        info.update({k.lower(): v.strip() for k, v in re.findall(r'(\w+)="([^"]*)"', cols)})
+        drv = "/sys/class/block/%s/device/driver" % name
+        info["driver"] = os.path.basename(os.path.realpath(drv)) if os.path.exists(drv) else ""
+        try:
+            info["scheduler"] = open("/sys/class/block/%s/queue/scheduler" % name).read().strip()
+        except OSError:
+            pass
+    return info
+
+
+def _is_block(st):
+    import stat
+    return stat.S_ISBLK(st.st_mode)
+
+
+def disk_line(info):
+    model = info.get("model") or "(no model: %s)" % (info.get("driver") or "?")
+    return "disk: %s %s, %s, rotational=%s, scheduler %s; file system: %s; file %s%s" % (
+        info.get("device"), model, info.get("size", "?"), info.get("rota", "?"), info.get("scheduler", "?"),
+        info.get("filesystem"), info["path"],
+        " (%d MiB)" % (info["bytes"] >> 20) if info.get("bytes") else "")
+
+
+# ---------------------------------------------------------------------------------------------- fio
+
+def fio_job(name, qd, size, rw):
+    return ["--name=" + name, "--rw=" + rw, "--bs=%d" % size, "--iodepth=%d" % qd]
+
+
+def fio_run(path, jobs, seconds, ramp, label):
+    """fio on the file, every job in its own section (new_group), pinned to the host core; {job name: figures}."""
+    cmd = ["taskset", "-c", HOST_CPU, "fio", "--output-format=json", "--ioengine=io_uring", "--direct=1",
+           "--filename=" + path, "--lat_percentiles=1", "--percentile_list=50:99:99.9", "--randrepeat=0",
+           "--norandommap"]
+    if seconds:   # else: once over the whole file
+        cmd += ["--time_based", "--runtime=%d" % seconds, "--ramp_time=%d" % ramp]
+    for j in jobs:
+        cmd += j
+    errlog = os.path.join(OUT, "disk-bench-fio-%s.log" % label)
+    with open(errlog, "w") as err:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, timeout=(seconds or 600) + ramp + 120)
+    with open(errlog, "a") as err:
+        err.write(r.stdout)
+    if r.returncode != 0:
+        log("fio %s failed (exit %d); see %s" % (label, r.returncode, errlog))
+        return None
+    try:
+        d = json.loads(r.stdout[r.stdout.index("{"):])
+    except ValueError:
+        log("fio %s printed no JSON; see %s" % (label, errlog))
+        return None
+    out = {}
+    for job in d["jobs"]:
+        op = job["read"] if job["read"]["total_ios"] > 0 else job["write"]
+        pct = (op.get("lat_ns") or {}).get("percentile") or (op.get("clat_ns") or {}).get("percentile") or {}
+        get = lambda p: next((v / 1000 for k, v in pct.items() if abs(float(k) - p) < 1e-6), None)
+        out[job["jobname"]] = {"iops": op["iops"], "mb_per_s": op["bw_bytes"] / 1e6,
+                               "lat_avg_us": op["lat_ns"]["mean"] / 1000, "p50": get(50.0), "p99": get(99.0),
+                               "p99.9": get(99.9)}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- the sides
+
+def measure_fio(path, a, rnd):
+    res = {}
+    for label, qd, size, rw in workloads_of(a):
+        log("round %d fio %s" % (rnd, label))
+        r = fio_run(path, [fio_job(label, qd, size, rw)], a.seconds, a.ramp, "%s-r%d" % (label, rnd))
+        res[label] = r and r.get(label)
+    if want_lat(a):
+        log("round %d fio %s alone" % (rnd, LAT[0]))
+        r = fio_run(path, [fio_job(LAT[0], *LAT[1:])], a.seconds, a.ramp, "%s-alone-r%d" % (LAT[0], rnd))
+        res["lat-alone"] = r and r.get(LAT[0])
+        log("round %d fio %s beside %s" % (rnd, LAT[0], LOAD[0]))
+        # the writer in a job of its own: fio pins both to the host core as the other sides' two hosts are
+        r = fio_run(path, [fio_job(LAT[0], *LAT[1:]), fio_job(LOAD[0], *LOAD[1:])], a.seconds, a.ramp,
+                    "%s-loaded-r%d" % (LAT[0], rnd))
+        res["lat-loaded"] = r and r.get(LAT[0])
+        res["load"] = r and r.get(LOAD[0])
+    return res
+
+
+def spdk_args(qd, size, rw):
+    return ["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
+
+
+def measure_spdk(spdk, d, port, a, rnd):
+    res = {}
+    for label, qd, size, rw in workloads_of(a):
+        log("round %d spdk %s" % (rnd, label))
+        res[label] = sp.spdk_perf(d, port, spdk_args(qd, size, rw), a.seconds, a.ramp,
+                                  "disk-%s-r%d" % (label, rnd), spdk.pid)
+    if want_lat(a):
+        log("round %d spdk %s alone" % (rnd, LAT[0]))
+        res["lat-alone"] = sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
+                                        "disk-%s-alone-r%d" % (LAT[0], rnd), spdk.pid)
+        log("round %d spdk %s beside %s" % (rnd, LAT[0], LOAD[0]))
+        load = sp.spdk_perf_cmd(d, port, spdk_args(*LOAD[1:]), a.seconds + a.ramp + LOAD_LEAD, 0,
+                                core_mask=hex(1 << int(a.load_cpu)))
+        res["lat-loaded"], res["load"] = beside(
+            load, sp.spdk_env(d), "disk-spdk-%s-r%d" % (LOAD[0], rnd), sp.parse_spdk_perf,
+            lambda: sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
+                                 "disk-%s-loaded-r%d" % (LAT[0], rnd), spdk.pid))
+    return res
+
+
+def measure_nvmf4j(serve, a, rnd):
+    res = {}
+    for label, qd, size, rw in workloads_of(a):
+        log("round %d nvmf4j %s" % (rnd, label))
+        res[label] = sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+                                    "disk-nvmf4j-%s-r%d" % (label, rnd), HOST_CPU, None)
+    if want_lat(a):
+        qd, size, rw = LAT[1:]
+        log("round %d nvmf4j %s alone" % (rnd, LAT[0]))
+        res["lat-alone"] = sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+                                          "disk-nvmf4j-%s-alone-r%d" % (LAT[0], rnd), HOST_CPU, None)
+        log("round %d nvmf4j %s beside %s" % (rnd, LAT[0], LOAD[0]))
+        lq, ls, lw = LOAD[1:]
+        load = sp.nvmf4j_perf_cmd(serve, ["-q", lq, "-o", ls, "-w", lw], a.seconds + a.ramp + LOAD_LEAD, 0,
+                                  "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), a.load_cpu, None)
+        res["lat-loaded"], res["load"] = beside(
+            load, sp.java_env(), "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), sp.parse_nvmf4j_perf,
+            lambda: sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+                                   "disk-nvmf4j-%s-loaded-r%d" % (LAT[0], rnd), HOST_CPU, None))
+    return res
+
+
+# The second host starts first and runs this many seconds longer than the measured host's ramp + window, so that it
+# writes during the whole window (the measured host's own start-up, a JVM's or DPDK's, falls inside the lead).
+LOAD_LEAD = 8
+LOAD_START = 3   # seconds between starting the second host and the measured one (its connect, its JVM)
+
+
+def beside(load_cmd, env, label, parse, measure):
+    """Runs load_cmd (the second host) in the background, measure() beside it, and returns (measured, load)."""
+    errlog = os.path.join(OUT, "%s.log" % label)
+    err = open(errlog, "w")
+    p = subprocess.Popen(load_cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
+    time.sleep(LOAD_START)
+    measured = measure() if p.poll() is None else None
+    if measured is None and p.poll() is not None:
+        log("the second host %s exited before the measured one ran (exit %s); see %s" % (label, p.returncode, errlog))
+    try:
+        out, _ = p.communicate(timeout=LOAD_LEAD + 180)
+    except Exception:
+        sp.terminate(p)
+        out = ""
+    err.write(out or "")
+    err.close()
+    load = parse(out or "") if p.returncode == 0 else None
+    if load is not None:
+        load.pop("perf_json", None)
+    if measured is not None and load is None:
+        log("the second host %s reported nothing (exit %s); see %s" % (label, p.returncode, errlog))
+    return measured, load
+
+
+def workloads_of(a):
+    return [w for w in WORKLOADS if not a.only or re.search(a.only, w[0])]
+
+
+def want_lat(a):
+    return not a.only or re.search(a.only, LAT[0])
+
+
+# ---------------------------------------------------------------------------------------------- the table
+
+# figure, unit, result key (workload label or lat-alone / lat-loaded / load), figure key, better
+FIGURES = [
+    ("4K randread QD1 p50", "us", "qd1-randread-4k", "p50", "lower"),
+    ("4K randread QD1 p99", "us", "qd1-randread-4k", "p99", "lower"),
+    ("4K randread QD1", "IOPS", "qd1-randread-4k", "iops", "higher"),
+    ("4K randread QD32", "IOPS", "qd32-randread-4k", "iops", "higher"),
+    ("4K randread QD32", "MB/s", "qd32-randread-4k", "mb_per_s", "higher"),
+    ("4K randwrite QD32", "IOPS", "qd32-randwrite-4k", "iops", "higher"),
+    ("4K randwrite QD32", "MB/s", "qd32-randwrite-4k", "mb_per_s", "higher"),
+    ("128K seq read QD8", "IOPS", "seqread-128k", "iops", "higher"),
+    ("128K seq read QD8", "MB/s", "seqread-128k", "mb_per_s", "higher"),
+    ("QD1 4K randread p50, alone", "us", "lat-alone", "p50", "lower"),
+    ("QD1 4K randread p99, alone", "us", "lat-alone", "p99", "lower"),
+    ("QD1 4K randread p50, beside 1M writes QD4", "us", "lat-loaded", "p50", "lower"),
+    ("QD1 4K randread p99, beside 1M writes QD4", "us", "lat-loaded", "p99", "lower"),
+    ("  the second host's 1M writes QD4", "MB/s", "load", "mb_per_s", "higher"),
+]
+
+
+def table(results):
+    rows = []
+    for figure, unit, key, fkey, better in FIGURES:
+        row = {"figure": figure, "unit": unit, "result": key, "key": fkey, "better": better}
+        for side in SIDES:
+            xs = [r[side][key][fkey] for r in results
+                  if (r.get(side) or {}).get(key) and r[side][key].get(fkey) is not None]
+            row[side] = statistics.median(xs) if xs else None
+            row[side + "_rounds"] = xs
+        n = row["nvmf4j"]
+        row["nvmf4j/fio"] = n / row["fio"] if row["fio"] and n is not None else None
+        row["nvmf4j/spdk"] = n / row["spdk"] if row["spdk"] and n is not None else None
+        if any(row[s] is not None for s in SIDES):
+            rows.append(row)
+    return rows
+
+
+def table_lines(rows):
+    head = ["figure", "unit", "fio", "SPDK aio", "nvmf4j", "nvmf4j/fio", "nvmf4j/SPDK"]
+    ratio = lambda v: "-" if v is None else "%.2fx" % v
+    lines = [[r["figure"], r["unit"], sp.fmt(r["fio"], r["unit"]), sp.fmt(r["spdk"], r["unit"]),
+              sp.fmt(r["nvmf4j"], r["unit"]), ratio(r["nvmf4j/fio"]), ratio(r["nvmf4j/spdk"])] for r in rows]
+    w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
+    f = lambda cols: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cols))
+    return [f(head), "  ".join("-" * x for x in w)] + [f(l) for l in lines]
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+def main():
+    p = argparse.ArgumentParser(prog="bench/disk.sh", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--dir", default=DEFAULT_DIR,
+                   help="where the 2 GiB file of random data is created (default %s)" % DEFAULT_DIR)
+    g.add_argument("--file", metavar="PATH", help="an existing file or block device instead (it gets overwritten)")
+    p.add_argument("--spdk", metavar="DIR", help="SPDK build directory (bench/spdk-build.sh OUT_DIR): adds its side")
+    p.add_argument("--rounds", type=int, default=3, help="rounds; the table gives each figure's median (default 3)")
+    p.add_argument("--seconds", type=int, default=8, help="measured seconds per run (default 8)")
+    p.add_argument("--ramp", type=int, default=2, help="warm-up seconds before each window (default 2)")
+    p.add_argument("--nvmf4j-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument for nvmf4j serve (repeatable), e.g. --nvmf4j-arg=--backend-io "
+                        "--nvmf4j-arg=uring")
+    p.add_argument("--load-cpu", default=HOST_CPU, help="core of the second host in the latency-under-load pair "
+                   "(default %s, the measured host's)" % HOST_CPU)
+    p.add_argument("--only", metavar="REGEX", help="only the workloads whose label matches (%s, %s)"
+                   % (", ".join(w[0] for w in WORKLOADS), LAT[0]))
+    p.add_argument("--keep-file", action="store_true", help="keep the created file (reused by the next run)")
+    p.add_argument("--json", help="JSON output (default bench/out/disk-<date>.json)")
+    a = p.parse_args()
+    if a.rounds < 1:
+        die("--rounds must be >= 1")
+    if shutil.which("fio") is None:
+        die("fio is not installed (Debian: apt-get install fio)")
+    d = None
+    if a.spdk:
+        d = os.path.realpath(a.spdk)
+        for b in ("build/bin/nvmf_tgt", "build/bin/spdk_nvme_perf", "scripts/rpc.py"):
+            if not os.path.exists(os.path.join(d, b)):
+                die("%s/%s is missing: build SPDK with bench/spdk-build.sh SRC %s" % (d, b, d))
+    os.makedirs(OUT, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    json_path = a.json or os.path.join(OUT, "disk-%s.json" % stamp)
+
+    created = None
+    if a.file:
+        path = os.path.realpath(a.file)
+        if not os.path.exists(path):
+            die("%s does not exist" % path)
+    else:
+        os.makedirs(a.dir, exist_ok=True)
+        path = os.path.join(os.path.realpath(a.dir), "disk-bench.img")
+        if path.startswith(sp.ROOT + os.sep):
+            die("--dir %s is inside the repository: put the 2 GiB file elsewhere" % a.dir)
+        if not (os.path.isfile(path) and os.path.getsize(path) == FILE_BYTES):
+            make_file(path)
+        created = path
+    disk = describe_disk(path)
+    log(disk_line(disk))
+
+    t0 = time.time()
+    up_before, load_before = sp.uptime_line(), sp.loadavg()
+    log("uptime before: " + up_before)
+    r = subprocess.run([sp.NVMF4J, "modules"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        die("bin/nvmf4j modules failed (the CLI does not build):\n" + r.stderr[-2000:])
+
+    sides = [s for s in SIDES if s != "spdk" or d]
+    spdk = serve = None
+    sport = None
+    results = []
+    try:
+        if os.path.isfile(path) and os.path.getsize(path) <= WARM_READ_MAX:
+            log("reading the whole file once (fio, 1 MiB QD8, direct)")
+            if fio_run(path, [fio_job("warm-read", 8, 1 << 20, "read")], None, 0, "warm-read") is None:
+                die("fio could not read %s" % path)
+        else:
+            log("no warm-up read: %s is a block device or larger than %d GiB" % (path, WARM_READ_MAX >> 30))
+        if d:
+            sport = sp.free_port()
+            log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, AIO bdev on %s" % (sport, path))
+            spdk = sp.Spdk(d, sport, bdev=(["bdev_aio_create", path, "Aio0", "512"], "Aio0"),
+                           logname="disk-bench-nvmf_tgt.log")
+            sp.stop(spdk.p)
+        log("nvmf4j serve --file %s %s(core 0)" % (path, " ".join(a.nvmf4j_arg) + " " if a.nvmf4j_arg else ""))
+        serve = sp.Serve(sp.free_port(), "nvmf4j", TARGET_CPU, namespace=("--file", path),
+                         extra=["--no-rpc"] + a.nvmf4j_arg, log_prefix="disk-bench-serve-")
+        sp.stop(serve.p)
+        for rnd in range(1, a.rounds + 1):
+            order = sides if rnd % 2 == 1 else list(reversed(sides))
+            res = {"round": rnd, "order": order, "loadavg_start": sp.loadavg()}
+            for side in order:
+                if side == "fio":
+                    res[side] = measure_fio(path, a, rnd)
+                elif side == "spdk":
+                    sp.cont(spdk.p)
+                    res[side] = measure_spdk(spdk, d, sport, a, rnd)
+                    sp.stop(spdk.p)
+                else:
+                    sp.cont(serve.p)
+                    res[side] = measure_nvmf4j(serve, a, rnd)
+                    sp.stop(serve.p)
+            res["loadavg_end"] = sp.loadavg()
+            results.append(res)
+    finally:
+        for x in (spdk, serve):
+            if x is not None:
+                x.close()
+        if created and not a.keep_file:
+            os.unlink(created)
+            log("removed %s (--keep-file keeps it)" % created)
+
+    serve_mode = ""
+    try:
+        m = re.search(r"file \S+ \((O_DIRECT|buffered)\)", open(serve.logfile).read())
+        serve_mode = m.group(1) if m else ""
+    except (OSError, AttributeError):
+        pass
+    up_after, load_after = sp.uptime_line(), sp.loadavg()
+    for r in results:   # the figures stay, the nvmf4j perf JSON goes
+        for v in (r.get("nvmf4j") or {}).values():
+            if v:
+                v.pop("perf_json", None)
+    rows = table(results)
+    heading = ("bench/disk.sh, %s, %d CPUs, %d rounds (medians), %d s per run (+%d s warm-up), load %.2f before / "
+               "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
+    notes = [disk_line(disk),
+             "fio %s: ioengine=io_uring direct=1 on the file, taskset -c 1" % sh("fio", "--version"),
+             ("SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, bdev_aio_create FILE Aio0 512; spdk_nvme_perf -c 0x2 "
+              "--no-huge" % sp.spdk_version(d)) if d else "SPDK: not measured (no --spdk DIR)",
+             "nvmf4j: serve --file FILE%s%s (softiwarp) under taskset -c 0, perf under taskset -c 1" % (
+                 " " + " ".join(a.nvmf4j_arg) if a.nvmf4j_arg else "",
+                 ", %s" % serve_mode if serve_mode else ""),
+             "latency under load: a second host (same stack, core %s) writes 1 MiB sequentially at QD4 into the "
+             "same namespace while the QD1 host runs" % a.load_cpu,
+             "uptime before: " + up_before, "uptime after:  " + up_after]
+    print()
+    print(heading)
+    for n in notes:
+        print(n)
+    for line in table_lines(rows):
+        print(line)
+    with open(json_path, "w") as f:
+        json.dump({"date": stamp, "heading": heading, "notes": notes, "disk": disk, "spdk_dir": d,
+                   "nvmf4j_args": a.nvmf4j_arg, "rounds": a.rounds, "seconds": a.seconds, "ramp": a.ramp,
+                   "uptime_before": up_before, "uptime_after": up_after, "loadavg_before": load_before,
+                   "loadavg_after": load_after, "table": rows, "results": results,
+                   "wall_seconds": time.time() - t0}, f, indent=2)
+    log("wrote %s (%.0f s)" % (json_path, time.time() - t0))
+    missing = [r["figure"] + " " + r["unit"] for r in rows if any(r[s] is None for s in sides)]
+    if missing:
+        log("no figure (a run failed) for: " + ", ".join(missing))
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
