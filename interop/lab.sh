@@ -65,9 +65,11 @@ host_pkgs() {
   log "host packages"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
+  # dwarves (pahole), libelf1, libssl3, zlib1g: what linux-kbuild-6.12 depends on, which nothing installs since
+  # its package is unpacked, not installed (without pahole the 6.12 siw.ko build stops: "pahole: not found")
   apt-get install -y -q --no-install-recommends qemu-system-x86 qemu-utils \
       debootstrap busybox-static kmod cpio xz-utils make gcc binutils \
-      iproute2 python3 >/dev/null
+      iproute2 python3 dwarves libelf1 libssl3 zlib1g >/dev/null
 }
 
 kernel_abi() {  # 6.1.0-57-amd64 (from the linux-image-amd64 metapackage) or 6.12.118+deb12-amd64 (the newest)

@@ -44,10 +44,16 @@ dh_config() {
 JSON
 }
 
-# dh_reload: SIGHUP to nvmf4j serve, then wait for its "reload: N change(s), M problem(s)" line (no problem)
+# dh_reload: SIGHUP to nvmf4j serve, then wait for its "reload: N change(s), M problem(s)" line (no problem). Where
+# the daemon cannot handle SIGHUP (this run's parent ignored it: nohup) it said so at start, and `nvmf4j ctl
+# reload` on its socket does the same.
 dh_reload() {
   local n t; n=$(grep -c 'reload: [0-9]* change' "$SYNC/serve.log")
-  kill -HUP $KH_PID
+  if grep -q 'SIGHUP is ignored.*ctl reload' "$SYNC/serve.log"; then
+    "$NVMF4J" ctl --socket "$SYNC/nvmf4j.sock" reload > /dev/null || { note "FAIL: nvmf4j ctl reload"; return 1; }
+  else
+    kill -HUP $KH_PID
+  fi
   for t in $(seq 300); do
     [ "$(grep -c 'reload: [0-9]* change' "$SYNC/serve.log")" -gt "$n" ] && break; sleep 0.2
   done
@@ -73,7 +79,7 @@ host_part() {
       bidi=$((rn % 2)); ctrl=""; [ $bidi = 1 ] && ctrl=$CTRL
       dh_config "$cfg" "$port" "$img" "$KH_HOSTNQN" "$h" "$g" "${KEY[$hid]}" "$ctrl"
       if [ $rn = 0 ]; then
-        kh_start_serve "$port" --config "$cfg" || return 1
+        kh_start_serve "$port" --config "$cfg" --rpc-socket "$SYNC/nvmf4j.sock" || return 1
       else
         dh_reload || { rc=1; break 2; }
       fi

@@ -22,7 +22,8 @@ import picocli.CommandLine.Model.CommandSpec;
         subcommands = {CtlCommand.ListCmd.class, CtlCommand.CreateSubsystem.class, CtlCommand.DeleteSubsystem.class,
             CtlCommand.AddNamespace.class, CtlCommand.RemoveNamespace.class, CtlCommand.ResizeNamespace.class,
             CtlCommand.AddHost.class, CtlCommand.RemoveHost.class, CtlCommand.AddPort.class,
-            CtlCommand.RemovePort.class, CtlCommand.SetAttr.class, CtlCommand.Disconnect.class, CtlCommand.Save.class})
+            CtlCommand.RemovePort.class, CtlCommand.SetAttr.class, CtlCommand.Disconnect.class, CtlCommand.Save.class,
+            CtlCommand.Reload.class})
 public final class CtlCommand implements Callable<Integer> {
 
     @Spec
@@ -356,6 +357,29 @@ public final class CtlCommand implements Callable<Integer> {
         @Override
         void print(JsonNode result) {
             parent.out.println("saved " + result.path("path").asText());
+        }
+    }
+
+    @Command(name = "reload", description = {"re-read the daemon's --config and apply what differs, as kill -HUP"
+            + " does (for a daemon started with SIGHUP ignored, e.g. under nohup)"})
+    static final class Reload extends Sub {
+        Reload() {
+            super("nvmf4j_reload_config");
+        }
+
+        void fill() {
+        }
+
+        @Override
+        void print(JsonNode result) {
+            for (JsonNode c : result.path("changes")) {
+                parent.out.println(c.asText());
+            }
+            for (JsonNode p : result.path("problems")) {
+                parent.out.println("problem: " + p.asText());
+            }
+            parent.out.println("reloaded: " + result.path("changes").size() + " change(s), "
+                    + result.path("problems").size() + " problem(s)");
         }
     }
 }

@@ -19,7 +19,8 @@ import java.util.UUID;
 
 /**
  * The management methods, named after SPDK's nvmf RPCs where one exists ({@code scripts/rpc.py nvmf_*}), the rest
- * {@code nvmf4j_*}; {@code save_config} as SPDK's. Parameters are one flat object; numbers may come as JSON numbers
+ * {@code nvmf4j_*}; {@code save_config} as SPDK's ({@code nvmf4j_reload_config}, SIGHUP's reload, has no SPDK
+ * counterpart: SPDK's {@code load_config} is a client that replays a file's calls). Parameters are one flat object; numbers may come as JSON numbers
  * or as decimal strings (what {@code nvmf4j rpc --param k=v} sends).
  */
 public final class RpcMethods {
@@ -27,12 +28,26 @@ public final class RpcMethods {
     /** Every method and its parameters, for {@code rpc_get_methods} and the error of an unknown method. */
     public static final Map<String, String> METHODS = methods();
 
+    /** What {@code nvmf4j_reload_config} runs: the daemon's SIGHUP reload. */
+    @FunctionalInterface
+    public interface Reloader {
+        ConfigReload.Result reload() throws RpcError;
+    }
+
     private final LiveTarget live;
     private final Path defaultSavePath;
+    private final Reloader reloader;
 
     public RpcMethods(LiveTarget live, Path defaultSavePath) {
+        this(live, defaultSavePath, () -> {
+            throw RpcError.refused("this target has no configuration file to reload");
+        });
+    }
+
+    public RpcMethods(LiveTarget live, Path defaultSavePath, Reloader reloader) {
         this.live = live;
         this.defaultSavePath = defaultSavePath;
+        this.reloader = reloader;
     }
 
     private static Map<String, String> methods() {
@@ -57,6 +72,7 @@ public final class RpcMethods {
         m.put("nvmf_subsystem_get_controllers", "nqn");
         m.put("nvmf4j_disconnect_controller", "nqn cntlid");
         m.put("save_config", "[path]");
+        m.put("nvmf4j_reload_config", "");
         return m;
     }
 
@@ -165,6 +181,14 @@ public final class RpcMethods {
                     throw RpcError.refused("saving to " + target + ": " + e.getMessage());
                 }
                 yield Map.of("path", target.toString());
+            }
+            case "nvmf4j_reload_config" -> {
+                // what SIGHUP does, for a daemon that cannot handle it (its parent ignored it: nohup)
+                ConfigReload.Result r = reloader.reload();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("changes", r.changes());
+                m.put("problems", r.problems());
+                yield m;
             }
             default -> throw new RpcError(RpcError.METHOD_NOT_FOUND, "no method \"" + method
                     + "\"; rpc_get_methods lists them");

@@ -22,19 +22,21 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * {@code nvmf4j serve}: runs the target daemon until SIGTERM / Ctrl-C, from an nvmetcli {@code saveconfig.json}
- * (plus its {@code "nvmf4j"} section) or from the quick form on the command line.
+ * (plus its {@code "nvmf4j"} section) or from the quick form on the command line. Its signals are handled from its
+ * first step ({@link ServeSignals}), before it announces anything.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serve files, block devices or RAM as NVMe namespaces over RDMA (NVMe-oF target).",
             "Either --config FILE (nvmetcli saveconfig.json) or the quick form, e.g.:",
-            "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk --listen 127.0.0.1:4420"})
+            "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk --listen 127.0.0.1:4420",
+            "SIGTERM or Ctrl-C stops it (exit 0); SIGHUP or `nvmf4j ctl reload` re-reads --config and applies what"
+                    + " differs (ctl reload also where SIGHUP was ignored at start, e.g. under nohup)."})
 public final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", description = "nvmetcli saveconfig.json (with an optional \"nvmf4j\" section)")
@@ -126,7 +128,6 @@ public final class ServeCommand implements Callable<Integer> {
     boolean trace;
 
     private final PrintStream err;
-    private final CountDownLatch stopRequested = new CountDownLatch(1);
 
     public ServeCommand() {
         this(System.err);
@@ -138,6 +139,13 @@ public final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // signals first: one that arrives while the daemon starts is handled, never the JVM's default exit
+        try (ServeSignals signals = ServeSignals.install()) {
+            return serve(signals);
+        }
+    }
+
+    private int serve(ServeSignals signals) {
         DedicatedPollers.configure();
         LoadedConfig loaded;
         try {
@@ -167,6 +175,15 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         OneLineLogFormat.install(level, style);
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
+        if (signals.sighupProblem() != null) {
+            log.log(System.Logger.Level.WARNING, "{0}: {1}", signals.sighupProblem(), noRpc
+                    ? "kill -HUP does not reload; without --no-rpc, `nvmf4j ctl reload` would"
+                    : "kill -HUP does not reload; `nvmf4j ctl reload` does");
+        }
+        if (signals.stopRequested()) {
+            return 0;
+        }
         TargetDaemon daemon;
         try {
             limits.applySoftiwarpProperties();
@@ -176,16 +193,22 @@ public final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         // SIGTERM / Ctrl-C are the normal way to stop: handled as signals (not only a shutdown hook) so the stop
-        // runs while logging still works, and the exit status is 0 rather than 128 + signal
-        installStopSignal("TERM");
-        installStopSignal("INT");
-        installReloadSignal(daemon.live());
+        // runs while logging still works, and the exit status is 0 rather than 128 + signal; one that came while
+        // the daemon started stops it now, before it announces anything
+        if (signals.stopRequested()) {
+            daemon.close();
+            return 0;
+        }
+        // SIGHUP re-reads --config (Linux daemons' convention; systemd's ExecReload); one received while the
+        // daemon started is applied now, before it announces anything
+        signals.reloadWith(() -> reload(daemon.live()));
         RpcServer rpc = null;
         if (!noRpc) {
             boolean explicit = rpcSocket != null;
             Path socket = explicit ? rpcSocket : SocketPaths.forServer();
             try {
-                rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), config)::call);
+                rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), config,
+                        () -> reloadOrRefuse(daemon.live(), "ctl reload"))::call);
             } catch (IOException | RuntimeException e) {
                 if (explicit) {
                     err.println("nvmf4j serve: management socket " + socket + ": " + e.getMessage()
@@ -199,6 +222,13 @@ public final class ServeCommand implements Callable<Integer> {
                         e.getMessage());
             }
         }
+        if (signals.stopRequested()) {
+            if (rpc != null) {
+                rpc.close();
+            }
+            daemon.close();
+            return 0;
+        }
         Thread hook = new Thread(daemon::close, "nvmf4j-shutdown"); // any other exit: still flush the backends
         Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("nvmf4j serve: listening on " + daemon.listening()
@@ -207,7 +237,7 @@ public final class ServeCommand implements Callable<Integer> {
                 + "/metrics"));
         System.out.flush();
         try {
-            stopRequested.await();
+            signals.awaitStop();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -223,45 +253,36 @@ public final class ServeCommand implements Callable<Integer> {
         return 0;
     }
 
-    private void installStopSignal(String name) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> {
-                System.getLogger(ServeCommand.class.getName()).log(System.Logger.Level.INFO,
-                        "SIG{0} received: stopping", signal.getName());
-                stopRequested.countDown();
-            });
-        } catch (IllegalArgumentException e) {
-            // signal not available on this platform: the shutdown hook still flushes the backends
-        }
-    }
-
-    /** SIGHUP re-reads --config and applies the difference (Linux daemons' convention; systemd's ExecReload). */
-    private void installReloadSignal(LiveTarget live) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> reload(live));
-        } catch (IllegalArgumentException e) {
-            // no SIGHUP on this platform
-        }
-    }
-
     /**
      * Loads --config again and applies what differs; a file that does not load changes nothing. Returns null when
      * nothing could be applied (no --config, or a bad file), with the reason logged.
      */
     ConfigReload.Result reload(LiveTarget live) {
-        System.Logger log = System.getLogger(ServeCommand.class.getName());
-        if (config == null) {
-            log.log(System.Logger.Level.WARNING, "SIGHUP: started without --config; nothing to re-read");
+        try {
+            return reloadOrRefuse(live, "SIGHUP");
+        } catch (RpcError e) {
             return null;
         }
-        log.log(System.Logger.Level.INFO, "SIGHUP: re-reading {0}", config);
+    }
+
+    /**
+     * What SIGHUP does, for {@code trigger} (SIGHUP, or {@code ctl reload}: JSON-RPC {@code nvmf4j_reload_config}):
+     * the reason nothing could be applied is logged and thrown as a refusal.
+     */
+    ConfigReload.Result reloadOrRefuse(LiveTarget live, String trigger) throws RpcError {
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
+        if (config == null) {
+            log.log(System.Logger.Level.WARNING, "{0}: started without --config; nothing to re-read", trigger);
+            throw RpcError.refused("the daemon was started without --config; nothing to re-read");
+        }
+        log.log(System.Logger.Level.INFO, "{0}: re-reading {1}", trigger, config);
         LoadedConfig loaded;
         try {
             loaded = withCommandLineSettings(configLoader().load(config));
         } catch (ConfigException | RuntimeException e) {
-            log.log(System.Logger.Level.ERROR, "reload: {0}; nothing changed",
-                    e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' '));
-            return null;
+            String why = e.getMessage() == null ? e.toString() : e.getMessage().replace('\n', ' ');
+            log.log(System.Logger.Level.ERROR, "reload: {0}; nothing changed", why);
+            throw RpcError.refused(why + "; nothing changed");
         }
         for (var w : loaded.warnings()) {
             log.log(System.Logger.Level.WARNING, "reload: {0}", w.format(loaded.source()));

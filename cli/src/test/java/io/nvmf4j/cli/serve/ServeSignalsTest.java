@@ -3,26 +3,110 @@ package io.nvmf4j.cli.serve;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nvmf4j.config.QuickConfig;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code nvmf4j serve} as a process: SIGHUP reloads (it used to kill the daemon with exit 129), SIGTERM stops it with 0. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+/**
+ * {@code nvmf4j serve} as a process: SIGHUP reloads (it used to kill the daemon with exit 129), SIGTERM stops it
+ * with 0, also while it starts, and a daemon whose parent ignores SIGHUP (nohup) says so and reloads through
+ * {@code nvmf4j ctl reload}. Each daemon is started with SIGHUP, SIGINT and SIGTERM set explicitly (handled by
+ * default, or HUP ignored), so the tests mean the same whether or not the test runner's own parent ignores SIGHUP.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
 class ServeSignalsTest {
+
+    private static final String NQN = "nqn.2026-12.io.nvmf4j:signals";
 
     @TempDir
     Path dir;
 
     private static void kill(String signal, long pid) throws Exception {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor());
+    }
+
+    /** Waits (at most 20 s) for {@code condition}; the process must stay alive meanwhile. */
+    private static void await(Process p, Path log, BooleanSupplier condition, String what) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            assertTrue(p.isAlive(), () -> what + ": the daemon ended (" + p.exitValue() + "):\n" + read(log));
+            assertTrue(System.nanoTime() < end, () -> "within 20 s: " + what + "\n" + read(log));
+            Thread.sleep(20);
+        }
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> java(String... args) {
+        List<String> c = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                "io.nvmf4j.cli.Nvmf4j"));
+        c.addAll(List.of(args));
+        return c;
+    }
+
+    /** A config of one RAM subsystem on {@code port} with {@code namespaces} 1 MiB namespaces. */
+    private static String config(int port, int namespaces) throws Exception {
+        QuickConfig q = QuickConfig.builder().nqn(NQN).listen("127.0.0.1:" + port);
+        for (int i = 0; i < namespaces; i++) {
+            q.ram("1M");
+        }
+        return q.build().config().toJson();
+    }
+
+    /**
+     * {@code nvmf4j serve --config config} with SIGINT and SIGTERM at their default and SIGHUP at its default or
+     * ignored (what nohup does), stderr to {@code log}.
+     */
+    private Process serve(Path config, Path log, boolean hupIgnored, String... more) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT,TERM"
+                + (hupIgnored ? "" : ",HUP")));
+        if (hupIgnored) {
+            cmd.add("--ignore-signal=HUP");
+        }
+        cmd.addAll(java("serve", "--config", config.toString(), "--provider", "softiwarp", "--poll-groups", "1",
+                "--rpc-socket", dir.resolve("s.sock").toString()));
+        cmd.addAll(List.of(more));
+        return new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+    }
+
+    private static String firstLine(Process p) throws IOException {
+        return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
+    }
+
+    private static void stopWithZero(Process p, Path log) throws Exception {
+        kill("TERM", p.pid());
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS), "SIGTERM ended the daemon within 20 s\n" + read(log));
+        assertEquals(0, p.exitValue(), read(log));
+    }
+
+    /** {@code nvmf4j ctl ARGS} as its own process: exit status, then stdout and stderr. */
+    private Object[] ctl(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("ctl", "--socket", dir.resolve("s.sock").toString()));
+        cmd.addAll(List.of(args));
+        Process c = new ProcessBuilder(java(cmd.toArray(String[]::new))).redirectErrorStream(true).start();
+        String out = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(c.waitFor(30, TimeUnit.SECONDS));
+        return new Object[] {c.exitValue(), out};
     }
 
     @Test
@@ -41,33 +125,116 @@ class ServeSignalsTest {
 
     @Test
     void sighupReloadsTheConfigAndTheDaemonKeepsRunningSigtermStopsItWithZero() throws Exception {
+        int port = TestDaemons.freePort();
         Path config = dir.resolve("config.json");
-        Files.writeString(config, io.nvmf4j.config.QuickConfig.builder().nqn("nqn.2026-12.io.nvmf4j:signals")
-                .ram("1M").listen("127.0.0.1:" + TestDaemons.freePort()).build().config().toJson());
+        Files.writeString(config, config(port, 1));
         Path log = dir.resolve("stderr.log");
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
-                "io.nvmf4j.cli.Nvmf4j", "serve", "--config", config.toString(), "--provider", "softiwarp",
-                "--poll-groups", "1", "--rpc-socket", dir.resolve("s.sock").toString()))
-                .redirectError(log.toFile()).start();
+        Process p = serve(config, log, false);
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertTrue(line != null && line.contains("listening on"), line + "\n" + Files.readString(log));
+            String line = firstLine(p);
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
+            assertTrue(!read(log).contains("ctl reload"), "SIGHUP is handled: no word of ctl reload\n" + read(log));
+            Files.writeString(config, config(port, 2));
             kill("HUP", p.pid());
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!Files.readString(log).contains("reload: no change")) {
-                assertTrue(p.isAlive(), "SIGHUP killed the daemon:\n" + Files.readString(log));
-                assertTrue(System.nanoTime() < end, Files.readString(log));
-                Thread.sleep(50);
-            }
+            await(p, log, () -> read(log).contains("reload: 1 change(s), 0 problem(s)"), "SIGHUP's reload");
+            assertTrue(read(log).contains("SIGHUP: re-reading"), read(log));
+            assertTrue(read(log).contains("add namespace 2"), read(log));
             assertTrue(p.isAlive());
-            kill("TERM", p.pid());
-            assertTrue(p.waitFor(20, TimeUnit.SECONDS));
-            assertEquals(0, p.exitValue(), Files.readString(log));
+            stopWithZero(p, log);
             assertTrue(!Files.exists(dir.resolve("s.sock")), "the socket is removed at stop");
         } finally {
             p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void whereSighupIsIgnoredTheDaemonSaysSoAtStartAndCtlReloadReloads() throws Exception {
+        int port = TestDaemons.freePort();
+        Path config = dir.resolve("config.json");
+        Files.writeString(config, config(port, 1));
+        Path log = dir.resolve("stderr.log");
+        Process p = serve(config, log, true);
+        try {
+            String line = firstLine(p);
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
+            // logged before "listening on" is printed, in one line
+            String warning = read(log).lines().filter(l -> l.contains("SIGHUP")).findFirst().orElse("");
+            assertTrue(warning.contains("ignored") && warning.contains("`nvmf4j ctl reload`"), read(log));
+            Files.writeString(config, config(port, 2));
+            kill("HUP", p.pid()); // ignored: neither a reload nor the end of the daemon
+            Object[] reload = ctl("reload");
+            assertEquals(0, reload[0], (String) reload[1]);
+            assertTrue(((String) reload[1]).contains("add namespace 2"), (String) reload[1]);
+            assertTrue(((String) reload[1]).contains("reloaded: 1 change(s), 0 problem(s)"), (String) reload[1]);
+            assertTrue(read(log).contains("ctl reload: re-reading " + config), read(log));
+            assertTrue(!read(log).contains("SIGHUP: re-reading"), read(log));
+            Object[] list = ctl("list");
+            assertTrue(((String) list[1]).contains("ns 2 "), (String) list[1]);
+            Object[] again = ctl("reload");
+            assertTrue(((String) again[1]).contains("reloaded: 0 change(s), 0 problem(s)"), (String) again[1]);
+            stopWithZero(p, log);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /**
+     * SIGTERM the moment the metrics endpoint answers: the daemon is still starting (the endpoint comes up before
+     * the transport listens and before "listening on"), and stops with 0, not the JVM's 143. (Before the JVM runs
+     * the daemon's first line no program can handle a signal: the test waits for an event of the start-up.)
+     */
+    @Test
+    void sigtermWhileTheDaemonStartsStopsItWithZero() throws Exception {
+        Path config = dir.resolve("config.json");
+        Files.writeString(config, config(TestDaemons.freePort(), 1));
+        Path log = dir.resolve("stderr.log");
+        int metrics = TestDaemons.freePort();
+        Process p = serve(config, log, false, "--metrics-port", Integer.toString(metrics));
+        try {
+            await(p, log, () -> answers(metrics), "the metrics endpoint answers");
+            stopWithZero(p, log);
+            assertTrue(read(log).contains("SIGTERM received: stopping"), read(log));
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    /** SIGHUP while the daemon starts (the config loaded, not yet listening) is applied once it can be. */
+    @Test
+    void sighupWhileTheDaemonStartsIsAppliedOnceStarted() throws Exception {
+        int port = TestDaemons.freePort();
+        Path config = dir.resolve("config.json");
+        Files.writeString(config, config(port, 1));
+        Path log = dir.resolve("stderr.log");
+        int metrics = TestDaemons.freePort();
+        Process p = serve(config, log, false, "--metrics-port", Integer.toString(metrics));
+        try {
+            await(p, log, () -> answers(metrics), "the metrics endpoint answers");
+            Files.writeString(config, config(port, 2));
+            kill("HUP", p.pid());
+            await(p, log, () -> read(log).contains("reload: 1 change(s), 0 problem(s)"), "the reload");
+            String line = firstLine(p);
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
+            assertTrue(((String) ctl("list")[1]).contains("ns 2 "), read(log));
+            stopWithZero(p, log);
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    private static boolean answers(int port) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/metrics").toURL()
+                    .openConnection();
+            c.setConnectTimeout(1000);
+            c.setReadTimeout(5000);
+            try {
+                return c.getResponseCode() == 200;
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return false;
         }
     }
 }

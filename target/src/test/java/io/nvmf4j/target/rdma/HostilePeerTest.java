@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -256,7 +257,9 @@ class HostilePeerTest {
             relay.armFreeze();
             a.send(64);
         }
-        Thread.sleep(200);
+        // every attacker's Connect has been seen once the 28 with a 1 MiB SGL are refused
+        await(() -> rejected(registry, RejectReason.CONNECT_REFUSED) == 28, Duration.ofSeconds(10),
+                "the 28 Connects with a 1 MiB SGL refused");
         long held = poolFree - fixture.transport.bufferBytesFree();
         assertTrue(held <= 4 * 4096, "attackers hold " + held + " bytes of the pool");
         try (Legit host = legit()) {
@@ -292,12 +295,13 @@ class HostilePeerTest {
             greedy.keyed(w, 0, MIB, false);
             for (int i = 0; i < 4; i++) {
                 greedy.send(64);
-                Thread.sleep(30);
             }
-            Thread.sleep(200);
-            long held = poolFree - fixture.transport.bufferBytesFree();
-            assertEquals(MIB, held, "pool bytes held by the greedy queue");
+            await(() -> poolFree - fixture.transport.bufferBytesFree() == MIB, Duration.ofSeconds(10),
+                    "the greedy queue's first write holds 1 MiB of the pool");
             verifiedIo(host.io, MIB, 10);
+            // the other host's buffers go back when its response Sends complete, the greedy queue's 1 MiB stays
+            await(() -> poolFree - fixture.transport.bufferBytesFree() == MIB, Duration.ofSeconds(10),
+                    "only the greedy queue's 1 MiB held after the other host's I/O");
         }
     }
 
@@ -401,14 +405,20 @@ class HostilePeerTest {
      */
     @Test
     void aFailureWhileServingBufferWaitersEndsOnlyThatConnection() throws Exception {
+        CountDownLatch victimWaits = new CountDownLatch(1);
+        CountDownLatch injected = new CountDownLatch(1);
         TransportObserver throwing = new TransportObserver() {
             @Override
             public void commandStarted(Request request) {
+                if (request.namespace() != null && request.namespace().nsid() == 2) {
+                    victimWaits.countDown(); // the read has arrived; its buffer comes later
+                }
             }
 
             @Override
             public void commandFinished(Request request, long latencyNanos, boolean responded) {
                 if (responded && request.namespace() != null && request.namespace().nsid() == 2) {
+                    injected.countDown();
                     throw new IllegalStateException("injected observer failure");
                 }
             }
@@ -448,9 +458,10 @@ class HostilePeerTest {
             SubmissionQueueEntry r = victim.io.readWrite(0x02, 2, 0, MIB / 4096);
             victim.io.keyed(r, 0, MIB, false);
             victim.io.send(64);
-            Thread.sleep(100);
+            assertTrue(victimWaits.await(10, TimeUnit.SECONDS), "the victim's read reached the target");
+            assertEquals(0, fixture.transport.bufferBytesFree(), "the read waits: the pool is still held");
             relays.get(0).cut(); // a buffer comes free: the waiting read gets it, and the observer throws
-            Thread.sleep(300);
+            assertTrue(injected.await(10, TimeUnit.SECONDS), "the waiting read got a buffer and completed");
             verifiedIo(bystander.io, 4096, 8);
         }
     }
