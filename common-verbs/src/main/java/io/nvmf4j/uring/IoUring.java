@@ -76,8 +76,15 @@ public final class IoUring implements AutoCloseable {
         int fd = -1;
         try {
             MemorySegment callState = Syscalls.newCallState(arena);
-            MemorySegment request = RingParams.request(arena, 2 * entries);
+            // a polling owner reads the CQ without entering the kernel: let completions that need its task context
+            // wait for its next enter instead of interrupting it (EINVAL before 5.19: without them)
+            MemorySegment request = RingParams.request(arena, 2 * entries, RingParams.SETUP_CQSIZE
+                    | RingParams.SETUP_COOP_TASKRUN | RingParams.SETUP_TASKRUN_FLAG);
             long rc = Syscalls.syscall(callState, Syscalls.IO_URING_SETUP, entries, request.address(), 0, 0, 0, 0);
+            if (rc == -Errno.EINVAL) {
+                request = RingParams.request(arena, 2 * entries);
+                rc = Syscalls.syscall(callState, Syscalls.IO_URING_SETUP, entries, request.address(), 0, 0, 0, 0);
+            }
             if (rc < 0) {
                 throw new IoUringException("io_uring_setup", (int) -rc);
             }
@@ -178,6 +185,15 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
+     * Whether {@link #submit()} has work for the kernel: SQEs prepared, completions in the overflow list, or
+     * completion work waiting for this ring's owner (IORING_SQ_TASKRUN). One volatile read each; no system call.
+     */
+    public boolean needsEnter() {
+        requireOpen();
+        return sq.pending() > 0 || sq.completionsOverflowed() || sq.taskRunPending();
+    }
+
+    /**
      * One {@code io_uring_enter} for everything prepared (no call when nothing is prepared and no completion waits
      * in the kernel's overflow list); returns how many SQEs the kernel took. EINTR is retried; EAGAIN and EBUSY
      * (kernel out of memory for requests, CQ overflow backlog) return 0 and leave the SQEs for the next call, after
@@ -223,8 +239,9 @@ public final class IoUring implements AutoCloseable {
         while (true) {
             int toSubmit = sq.pending();
             int enterFlags = flags;
-            if (sq.completionsOverflowed()) {
-                enterFlags |= ENTER_GETEVENTS; // flushes the overflow list into the CQ (liburing's cq_ring_needs_flush)
+            if (sq.completionsOverflowed() || sq.taskRunPending()) {
+                // flushes the overflow list into the CQ and runs deferred completion work (cq_ring_needs_flush)
+                enterFlags |= ENTER_GETEVENTS;
             }
             if (toSubmit == 0 && enterFlags == 0) {
                 return 0;

@@ -23,6 +23,14 @@ record RingParams(int sqEntries, int cqEntries, int features, SqOffsets sq, CqOf
 
     /** {@code IORING_SETUP_CQSIZE}: {@code cq_entries} is the CQ size (else the kernel takes twice the SQ's). */
     static final int SETUP_CQSIZE = 1 << 3;
+    /**
+     * {@code IORING_SETUP_COOP_TASKRUN} (5.19): completions that need the submitting task's context are not pushed
+     * by interrupting it (an IPI and a forced kernel entry of a thread that is busy polling); with
+     * {@code IORING_SETUP_TASKRUN_FLAG} the kernel sets {@code IORING_SQ_TASKRUN} in the SQ ring's flags instead, and
+     * the next {@code io_uring_enter} with GETEVENTS runs that work (liburing's {@code cq_ring_needs_flush()}).
+     */
+    static final int SETUP_COOP_TASKRUN = 1 << 8;
+    static final int SETUP_TASKRUN_FLAG = 1 << 9;
     /** {@code IORING_FEAT_SINGLE_MMAP}: the SQ and CQ rings share one mapping (kernel 5.4+). */
     static final int FEAT_SINGLE_MMAP = 1;
 
@@ -36,8 +44,12 @@ record RingParams(int sqEntries, int cqEntries, int features, SqOffsets sq, CqOf
 
     /** A zeroed {@code struct io_uring_params} asking for a CQ of {@code cqEntries} entries. */
     static MemorySegment request(Arena arena, int cqEntries) {
+        return request(arena, cqEntries, SETUP_CQSIZE);
+    }
+
+    static MemorySegment request(Arena arena, int cqEntries, int setupFlags) {
         MemorySegment p = arena.allocate(SIZE, 8);
-        p.set(JAVA_INT, FLAGS, SETUP_CQSIZE);
+        p.set(JAVA_INT, FLAGS, setupFlags);
         p.set(JAVA_INT, CQ_ENTRIES, cqEntries);
         return p;
     }

@@ -14,6 +14,8 @@ import java.lang.invoke.VarHandle;
 final class SubmissionQueue {
     /** {@code IORING_SQ_CQ_OVERFLOW} in the SQ ring's flags: CQEs wait in the kernel's overflow list. */
     private static final int SQ_CQ_OVERFLOW = 1 << 1;
+    /** {@code IORING_SQ_TASKRUN}: completions wait for task work that an enter with GETEVENTS runs. */
+    private static final int SQ_TASKRUN = 1 << 2;
     private static final VarHandle INT = JAVA_INT.varHandle();
 
     private final MemorySegment ring;
@@ -69,6 +71,11 @@ final class SubmissionQueue {
     /** SQEs filled that the kernel has not consumed yet (published or not). */
     int pending() {
         return sqeTail - (int) INT.getAcquire(ring, head);
+    }
+
+    /** Whether completions wait for task work (a ring set up with COOP_TASKRUN and TASKRUN_FLAG). */
+    boolean taskRunPending() {
+        return ((int) INT.getAcquire(ring, flags) & SQ_TASKRUN) != 0;
     }
 
     /** Whether completions overflowed the CQ and need an {@code io_uring_enter} with GETEVENTS to be flushed. */

@@ -136,7 +136,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
      */
     public int poll() {
         int n = 0;
-        if (ring != null && ring.prepared() > 0) {
+        if (ring != null && ring.needsEnter()) {
+            // what the last round prepared, and completion work the kernel left for this thread (COOP_TASKRUN)
             submitRing();
         }
         if (ring != null) {

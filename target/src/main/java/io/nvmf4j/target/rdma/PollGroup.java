@@ -43,6 +43,8 @@ final class PollGroup implements AutoCloseable {
      */
     private static final long BACKEND_SPIN_NANOS = 1_000_000L;
     private static final long BACKEND_WAIT_MILLIS = 1;
+    /** After this long without work while backend operations run, each empty round yields the core. */
+    private static final long BACKEND_YIELD_NANOS = 10_000L;
     /** How long shutdown waits for backend operations still running before it gives up on their memory. */
     private static final long BACKEND_DRAIN_NANOS = 10_000_000_000L;
 
@@ -355,7 +357,12 @@ final class PollGroup implements AutoCloseable {
         long now = System.nanoTime();
         boolean backendBusy = backendIo.inFlight() > 0;
         if (now - lastWork < (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
-            Thread.onSpinWait();
+            if (backendBusy && now - lastWork > BACKEND_YIELD_NANOS) {
+                // the work we wait for may need this core: a backend worker, or whatever thread serves the disk
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
             return;
         }
         if (now - nextHousekeeping >= 0) {
