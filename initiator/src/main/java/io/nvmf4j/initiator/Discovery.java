@@ -34,19 +34,49 @@ public final class Discovery {
     private Discovery() {
     }
 
+    /**
+     * The log as the controller sent it: GENCTR and NUMREC raw 1024-byte entries, each a view over a copy the host
+     * holds (every field nvme-cli prints, EFLAGS and the RDMA TSAS included).
+     *
+     * @param generation GENCTR
+     * @param entries    the entries in log order
+     */
+    public record Entries(long generation, List<DiscoveryLogEntry> entries) {
+
+        public Entries {
+            entries = List.copyOf(entries);
+        }
+    }
+
     /** Connects to the discovery controller in {@code options}, reads the log, disconnects. */
     public static DiscoveryLog discover(ConnectOptions options) throws NvmfException {
+        Entries raw = discoverEntries(options);
+        return new DiscoveryLog(raw.generation(), raw.entries().stream().map(DiscoveryRecord::from).toList());
+    }
+
+    /** As {@link #discover}, the entries raw (what {@code nvmf4j discover} prints). */
+    public static Entries discoverEntries(ConnectOptions options) throws NvmfException {
         if (!options.isDiscovery()) {
             options = options.toBuilder().subsystemNqn(Nqn.DISCOVERY).ioQueues(0)
                     .keepAliveTimeout(java.time.Duration.ZERO).build();
         }
         try (NvmeController controller = NvmeController.connect(options)) {
-            return readLog(controller, DEFAULT_MAX_RETRIES);
+            return readEntries(controller, DEFAULT_MAX_RETRIES);
         }
     }
 
     /** Reads the whole log from a connected (discovery) controller. */
     public static DiscoveryLog readLog(NvmeController controller, int maxRetries) throws NvmfException {
+        Entries raw = readEntries(controller, maxRetries);
+        return new DiscoveryLog(raw.generation(), raw.entries().stream().map(DiscoveryRecord::from).toList());
+    }
+
+    /**
+     * Reads the whole log from a connected (discovery) controller, the entries raw: the one reader of the
+     * discovery log in this project (the library's {@link #readLog} and the command line's {@code discover} and
+     * {@code list-subsys} both go through it), so the NUMREC bound holds for every caller.
+     */
+    public static Entries readEntries(NvmeController controller, int maxRetries) throws NvmfException {
         int lid = LogPageId.DISCOVERY.code();
         int tries = 0;
         while (true) {
@@ -60,17 +90,17 @@ public final class Discovery {
                         + " this host reads");
             }
             if (numrec == 0) {
-                return new DiscoveryLog(genctr, List.of());
+                return new Entries(genctr, List.of());
             }
-            List<DiscoveryRecord> records = new ArrayList<>((int) numrec);
+            List<DiscoveryLogEntry> entries = new ArrayList<>((int) numrec);
             for (int first = 0; first < numrec; first += RECORDS_PER_CHUNK) {
                 int count = (int) Math.min(RECORDS_PER_CHUNK, numrec - first);
                 MemorySegment chunk = controller.getLogPage(lid, 0,
                         DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
                         count * DiscoveryLogEntry.SIZE, true);
                 for (int i = 0; i < count; i++) {
-                    records.add(DiscoveryRecord.from(DiscoveryLogEntry.wrap(
-                            chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE))));
+                    entries.add(DiscoveryLogEntry.wrap(
+                            chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE)));
                 }
             }
             DiscoveryLogPage again = DiscoveryLogPage.wrap(
@@ -80,7 +110,7 @@ public final class Discovery {
                     throw new NvmfException(controller.name() + ": discovery log NUMREC changed from " + numrec
                             + " to " + Long.toUnsignedString(again.numrec()) + " under the same GENCTR " + genctr);
                 }
-                return new DiscoveryLog(genctr, records);
+                return new Entries(genctr, entries);
             }
             if (++tries >= maxRetries) {
                 throw new NvmfException(controller.name() + ": discovery log kept changing (GENCTR " + genctr

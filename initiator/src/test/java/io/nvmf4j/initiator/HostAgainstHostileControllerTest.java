@@ -133,4 +133,36 @@ class HostAgainstHostileControllerTest {
         // header, entries, header per try
         assertEquals(3 * Discovery.DEFAULT_MAX_RETRIES, target.receivedWithOpcode(0x02).size());
     }
+
+    // ---- issue 27, item 1: one bounded reader of the discovery log, raw entries included --------------------
+
+    @Test
+    void theRawEntriesReaderTheCommandLineUsesIsBoundedToo() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 2;
+        script.discoveryNumrecClaim = 1_500_000L;
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.discovery(target.address()).host(HostIdentity.generate())
+                .provider("softiwarp").commandTimeout(Duration.ofSeconds(5)).build();
+        NvmfException e = assertThrows(NvmfException.class, () -> Discovery.discoverEntries(options));
+        assertTrue(e.getMessage().contains("1500000") && e.getMessage().contains("" + Discovery.MAX_RECORDS),
+                e.getMessage());
+        assertEquals(1, target.receivedWithOpcode(0x02).size());
+    }
+
+    @Test
+    void theRawEntriesAreTheRecordsTheLibraryDecodes() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 6; // two 4 KiB chunks
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.discovery(target.address()).host(HostIdentity.generate())
+                .provider("softiwarp").commandTimeout(Duration.ofSeconds(5)).build();
+        Discovery.Entries raw = Discovery.discoverEntries(options);
+        DiscoveryLog log = Discovery.discover(options);
+        assertEquals(6, raw.entries().size());
+        assertEquals(log.generation(), raw.generation());
+        for (int i = 0; i < 6; i++) {
+            assertEquals(log.records().get(i).subnqn(), raw.entries().get(i).subnqn().strip());
+        }
+    }
 }
