@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.nvmf4j.cli.CliRunner;
 import io.nvmf4j.initiator.Discovery;
 import io.nvmf4j.initiator.fake.ScriptedController;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The command line's host commands against a controller that lies (issue 27): what {@code nvmf4j discover} and
@@ -21,6 +24,9 @@ import org.junit.jupiter.api.Timeout;
 class HostileControllerCommandTest {
 
     private ScriptedController controller;
+
+    @TempDir
+    Path dir;
 
     @AfterEach
     void stop() {
@@ -56,5 +62,37 @@ class HostileControllerCommandTest {
             controller.close();
             controller = null;
         }
+    }
+
+    /** Item 4: data that arrived for a Read whose completion says Internal Error is not written (as nvme-cli). */
+    @Test
+    void readWritesNothingForAReadWhoseCompletionIsAnError() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.readDataThenInternalError = true;
+        Path file = dir.resolve("out.bin");
+        String[] args = at(script, "read", "--nqn", script.subsystem.value(), "-s", "0", "-c", "7", "-z", "4096",
+                "-d", file.toString());
+        controller.media().fill((byte) 0x5A);
+        CliRunner.Result r = CliRunner.run(args);
+        assertNotEquals(0, r.exitCode(), r.out());
+        assertTrue(r.err().contains("Internal Error"), r.err());
+        assertTrue(!Files.exists(file) || Files.size(file) == 0,
+                "the failed read's output: " + (Files.exists(file) ? Files.size(file) + " bytes" : "none"));
+    }
+
+    /** Item 4, the same against a file that held data: it is left empty, as nvme-cli's O_TRUNC leaves it. */
+    @Test
+    void aFailedReadOverMoreThanOneChunkLeavesTheFileEmpty() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.readDataThenInternalError = true;
+        script.blocks = 8192; // 4 MiB: several 1 MiB chunks
+        Path file = dir.resolve("old.bin");
+        Files.write(file, new byte[100]);
+        String[] args = at(script, "read", "--nqn", script.subsystem.value(), "-s", "0", "-c", "4095",
+                "-d", file.toString());
+        controller.media().fill((byte) 0x5A);
+        CliRunner.Result r = CliRunner.run(args);
+        assertNotEquals(0, r.exitCode(), r.out());
+        assertEquals(0, Files.size(file));
     }
 }

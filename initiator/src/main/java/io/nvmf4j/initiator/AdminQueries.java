@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.admin.ActiveNamespaceList;
 import io.nvmf4j.protocol.admin.AdminOpcode;
@@ -64,6 +65,20 @@ final class AdminQueries {
         id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
         runAdmin(id);
         return IdentifyNamespace.wrap(data);
+    }
+
+    /**
+     * An allocated namespace's identify data checked before the host does I/O with it (IdentifyNamespace#validate:
+     * NLBAF and FLBAS in range, LBADS within 2^9..2^31, NCAP and NUSE within NSZE): a controller reporting anything
+     * else is a protocol error naming the field, not an internal failure of the host later.
+     */
+    static IdentifyNamespace usable(String controller, long nsid, IdentifyNamespace id) throws NvmfException {
+        try {
+            return id.validate();
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(controller + ": Identify Namespace " + nsid + " is not usable: "
+                    + e.getMessage());
+        }
     }
 
     List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {

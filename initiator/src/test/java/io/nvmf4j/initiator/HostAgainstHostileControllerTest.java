@@ -165,4 +165,47 @@ class HostAgainstHostileControllerTest {
             assertEquals(log.records().get(i).subnqn(), raw.entries().get(i).subnqn().strip());
         }
     }
+
+    // ---- issue 27, item 4: extreme but valid controller values ----------------------------------------------
+
+    private NvmeController connect(ScriptedController.Script script) throws Exception {
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.builder(target.address(), script.subsystem)
+                .host(HostIdentity.generate()).ioQueues(1).queueSize(16).provider("softiwarp")
+                .connectTimeout(Duration.ofSeconds(5)).commandTimeout(Duration.ofSeconds(5)).build();
+        return NvmeController.connect(options);
+    }
+
+    /** MDTS 52 with 4 KiB pages is 2^64 bytes: no limit (Linux saturates), not a wrapped limit of 0 bytes. */
+    @Test
+    void mdtsOfTwoToTheSixtyFourBytesSaturatesToNoLimitBeyondTheSgl() throws Exception {
+        for (int mdts : new int[] {51, 52, 53, 255}) {
+            ScriptedController.Script script = new ScriptedController.Script();
+            script.mdts = mdts;
+            try (NvmeController c = connect(script)) {
+                assertTrue(c.maxTransferBytes() > 0, "MDTS " + mdts + ": " + c.maxTransferBytes());
+                Namespace ns = c.namespace(1).orElseThrow();
+                assertTrue(ns.maxBlocksPerRequest() >= 1);
+                byte[] back = new byte[64 << 10];
+                ns.read(0, back.length / 512, java.lang.foreign.MemorySegment.ofArray(back));
+            } finally {
+                target.close();
+                target = null;
+            }
+        }
+    }
+
+    /** LBADS outside 2^9..2^31: a protocol error naming the field, not an internal MalformedStructureException. */
+    @Test
+    void lbadsOutsideNineToThirtyOneIsAProtocolErrorNamingTheField() throws Exception {
+        for (int lbads : new int[] {0, 8, 32, 63}) {
+            ScriptedController.Script script = new ScriptedController.Script();
+            script.lbadsClaim = lbads;
+            NvmfException e = connectFails(script);
+            assertTrue(e.getMessage().contains("LBADS " + lbads) && e.getMessage().contains("nvme-")
+                    && e.getMessage().contains("Identify Namespace 1"), e.getMessage());
+            target.close();
+            target = null;
+        }
+    }
 }
