@@ -128,6 +128,11 @@ public final class ConfigWriter {
             m.put("metrics_port", s.metricsPort());
         }
         m.put("default_block_size", s.defaultBlockSize());
+        if (s.maxControllersPerHost() != Nvmf4jSettings.DEFAULT_MAX_CONTROLLERS_PER_HOST
+                || s.maxControllersPerAddress() != Nvmf4jSettings.DEFAULT_MAX_CONTROLLERS_PER_ADDRESS) {
+            m.put("controller_share", new TreeMap<>(Map.of("per_host_nqn", s.maxControllersPerHost(),
+                    "per_address", s.maxControllersPerAddress())));
+        }
         List<Object> ram = new ArrayList<>();
         List<Object> options = new ArrayList<>();
         for (SubsystemConfig sub : config.subsystems()) {

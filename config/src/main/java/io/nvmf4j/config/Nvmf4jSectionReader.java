@@ -15,7 +15,8 @@ import java.util.UUID;
 final class Nvmf4jSectionReader extends FieldReader {
 
     private static final Set<String> NVMF4J_FIELDS = Set.of("provider", "poll_groups", "buffer_pool", "queues",
-            "keep_alive", "metrics_port", "default_block_size", "ram_namespaces", "namespace_options");
+            "keep_alive", "metrics_port", "default_block_size", "ram_namespaces", "namespace_options",
+            "controller_share");
     private static final Set<String> RAM_NAMESPACE_FIELDS = Set.of("subsystem", "nsid", "size", "block_size",
             "enable", "nguid", "uuid", "ana_grpid");
     private static final Set<String> NAMESPACE_OPTION_FIELDS = Set.of("subsystem", "nsid", "block_size");
@@ -77,8 +78,13 @@ final class Nvmf4jSectionReader extends FieldReader {
         if (f.containsKey("default_block_size")) {
             blockSize = blockSize(f.get("default_block_size"), "nvmf4j.default_block_size", blockSize);
         }
+        JObject share = section(f, "controller_share", Set.of("per_host_nqn", "per_address"));
+        int perHost = (int) intOr(field(share, "per_host_nqn"), "nvmf4j.controller_share.per_host_nqn", 1,
+                0xFFEF, d.maxControllersPerHost());
+        int perAddress = (int) intOr(field(share, "per_address"), "nvmf4j.controller_share.per_address", 1,
+                0xFFEF, d.maxControllersPerAddress());
         return new Nvmf4jSettings(provider, pollGroups, spin, bufferCount, bufferSize, maxQueue, inline, mdts, kato,
-                metricsPort, blockSize);
+                metricsPort, blockSize, perHost, perAddress);
     }
 
     private JObject section(Map<String, JsonTree> f, String name, Set<String> known) {

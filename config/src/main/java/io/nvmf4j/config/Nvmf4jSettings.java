@@ -19,6 +19,8 @@ package io.nvmf4j.config;
  *                           (Linux NVMET_DISC_KATO_MS = 120000)
  * @param metricsPort        HTTP port for Prometheus {@code /metrics}, or null for no metrics endpoint
  * @param defaultBlockSize   LBA size of namespaces that do not set one, 512 or 4096
+ * @param maxControllersPerHost    most live controllers of one subsystem for one host NQN
+ * @param maxControllersPerAddress most live controllers of one subsystem from one source address
  */
 public record Nvmf4jSettings(
         Provider provider,
@@ -31,7 +33,9 @@ public record Nvmf4jSettings(
         int mdts,
         int discoveryKatoMillis,
         Integer metricsPort,
-        int defaultBlockSize) {
+        int defaultBlockSize,
+        int maxControllersPerHost,
+        int maxControllersPerAddress) {
 
     public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
     /** Linux NVMET_RDMA_MAX_INLINE_DATA_SIZE = max(16 KiB, PAGE_SIZE). */
@@ -40,6 +44,24 @@ public record Nvmf4jSettings(
     public static final int MIN_QUEUE_SIZE = 16;
     public static final int MAX_QUEUE_SIZE = 1024;
     public static final int MAX_MDTS = 12;
+    /** Defaults of the controller share (the target's {@code ControllerShare}: 32 per host NQN, 64 per address). */
+    public static final int DEFAULT_MAX_CONTROLLERS_PER_HOST = 32;
+    public static final int DEFAULT_MAX_CONTROLLERS_PER_ADDRESS = 64;
+
+    /** The settings with the default controller share. */
+    public Nvmf4jSettings(Provider provider, int pollGroups, int spinBudgetMicros, int bufferCount, int bufferSize,
+            int maxQueueSize, int inlineDataSize, int mdts, int discoveryKatoMillis, Integer metricsPort,
+            int defaultBlockSize) {
+        this(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize, inlineDataSize, mdts,
+                discoveryKatoMillis, metricsPort, defaultBlockSize, DEFAULT_MAX_CONTROLLERS_PER_HOST,
+                DEFAULT_MAX_CONTROLLERS_PER_ADDRESS);
+    }
+
+    /** These settings with another controller share. */
+    public Nvmf4jSettings withControllerShare(int perHost, int perAddress) {
+        return new Nvmf4jSettings(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize,
+                inlineDataSize, mdts, discoveryKatoMillis, metricsPort, defaultBlockSize, perHost, perAddress);
+    }
 
     public static Nvmf4jSettings defaults() {
         return new Nvmf4jSettings(Provider.AUTO, 0, 100, 256, 131072, 128, DEFAULT_INLINE_DATA_SIZE, 8, 120_000,

@@ -328,18 +328,25 @@ public final class ServeCommand implements Callable<Integer> {
      * section, as a command-line flag does over a file everywhere else.
      */
     private LoadedConfig withCommandLineSettings(LoadedConfig loaded) {
+        TargetConfig c = loaded.config();
+        Nvmf4jSettings s = c.nvmf4j() != null ? c.nvmf4j() : Nvmf4jSettings.defaults();
+        Nvmf4jSettings shared = limits.apply(s);
+        if (shared != s) {
+            loaded = new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), shared),
+                    loaded.warnings(), loaded.source());
+            c = loaded.config();
+            s = shared;
+        }
         if (provider == null && pollGroups == null && metricsPort == null && spinBudgetMicros == null) {
             return loaded;
         }
-        TargetConfig c = loaded.config();
-        Nvmf4jSettings s = c.nvmf4j();
         Nvmf4jSettings merged = new Nvmf4jSettings(
                 provider != null ? parseProvider(provider) : s.provider(),
                 pollGroups != null ? pollGroups : s.pollGroups(),
                 spinBudgetMicros != null ? spinBudgetMicros : s.spinBudgetMicros(), s.bufferCount(), s.bufferSize(), s.maxQueueSize(), s.inlineDataSize(), s.mdts(),
                 s.discoveryKatoMillis(),
                 metricsPort != null ? metricsPort : s.metricsPort(),
-                s.defaultBlockSize());
+                s.defaultBlockSize(), s.maxControllersPerHost(), s.maxControllersPerAddress());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
     }

@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.config.LoadedConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.target.ControllerShare;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
@@ -101,6 +102,8 @@ public final class TargetDaemon implements AutoCloseable {
         TargetConfig config = loaded.config();
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
+        target.controllerShare(new ControllerShare(settings.maxControllersPerHost(),
+                settings.maxControllersPerAddress()));
         if (reservationDir != null) {
             try {
                 target.persistReservationsIn(reservationDir);
