@@ -375,7 +375,7 @@ final class RdmaQueue implements TransportQueue {
         beginTeardown(detail);
     }
 
-    /** Poll thread, every housekeeping round: the connect timeout and the RDMA Read timeout. */
+    /** Poll thread, every housekeeping round: the connect timeout, the RDMA Read timeout, transmit progress. */
     void checkTimeouts(long now, long connectTimeoutNanos, long readTimeoutNanos) {
         if (teardown.state() != State.LIVE) {
             return;
@@ -393,6 +393,7 @@ final class RdmaQueue implements TransportQueue {
                 return;
             }
         }
+        TransmitProgress.check(this, now, readTimeoutNanos);
     }
 
     /** Releases a request: buffer back to the pool, context back to the free list, waiters retried. */
