@@ -69,16 +69,25 @@ final class AdminQueries {
 
     /**
      * An allocated namespace's identify data checked before the host does I/O with it (IdentifyNamespace#validate:
-     * NLBAF and FLBAS in range, LBADS within 2^9..2^31, NCAP and NUSE within NSZE): a controller reporting anything
+     * NLBAF and FLBAS in range, LBADS within 2^9..2^31, NCAP and NUSE within NSZE, one block within the MDTS
+     * limit): a controller reporting anything
      * else is a protocol error naming the field, not an internal failure of the host later.
      */
-    static IdentifyNamespace usable(String controller, long nsid, IdentifyNamespace id) throws NvmfException {
+    static IdentifyNamespace usable(String controller, long nsid, IdentifyNamespace id, long maxTransferBytes)
+            throws NvmfException {
         try {
-            return id.validate();
+            id.validate();
         } catch (MalformedStructureException e) {
             throw new NvmfException(controller + ": Identify Namespace " + nsid + " is not usable: "
                     + e.getMessage());
         }
+        if (id.blockSize() > maxTransferBytes) {
+            // both values are valid on their own; together no command can move one block
+            throw new NvmfException(controller + ": Identify Namespace " + nsid + " is not usable: LBADS "
+                    + id.activeLbaFormat().lbaDataSizeShift() + " (" + id.blockSize() + "-byte blocks) exceeds the "
+                    + maxTransferBytes + " bytes one command may carry (MDTS)");
+        }
+        return id;
     }
 
     List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {

@@ -280,7 +280,7 @@ final class AsyncEventHandler {
         for (long nsid : c.activeNamespaceIds()) {
             IdentifyNamespace id = c.identifyNamespace(nsid);
             if (id.nsze() != 0) {
-                now.put(nsid, AdminQueries.usable(c.name(), nsid, id));
+                now.put(nsid, AdminQueries.usable(c.name(), nsid, id, c.maxTransferBytes()));
             }
         }
         List<Namespace> added = new ArrayList<>();

@@ -231,7 +231,7 @@ final class ControllerSetup {
         for (long nsid : c.activeNamespaceIds()) {
             IdentifyNamespace ns = c.identifyNamespace(nsid);
             if (ns.nsze() != 0) {
-                c.namespaces.put(nsid, new Namespace(c, nsid, AdminQueries.usable(name, nsid, ns)));
+                c.namespaces.put(nsid, new Namespace(c, nsid, AdminQueries.usable(name, nsid, ns, c.maxTransferBytes)));
             }
         }
     }

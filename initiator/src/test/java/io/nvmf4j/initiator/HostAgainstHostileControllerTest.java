@@ -208,4 +208,14 @@ class HostAgainstHostileControllerTest {
             target = null;
         }
     }
+
+    /** LBADS 31 (2 GiB blocks) is valid, MDTS 1 (8 KiB) too; together no command moves a block: a clear error. */
+    @Test
+    void aBlockLargerThanMdtsIsAProtocolErrorNotAnIllegalArgument() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.lbadsClaim = 31;
+        script.mdts = 1;
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("LBADS 31") && e.getMessage().contains("MDTS"), e.getMessage());
+    }
 }
