@@ -31,6 +31,7 @@ import java.net.InetSocketAddress;
  *   <li>{@link QueueMemory}: receive buffers and request contexts ({@code nvmet_rdma_alloc_cmds/_rsps()});</li>
  *   <li>{@link ConnectPhase}: what a queue holds before Connect, the connect timeout, the connect/refusal log;</li>
  *   <li>{@link QueueBufferQuota}: this queue's share of the poll group's buffer pool (NEED_BUFFER);</li>
+ *   <li>{@link TransmitProgress}: the bound on the peer's taking of responses and read data;</li>
  *   <li>{@link QueueWorkRequests}: receive, RDMA Read, RDMA Write + response Send posting;</li>
  *   <li>{@link QueueTeardown}: disconnect, flush and release ({@code nvmet_rdma_release_queue_work()}).</li>
  * </ul>
@@ -70,6 +71,8 @@ final class RdmaQueue implements TransportQueue {
     final ConnectPhase connect = new ConnectPhase(this);
     /** This queue's share of the poll group's buffer pool. */
     final QueueBufferQuota quota = new QueueBufferQuota(this);
+    /** The bound on the peer's taking of responses and read data. */
+    private final TransmitProgress transmit = new TransmitProgress(this);
     /** Receives, RDMA Reads/Writes and Sends posted on the queue pair, and how many have not completed. */
     final QueueWorkRequests wrs;
     /** The state of the queue and the order of its end. */
@@ -393,7 +396,7 @@ final class RdmaQueue implements TransportQueue {
                 return;
             }
         }
-        TransmitProgress.check(this, now, readTimeoutNanos);
+        transmit.check(now, readTimeoutNanos);
     }
 
     /** Releases a request: buffer back to the pool, context back to the free list, waiters retried. */

@@ -15,6 +15,8 @@ package io.nvmf4j.target.rdma;
  *       data posted more than {@link #STALL_NANOS} ago and not completed: a peer that reads slowly may hold
  *       buffers briefly, but not pin the pool for the whole time bound.</li>
  * </ul>
+ * A breach counts only when two consecutive rounds see it: a round can come after the poll thread was held off
+ * the CPU and has reaped one batch of completions only, and a Send that completed then must not look stalled.
  * Poll-group thread only; no allocation.
  */
 final class TransmitProgress {
@@ -22,11 +24,16 @@ final class TransmitProgress {
     /** Unsent data older than this counts against the memory bound. */
     static final long STALL_NANOS = 1_000_000_000L;
 
-    private TransmitProgress() {
+    private final RdmaQueue queue;
+    /** The previous round saw a breach. */
+    private boolean breachSeen;
+
+    TransmitProgress(RdmaQueue queue) {
+        this.queue = queue;
     }
 
-    /** True (and the queue rejected) when {@code queue}'s peer broke the bound at {@code now}. */
-    static boolean check(RdmaQueue queue, long now, long timeoutNanos) {
+    /** True (and the queue rejected) when the peer broke the bound at {@code now} and in the round before. */
+    boolean check(long now, long timeoutNanos) {
         long stalledBytes = 0;
         long oldest = 0;
         for (RdmaRequest r : queue.memory.requests()) {
@@ -40,17 +47,24 @@ final class TransmitProgress {
                 stalledBytes += r.transferLength;
             }
         }
-        if (oldest > timeoutNanos) {
+        long share = queue.group.queueBufferLimit() / 2;
+        boolean late = oldest > timeoutNanos;
+        boolean over = stalledBytes > share;
+        if (!late && !over) {
+            breachSeen = false;
+            return false;
+        }
+        if (!breachSeen) {
+            breachSeen = true;
+            return false;
+        }
+        if (late) {
             queue.reject(RejectReason.TRANSMIT_STALLED, "the peer took no response for "
                     + timeoutNanos / 1_000_000 + " ms (its receive window stays shut)");
-            return true;
-        }
-        long share = queue.group.queueBufferLimit() / 2;
-        if (stalledBytes > share) {
+        } else {
             queue.reject(RejectReason.TRANSMIT_STALLED, stalledBytes + " bytes of read data unsent for over "
                     + STALL_NANOS / 1_000_000 + " ms, more than the queue's share of " + share + " bytes");
-            return true;
         }
-        return false;
+        return true;
     }
 }
