@@ -95,4 +95,32 @@ class HostileControllerCommandTest {
         assertNotEquals(0, r.exitCode(), r.out());
         assertEquals(0, Files.size(file));
     }
+
+    /** Item 4: 4 MiB blocks (LBADS 22, valid, within MDTS): read and write move one whole block, no internal error. */
+    @Test
+    void blocksLargerThanTheTransferChunkAreReadAndWritten() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.blockSize = 4 << 20;
+        script.blocks = 2;
+        script.mdts = 0; // no limit but the keyed SGL's 16 MiB
+        Path in = dir.resolve("in.bin");
+        byte[] data = new byte[4 << 20];
+        new java.util.Random(3).nextBytes(data);
+        Files.write(in, data);
+        CliRunner.Result w = CliRunner.run(at(script, "write", "--nqn", script.subsystem.value(), "-s", "1", "-c", "0",
+                "-z", Integer.toString(data.length), "-d", in.toString()));
+        assertEquals(0, w.exitCode(), w.err());
+        controller.close();
+        controller = null;
+        Path out = dir.resolve("out.bin");
+        ScriptedController.Script again = new ScriptedController.Script();
+        again.blockSize = 4 << 20;
+        again.blocks = 2;
+        again.mdts = 0;
+        String[] args = at(again, "read", "--nqn", again.subsystem.value(), "-s", "1", "-c", "0", "-d", out.toString());
+        controller.media().asSlice(4 << 20, 4 << 20).copyFrom(java.lang.foreign.MemorySegment.ofArray(data));
+        CliRunner.Result r = CliRunner.run(args);
+        assertEquals(0, r.exitCode(), r.err());
+        assertEquals(-1, java.util.Arrays.mismatch(data, Files.readAllBytes(out)));
+    }
 }

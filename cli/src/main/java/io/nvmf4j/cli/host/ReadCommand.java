@@ -52,7 +52,7 @@ public final class ReadCommand implements Callable<Integer> {
                 device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
             }
             long start = System.nanoTime();
-            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES)) {
+            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.bufferBytes(ns))) {
                 if (range.data != null) {
                     readToFile(ns, buffer, blocks, bytes);
                 } else {

@@ -265,7 +265,7 @@ public final class ScriptedController implements AutoCloseable {
             this.cq = device.createCompletionQueue(slots * 4 + 8);
             this.recv = pd.register(arena.allocate((long) slots * capsule, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
             this.send = pd.register(arena.allocate(16, 16), EnumSet.of(AccessFlag.LOCAL_WRITE));
-            this.data = pd.register(arena.allocate(1 << 20, 4096), EnumSet.of(AccessFlag.LOCAL_WRITE));
+            this.data = pd.register(arena.allocate(Math.max(1 << 20, script.blockSize), 4096), EnumSet.of(AccessFlag.LOCAL_WRITE));
         }
 
         void postReceives(io.nvmf4j.verbs.QueuePair qp) throws io.nvmf4j.verbs.VerbsException {
