@@ -154,17 +154,35 @@ final class AdminQueries {
     }
 
     AnaLogPage anaLog() throws NvmfException {
-        IdentifyController id = identify();
+        return anaLog(name(), identify(),
+                length -> getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, length, false));
+    }
+
+    /** The whole ANA log page in one read of {@code length} bytes, as the controller sent it. */
+    @FunctionalInterface
+    interface AnaLogReader {
+        MemorySegment read(int length) throws NvmfException;
+    }
+
+    /**
+     * The ANA log as {@link #anaLog()} reads it, over any source of log bytes: sized from Identify Controller
+     * (NANAGRPID groups, MNAN or NN NSIDs, at most {@value #MAX_ANA_GROUPS} and {@value #MAX_ANA_NSIDS}: about 6 MiB).
+     */
+    static AnaLogPage anaLog(String name, IdentifyController id, AnaLogReader log) throws NvmfException {
         if ((id.cmic() & CMIC_ANA) == 0) {
             return new AnaLogPage(0, List.of());
         }
         long groups = Integer.toUnsignedLong(id.nanagrpid());
         long nsids = id.mnan() != 0 ? Integer.toUnsignedLong(id.mnan()) : id.nn();
         long size = AnaLogPage.HEADER_SIZE + groups * AnaLogPage.DESCRIPTOR_SIZE + nsids * 4;
-        if (groups > 0xFFFF || nsids > 0x10_0000 || size > Integer.MAX_VALUE) {
+        if (groups > MAX_ANA_GROUPS || nsids > MAX_ANA_NSIDS || size > Integer.MAX_VALUE) {
             throw new NvmfException("controller reports " + groups + " ANA groups and " + nsids
                     + " namespaces: an ANA log page too large to read");
         }
-        return AnaLogPage.decode(getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, (int) size, false));
+        return AnaLogPage.decode(log.read((int) size));
     }
+
+    /** Most ANA groups and NSIDs whose log the host reads (NANAGRPID is 32 bits, MNAN and NN too). */
+    static final long MAX_ANA_GROUPS = 0xFFFF;
+    static final long MAX_ANA_NSIDS = 0x10_0000;
 }

@@ -141,7 +141,7 @@ final class ControllerSetup {
             throw new NvmfConnectException(name + ": the controller does not support keyed SGLs (SGLS bit 2), "
                     + "which NVMe/RDMA requires");
         }
-        int queueSize = ioQueueSize();
+        int queueSize = ioQueueSize(options.queueSize(), c.capabilities, identify);
         if (queueSize < 2) {
             // CAP.MQES and MAXCMD are the controller's word: a queue needs two entries at least (a full queue
             // leaves one empty, NVMe Base 2.0 section 3.3.1.5), so 0 or 1 cannot carry a command
@@ -155,8 +155,14 @@ final class ControllerSetup {
             LOG.log(Level.WARNING, name + ": ICDOFF " + identify.icdoff() + " is not supported (as in Linux); "
                     + "writes go by keyed SGL only");
         }
-        c.inCapsuleBytes = options.inCapsuleData() && offsetSgl && identify.icdoff() == 0
-                ? (int) Math.min(identify.inCapsuleDataSize(), options.bufferSize()) : 0;
+        c.inCapsuleBytes = inCapsuleBytes(identify, options.inCapsuleData(), options.bufferSize());
+    }
+
+    /** In-capsule data a write may carry: none unless offset SGLs are supported with ICDOFF 0, at most a buffer. */
+    static int inCapsuleBytes(IdentifyController identify, boolean wanted, int bufferSize) {
+        boolean offsetSgl = (identify.sgls() & IdentifyController.SGLS_OFFSET) != 0;
+        return wanted && offsetSgl && identify.icdoff() == 0
+                ? (int) Math.min(identify.inCapsuleDataSize(), bufferSize) : 0;
     }
 
     /**
@@ -192,8 +198,12 @@ final class ControllerSetup {
      * nvme_rdma_configure_admin_queue() and nvme_init_identify() bound ctrl->sqsize.
      */
     private int ioQueueSize() {
-        int queueSize = Math.min(options.queueSize(), c.capabilities.mqes() + 1);
-        int maxcmd = c.identify.maxcmd();
+        return ioQueueSize(options.queueSize(), c.capabilities, c.identify);
+    }
+
+    static int ioQueueSize(int wanted, ControllerCapabilities capabilities, IdentifyController identify) {
+        int queueSize = Math.min(wanted, capabilities.mqes() + 1);
+        int maxcmd = identify.maxcmd();
         return maxcmd > 0 ? Math.min(queueSize, maxcmd) : queueSize;
     }
 

@@ -78,14 +78,28 @@ public final class Discovery {
      */
     public static Entries readEntries(NvmeController controller, int maxRetries) throws NvmfException {
         int lid = LogPageId.DISCOVERY.code();
+        return readEntries(controller.name(),
+                (offset, length, rae) -> controller.getLogPage(lid, 0, offset, length, rae), maxRetries);
+    }
+
+    /** One Get Log Page of the discovery log: {@code length} bytes from {@code offset}, as the controller sent them. */
+    @FunctionalInterface
+    interface LogReader {
+        MemorySegment read(long offset, int length, boolean rae) throws NvmfException;
+    }
+
+    /**
+     * {@link #readEntries(NvmeController, int)} over any source of log bytes: the parsing of what the controller
+     * sent, apart from the transport (so it can be fuzzed without one).
+     */
+    static Entries readEntries(String name, LogReader log, int maxRetries) throws NvmfException {
         int tries = 0;
         while (true) {
-            DiscoveryLogPage header = DiscoveryLogPage.wrap(
-                    controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, true));
+            DiscoveryLogPage header = DiscoveryLogPage.wrap(log.read(0, DiscoveryLogPage.HEADER_SIZE, true));
             long genctr = header.genctr();
             long numrec = header.numrec();
             if (Long.compareUnsigned(numrec, MAX_RECORDS) > 0) {
-                throw new NvmfException(controller.name() + ": the discovery log claims "
+                throw new NvmfException(name + ": the discovery log claims "
                         + Long.toUnsignedString(numrec) + " records, more than the " + MAX_RECORDS
                         + " this host reads");
             }
@@ -95,25 +109,23 @@ public final class Discovery {
             List<DiscoveryLogEntry> entries = new ArrayList<>((int) numrec);
             for (int first = 0; first < numrec; first += RECORDS_PER_CHUNK) {
                 int count = (int) Math.min(RECORDS_PER_CHUNK, numrec - first);
-                MemorySegment chunk = controller.getLogPage(lid, 0,
-                        DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
+                MemorySegment chunk = log.read(DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
                         count * DiscoveryLogEntry.SIZE, true);
                 for (int i = 0; i < count; i++) {
                     entries.add(DiscoveryLogEntry.wrap(
                             chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE)));
                 }
             }
-            DiscoveryLogPage again = DiscoveryLogPage.wrap(
-                    controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, false));
+            DiscoveryLogPage again = DiscoveryLogPage.wrap(log.read(0, DiscoveryLogPage.HEADER_SIZE, false));
             if (again.genctr() == genctr) {
                 if (again.numrec() != numrec) {
-                    throw new NvmfException(controller.name() + ": discovery log NUMREC changed from " + numrec
+                    throw new NvmfException(name + ": discovery log NUMREC changed from " + numrec
                             + " to " + Long.toUnsignedString(again.numrec()) + " under the same GENCTR " + genctr);
                 }
                 return new Entries(genctr, entries);
             }
             if (++tries >= maxRetries) {
-                throw new NvmfException(controller.name() + ": discovery log kept changing (GENCTR " + genctr
+                throw new NvmfException(name + ": discovery log kept changing (GENCTR " + genctr
                         + " -> " + again.genctr() + ") over " + maxRetries + " tries");
             }
         }
