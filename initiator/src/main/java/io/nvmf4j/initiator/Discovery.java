@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
@@ -95,7 +96,7 @@ public final class Discovery {
     static Entries readEntries(String name, LogReader log, int maxRetries) throws NvmfException {
         int tries = 0;
         while (true) {
-            DiscoveryLogPage header = DiscoveryLogPage.wrap(log.read(0, DiscoveryLogPage.HEADER_SIZE, true));
+            DiscoveryLogPage header = header(name, log.read(0, DiscoveryLogPage.HEADER_SIZE, true));
             long genctr = header.genctr();
             long numrec = header.numrec();
             if (Long.compareUnsigned(numrec, MAX_RECORDS) > 0) {
@@ -116,7 +117,7 @@ public final class Discovery {
                             chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE)));
                 }
             }
-            DiscoveryLogPage again = DiscoveryLogPage.wrap(log.read(0, DiscoveryLogPage.HEADER_SIZE, false));
+            DiscoveryLogPage again = header(name, log.read(0, DiscoveryLogPage.HEADER_SIZE, false));
             if (again.genctr() == genctr) {
                 if (again.numrec() != numrec) {
                     throw new NvmfException(name + ": discovery log NUMREC changed from " + numrec
@@ -128,6 +129,18 @@ public final class Discovery {
                 throw new NvmfException(name + ": discovery log kept changing (GENCTR " + genctr
                         + " -> " + again.genctr() + ") over " + maxRetries + " tries");
             }
+        }
+    }
+
+    /**
+     * The log's header; one this host cannot read (RECFMT other than 0) is the controller's protocol error, reported
+     * as {@link NvmfException} like every other fault of the log, not as the decoder's internal exception.
+     */
+    private static DiscoveryLogPage header(String name, MemorySegment data) throws NvmfException {
+        try {
+            return DiscoveryLogPage.wrap(data);
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(name + ": malformed discovery log header: " + e.getMessage(), e);
         }
     }
 }
