@@ -166,7 +166,9 @@ final class AdminQueries {
 
     /**
      * The ANA log as {@link #anaLog()} reads it, over any source of log bytes: sized from Identify Controller
-     * (NANAGRPID groups, MNAN or NN NSIDs, at most {@value #MAX_ANA_GROUPS} and {@value #MAX_ANA_NSIDS}: about 6 MiB).
+     * (NANAGRPID groups, MNAN or NN NSIDs, at most {@value #MAX_ANA_GROUPS} and {@value #MAX_ANA_NSIDS}: about 6 MiB);
+     * a page that does not decode (a reserved ANA state, NNSIDS beyond the page) is the controller's protocol error,
+     * reported as {@link NvmfException} as {@link NvmeController#anaLog()} declares.
      */
     static AnaLogPage anaLog(String name, IdentifyController id, AnaLogReader log) throws NvmfException {
         if ((id.cmic() & CMIC_ANA) == 0) {
@@ -176,10 +178,15 @@ final class AdminQueries {
         long nsids = id.mnan() != 0 ? Integer.toUnsignedLong(id.mnan()) : id.nn();
         long size = AnaLogPage.HEADER_SIZE + groups * AnaLogPage.DESCRIPTOR_SIZE + nsids * 4;
         if (groups > MAX_ANA_GROUPS || nsids > MAX_ANA_NSIDS || size > Integer.MAX_VALUE) {
-            throw new NvmfException("controller reports " + groups + " ANA groups and " + nsids
+            throw new NvmfException(name + ": controller reports " + groups + " ANA groups and " + nsids
                     + " namespaces: an ANA log page too large to read");
         }
-        return AnaLogPage.decode(log.read((int) size));
+        MemorySegment page = log.read((int) size);
+        try {
+            return AnaLogPage.decode(page);
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(name + ": malformed ANA log page (0Ch): " + e.getMessage(), e);
+        }
     }
 
     /** Most ANA groups and NSIDs whose log the host reads (NANAGRPID is 32 bits, MNAN and NN too). */
