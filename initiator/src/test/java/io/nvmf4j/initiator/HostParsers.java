@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.fabrics.ControllerCapabilities;
@@ -64,6 +65,11 @@ public final class HostParsers {
     /** In-capsule data bytes per write. */
     public static int inCapsuleBytes(IdentifyController identify, int bufferSize) {
         return ControllerSetup.inCapsuleBytes(identify, true, bufferSize);
+    }
+
+    /** SUBNQN of Identify Controller as the multipath controller compares its paths'. */
+    public static Nqn subsystemNqn(IdentifyController identify) throws NvmfException {
+        return MultipathController.subsystemNqn("fuzz", identify);
     }
 
     /** The NSIDs the host takes from a Changed Namespace List page (log 04h). */

@@ -68,7 +68,8 @@ class InitiatorParserFuzzTest {
     /**
      * Input: the 4096-byte Identify Controller data (zero-padded, as the host's buffer is), then 8 bytes of CAP
      * (little endian). Every accessor is read (the command line's id-ctrl), then what the host derives at connect:
-     * the I/O queue size, MDTS as bytes, the in-capsule data size.
+     * the I/O queue size, MDTS as bytes, the in-capsule data size, and SUBNQN as the multipath controller compares it
+     * (valid, or refused with {@link NvmfException}).
      */
     @FuzzTest(maxDuration = "10m")
     void identifyController(byte[] input) {
@@ -88,6 +89,13 @@ class InitiatorParserFuzzTest {
                         + maxTransfer);
             }
             TransferLimits.maxBlocksPerCommand(512, maxTransfer, maxTransfer);
+            try {
+                HostParsers.subsystemNqn(id).toString();
+            } catch (NvmfException e) {
+                // an invalid SUBNQN: the multipath controller refuses the path with its declared exception
+            } catch (MalformedStructureException e) {
+                throw new AssertionError("SUBNQN escaped the multipath controller as " + e, e);
+            }
             int inCapsule = HostParsers.inCapsuleBytes(id, BUFFER_SIZE);
             if (inCapsule < 0 || inCapsule > BUFFER_SIZE) {
                 throw new AssertionError("in-capsule data size " + inCapsule + " for IOCCSZ " + id.ioccsz());
