@@ -33,6 +33,12 @@ targets=(
   "verbs.mpaListener     common-verbs io.nvmf4j.verbs.softiwarp.fuzz.SoftiwarpFuzzTest mpaListener 1024 io.nvmf4j.verbs.softiwarp.*:io.nvmf4j.verbs.softiwarp.mpa.**"
   "verbs.receiver        common-verbs io.nvmf4j.verbs.softiwarp.fuzz.SoftiwarpFuzzTest receiver 4096 io.nvmf4j.verbs.softiwarp.*:io.nvmf4j.verbs.softiwarp.ddp.**:io.nvmf4j.verbs.softiwarp.rdmap.**"
   "initiator.hostParsing initiator    io.nvmf4j.initiator.fuzz.InitiatorFuzzTest hostParsing 16384 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.identifyCtrl initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest identifyController 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.identifyNs  initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest identifyNamespace 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.discoveryLog initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest discoveryLog 8192 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.anaLog      initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest anaLog 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.changedNs   initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest changedNamespaces 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.auth        initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest authMessages 1200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
 )
 
 jobs=1

@@ -222,8 +222,14 @@ final class RawHost implements AutoCloseable {
 
     /** NVMe-oF 1.1 3.3: Connect with its 1024 bytes of data behind a keyed SGL that the target RDMA-reads. */
     Completion connect(int qid, int sqsize, String subnqn, UUID hostId, int cntlid) throws IOException {
+        return connect(qid, sqsize, subnqn, hostId, cntlid, 120_000);
+    }
+
+    /** As above with KATO {@code katoMillis} (0: no keep-alive, the controller lives as long as the queue). */
+    Completion connect(int qid, int sqsize, String subnqn, UUID hostId, int cntlid, int katoMillis)
+            throws IOException {
         register(CONNECT_DATA_STAG, ConnectData.of(hostId, cntlid, subnqn, ConnectData.randomHostNqn(hostId)));
-        return command(NvmeCapsules.connect(nextCid(), qid, sqsize, 120_000,
+        return command(NvmeCapsules.connect(nextCid(), qid, sqsize, katoMillis,
                 NvmeCapsules.keyedSgl(0, ConnectData.SIZE, CONNECT_DATA_STAG, false)));
     }
 

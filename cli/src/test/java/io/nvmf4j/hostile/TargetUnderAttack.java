@@ -8,6 +8,7 @@ import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
+import io.nvmf4j.target.rdma.RejectReason;
 import io.nvmf4j.target.rdma.TransportObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -26,28 +27,73 @@ final class TargetUnderAttack implements AutoCloseable {
     private final NvmeTarget target;
     private final RdmaTransport transport;
     final InetSocketAddress address;
+    /** Every peer the transport refused or ended, by reason ({@code nvmf4j_rejected_total}). */
+    final java.util.Map<RejectReason, java.util.concurrent.atomic.AtomicInteger> rejected;
 
-    private TargetUnderAttack(NvmeTarget target, RdmaTransport transport, InetSocketAddress address) {
+    private TargetUnderAttack(NvmeTarget target, RdmaTransport transport, InetSocketAddress address,
+            java.util.Map<RejectReason, java.util.concurrent.atomic.AtomicInteger> rejected) {
         this.target = target;
         this.transport = transport;
         this.address = address;
+        this.rejected = rejected;
+    }
+
+    NvmeTarget target() {
+        return target;
+    }
+
+    int rejected(RejectReason reason) {
+        return rejected.get(reason).get();
     }
 
     static TargetUnderAttack start() throws IOException {
+        return start(io.nvmf4j.protocol.ControllerId.MAX);
+    }
+
+    /** As {@link #start()}, the subsystem's controller IDs 1..{@code cntlidMax} (nvmet's attr_cntlid_max). */
+    static TargetUnderAttack start(int cntlidMax) throws IOException {
+        java.util.Map<RejectReason, java.util.concurrent.atomic.AtomicInteger> rejected =
+                new java.util.EnumMap<>(RejectReason.class);
+        for (RejectReason r : RejectReason.values()) {
+            rejected.put(r, new java.util.concurrent.atomic.AtomicInteger());
+        }
+        TransportObserver counting = new TransportObserver() {
+            @Override
+            public void commandStarted(io.nvmf4j.target.Request request) {
+            }
+
+            @Override
+            public void commandFinished(io.nvmf4j.target.Request request, long latencyNanos, boolean responded) {
+            }
+
+            @Override
+            public void queueConnected(String subsystemNqn, int qid) {
+            }
+
+            @Override
+            public void queueDisconnected(String subsystemNqn, int qid) {
+            }
+
+            @Override
+            public void peerRejected(RejectReason reason) {
+                rejected.get(reason).incrementAndGet();
+            }
+        };
         NvmeTarget target = new NvmeTarget();
         RdmaTransport transport = null;
         try {
             Port port = Port.rdma(1, "127.0.0.1", "0").build();
             Subsystem subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JHOSTILE01")
-                    .model("nvmf4j hostile-peer suite").allowAnyHost(true).build();
+                    .model("nvmf4j hostile-peer suite").allowAnyHost(true).controllerIdRange(1, cntlidMax).build();
             subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(NAMESPACE_BYTES, 512)));
             target.addSubsystem(subsystem);
             target.addPort(port);
             port.addSubsystem(subsystem);
             transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
-                    .withPollGroups(1).withSpinBudget(Duration.ofNanos(50_000)), TransportObserver.NONE);
+                    .withPollGroups(1).withSpinBudget(Duration.ofNanos(50_000)), counting);
             InetSocketAddress bound = transport.listen(port);
-            return new TargetUnderAttack(target, transport, new InetSocketAddress("127.0.0.1", bound.getPort()));
+            return new TargetUnderAttack(target, transport, new InetSocketAddress("127.0.0.1", bound.getPort()),
+                    rejected);
         } catch (IOException | RuntimeException e) {
             if (transport != null) {
                 transport.close();

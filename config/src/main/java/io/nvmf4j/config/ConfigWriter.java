@@ -129,6 +129,11 @@ public final class ConfigWriter {
         }
         m.put("default_block_size", s.defaultBlockSize());
         m.put("backend_io", new TreeMap<>(Map.of("mode", s.backendIo(), "timeout_ms", s.backendTimeoutMillis())));
+        if (s.maxControllersPerHost() != Nvmf4jSettings.DEFAULT_MAX_CONTROLLERS_PER_HOST
+                || s.maxControllersPerAddress() != Nvmf4jSettings.DEFAULT_MAX_CONTROLLERS_PER_ADDRESS) {
+            m.put("controller_share", new TreeMap<>(Map.of("per_host_nqn", s.maxControllersPerHost(),
+                    "per_address", s.maxControllersPerAddress())));
+        }
         List<Object> ram = new ArrayList<>();
         List<Object> options = new ArrayList<>();
         for (SubsystemConfig sub : config.subsystems()) {

@@ -16,7 +16,7 @@ final class Nvmf4jSectionReader extends FieldReader {
 
     private static final Set<String> NVMF4J_FIELDS = Set.of("provider", "poll_groups", "buffer_pool", "queues",
             "keep_alive", "metrics_port", "default_block_size", "ram_namespaces", "namespace_options",
-            "backend_io");
+            "backend_io", "controller_share");
     private static final Set<String> RAM_NAMESPACE_FIELDS = Set.of("subsystem", "nsid", "size", "block_size",
             "enable", "nguid", "uuid", "ana_grpid");
     private static final Set<String> NAMESPACE_OPTION_FIELDS = Set.of("subsystem", "nsid", "block_size");
@@ -91,8 +91,13 @@ final class Nvmf4jSectionReader extends FieldReader {
         }
         int backendTimeout = (int) intOr(field(backend, "timeout_ms"), "nvmf4j.backend_io.timeout_ms", 100,
                 3_600_000, d.backendTimeoutMillis());
+        JObject share = section(f, "controller_share", Set.of("per_host_nqn", "per_address"));
+        int perHost = (int) intOr(field(share, "per_host_nqn"), "nvmf4j.controller_share.per_host_nqn", 1,
+                0xFFEF, d.maxControllersPerHost());
+        int perAddress = (int) intOr(field(share, "per_address"), "nvmf4j.controller_share.per_address", 1,
+                0xFFEF, d.maxControllersPerAddress());
         return new Nvmf4jSettings(provider, pollGroups, spin, bufferCount, bufferSize, maxQueue, inline, mdts, kato,
-                metricsPort, blockSize, backendMode, backendTimeout);
+                metricsPort, blockSize, backendMode, backendTimeout, perHost, perAddress);
     }
 
     private JObject section(Map<String, JsonTree> f, String name, Set<String> known) {

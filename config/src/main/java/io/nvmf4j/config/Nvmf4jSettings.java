@@ -23,6 +23,8 @@ package io.nvmf4j.config;
  *                           kernel offers it, else worker threads), {@code uring} or {@code threads}
  * @param backendTimeoutMillis how long one backend operation may take before its command is answered Command
  *                           Interrupted (20000; a Linux host waits 30 s before it resets the controller)
+ * @param maxControllersPerHost    most live controllers of one subsystem for one host NQN
+ * @param maxControllersPerAddress most live controllers of one subsystem from one source address
  */
 public record Nvmf4jSettings(
         Provider provider,
@@ -37,25 +39,9 @@ public record Nvmf4jSettings(
         Integer metricsPort,
         int defaultBlockSize,
         String backendIo,
-        int backendTimeoutMillis) {
-
-    /** The values {@code backend_io.mode} takes. */
-    public static final java.util.List<String> BACKEND_IO_MODES = java.util.List.of("auto", "uring", "threads");
-    public static final int DEFAULT_BACKEND_TIMEOUT_MILLIS = 20_000;
-
-    /** The settings without the backend I/O fields, which take their defaults. */
-    public Nvmf4jSettings(Provider provider, int pollGroups, int spinBudgetMicros, int bufferCount, int bufferSize,
-                          int maxQueueSize, int inlineDataSize, int mdts, int discoveryKatoMillis,
-                          Integer metricsPort, int defaultBlockSize) {
-        this(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize, inlineDataSize, mdts,
-                discoveryKatoMillis, metricsPort, defaultBlockSize, "auto", DEFAULT_BACKEND_TIMEOUT_MILLIS);
-    }
-
-    /** These settings with the backend I/O fields replaced. */
-    public Nvmf4jSettings withBackendIo(String mode, int timeoutMillis) {
-        return new Nvmf4jSettings(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize,
-                inlineDataSize, mdts, discoveryKatoMillis, metricsPort, defaultBlockSize, mode, timeoutMillis);
-    }
+        int backendTimeoutMillis,
+        int maxControllersPerHost,
+        int maxControllersPerAddress) {
 
     public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
     /** Linux NVMET_RDMA_MAX_INLINE_DATA_SIZE = max(16 KiB, PAGE_SIZE). */
@@ -64,6 +50,35 @@ public record Nvmf4jSettings(
     public static final int MIN_QUEUE_SIZE = 16;
     public static final int MAX_QUEUE_SIZE = 1024;
     public static final int MAX_MDTS = 12;
+    /** The values {@code backend_io.mode} takes. */
+    public static final java.util.List<String> BACKEND_IO_MODES = java.util.List.of("auto", "uring", "threads");
+    public static final int DEFAULT_BACKEND_TIMEOUT_MILLIS = 20_000;
+    /** Defaults of the controller share (the target's {@code ControllerShare}: 32 per host NQN, 64 per address). */
+    public static final int DEFAULT_MAX_CONTROLLERS_PER_HOST = 32;
+    public static final int DEFAULT_MAX_CONTROLLERS_PER_ADDRESS = 64;
+
+    /** The settings with the default backend I/O and controller share. */
+    public Nvmf4jSettings(Provider provider, int pollGroups, int spinBudgetMicros, int bufferCount, int bufferSize,
+            int maxQueueSize, int inlineDataSize, int mdts, int discoveryKatoMillis, Integer metricsPort,
+            int defaultBlockSize) {
+        this(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize, inlineDataSize, mdts,
+                discoveryKatoMillis, metricsPort, defaultBlockSize, "auto", DEFAULT_BACKEND_TIMEOUT_MILLIS,
+                DEFAULT_MAX_CONTROLLERS_PER_HOST, DEFAULT_MAX_CONTROLLERS_PER_ADDRESS);
+    }
+
+    /** These settings with the backend I/O fields replaced. */
+    public Nvmf4jSettings withBackendIo(String mode, int timeoutMillis) {
+        return new Nvmf4jSettings(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize,
+                inlineDataSize, mdts, discoveryKatoMillis, metricsPort, defaultBlockSize, mode, timeoutMillis,
+                maxControllersPerHost, maxControllersPerAddress);
+    }
+
+    /** These settings with another controller share. */
+    public Nvmf4jSettings withControllerShare(int perHost, int perAddress) {
+        return new Nvmf4jSettings(provider, pollGroups, spinBudgetMicros, bufferCount, bufferSize, maxQueueSize,
+                inlineDataSize, mdts, discoveryKatoMillis, metricsPort, defaultBlockSize, backendIo,
+                backendTimeoutMillis, perHost, perAddress);
+    }
 
     public static Nvmf4jSettings defaults() {
         return new Nvmf4jSettings(Provider.AUTO, 0, 100, 256, 131072, 128, DEFAULT_INLINE_DATA_SIZE, 8, 120_000,

@@ -36,6 +36,7 @@ class Nvmf4jSectionTest {
                     "keep_alive": {"discovery_kato_ms": 60000},
                     "metrics_port": 9464,
                     "default_block_size": 4096,
+                    "controller_share": {"per_host_nqn": 4, "per_address": 16},
                     "ram_namespaces": [
                       {"subsystem": "nqn.2024-01.io.nvmf4j:a", "nsid": 3, "size": "1G", "block_size": 512},
                       {"subsystem": "nqn.2024-01.io.nvmf4j:a", "nsid": 2, "size": 1048576, "enable": 0,
@@ -47,8 +48,9 @@ class Nvmf4jSectionTest {
                 """, "config.json", dir);
         assertEquals("", loaded.formatWarnings());
         TargetConfig c = loaded.config();
-        assertEquals(new Nvmf4jSettings(Provider.SOFTIWARP, 2, 80, 512, 65536, 256, 8192, 6, 60000, 9464, 4096),
-                c.nvmf4j());
+        assertEquals(new Nvmf4jSettings(Provider.SOFTIWARP, 2, 80, 512, 65536, 256, 8192, 6, 60000, 9464, 4096,
+                "auto", Nvmf4jSettings.DEFAULT_BACKEND_TIMEOUT_MILLIS,
+                4, 16), c.nvmf4j());
         List<NamespaceConfig> ns = c.subsystems().getFirst().namespaces();
         assertEquals(List.of(1L, 2L, 3L), ns.stream().map(NamespaceConfig::nsid).toList(), "sorted by nsid");
         assertEquals(new FileDevice(dir.resolve("disk.img")), ns.get(0).backend());

@@ -1,6 +1,7 @@
 package io.nvmf4j.initiator;
 
 import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.admin.ActiveNamespaceList;
 import io.nvmf4j.protocol.admin.AdminOpcode;
@@ -64,6 +65,29 @@ final class AdminQueries {
         id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
         runAdmin(id);
         return IdentifyNamespace.wrap(data);
+    }
+
+    /**
+     * An allocated namespace's identify data checked before the host does I/O with it (IdentifyNamespace#validate:
+     * NLBAF and FLBAS in range, LBADS within 2^9..2^31, NCAP and NUSE within NSZE, one block within the MDTS
+     * limit): a controller reporting anything
+     * else is a protocol error naming the field, not an internal failure of the host later.
+     */
+    static IdentifyNamespace usable(String controller, long nsid, IdentifyNamespace id, long maxTransferBytes)
+            throws NvmfException {
+        try {
+            id.validate();
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(controller + ": Identify Namespace " + nsid + " is not usable: "
+                    + e.getMessage());
+        }
+        if (id.blockSize() > maxTransferBytes) {
+            // both values are valid on their own; together no command can move one block
+            throw new NvmfException(controller + ": Identify Namespace " + nsid + " is not usable: LBADS "
+                    + id.activeLbaFormat().lbaDataSizeShift() + " (" + id.blockSize() + "-byte blocks) exceeds the "
+                    + maxTransferBytes + " bytes one command may carry (MDTS)");
+        }
+        return id;
     }
 
     List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
@@ -130,17 +154,42 @@ final class AdminQueries {
     }
 
     AnaLogPage anaLog() throws NvmfException {
-        IdentifyController id = identify();
+        return anaLog(name(), identify(),
+                length -> getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, length, false));
+    }
+
+    /** The whole ANA log page in one read of {@code length} bytes, as the controller sent it. */
+    @FunctionalInterface
+    interface AnaLogReader {
+        MemorySegment read(int length) throws NvmfException;
+    }
+
+    /**
+     * The ANA log as {@link #anaLog()} reads it, over any source of log bytes: sized from Identify Controller
+     * (NANAGRPID groups, MNAN or NN NSIDs, at most {@value #MAX_ANA_GROUPS} and {@value #MAX_ANA_NSIDS}: about 6 MiB);
+     * a page that does not decode (a reserved ANA state, NNSIDS beyond the page) is the controller's protocol error,
+     * reported as {@link NvmfException} as {@link NvmeController#anaLog()} declares.
+     */
+    static AnaLogPage anaLog(String name, IdentifyController id, AnaLogReader log) throws NvmfException {
         if ((id.cmic() & CMIC_ANA) == 0) {
             return new AnaLogPage(0, List.of());
         }
         long groups = Integer.toUnsignedLong(id.nanagrpid());
         long nsids = id.mnan() != 0 ? Integer.toUnsignedLong(id.mnan()) : id.nn();
         long size = AnaLogPage.HEADER_SIZE + groups * AnaLogPage.DESCRIPTOR_SIZE + nsids * 4;
-        if (groups > 0xFFFF || nsids > 0x10_0000 || size > Integer.MAX_VALUE) {
-            throw new NvmfException("controller reports " + groups + " ANA groups and " + nsids
+        if (groups > MAX_ANA_GROUPS || nsids > MAX_ANA_NSIDS || size > Integer.MAX_VALUE) {
+            throw new NvmfException(name + ": controller reports " + groups + " ANA groups and " + nsids
                     + " namespaces: an ANA log page too large to read");
         }
-        return AnaLogPage.decode(getLogPage(LogPageId.ANA.code(), 0xFFFF_FFFFL, 0, (int) size, false));
+        MemorySegment page = log.read((int) size);
+        try {
+            return AnaLogPage.decode(page);
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(name + ": malformed ANA log page (0Ch): " + e.getMessage(), e);
+        }
     }
+
+    /** Most ANA groups and NSIDs whose log the host reads (NANAGRPID is 32 bits, MNAN and NN too). */
+    static final long MAX_ANA_GROUPS = 0xFFFF;
+    static final long MAX_ANA_NSIDS = 0x10_0000;
 }

@@ -261,12 +261,22 @@ final class AsyncEventHandler {
     private List<Long> readChangedNamespaces() throws NvmfException {
         MemorySegment log = c.getLogPage(LogPageId.CHANGED_NS.code(), NSID_ALL, 0, ChangedNamespaceList.SIZE, false);
         try {
-            ChangedNamespaceList list = ChangedNamespaceList.decode(log);
-            return list.overflow() ? List.of() : list.nsids();
+            return changedNamespaceIds(log);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, c.name() + ": malformed Changed Namespace List ignored: " + e.getMessage());
             return List.of();
         }
+    }
+
+    /**
+     * The NSIDs a Changed Namespace List names, none when it overflowed (more than 1024 changed: every namespace is
+     * rescanned anyway).
+     *
+     * @throws io.nvmf4j.protocol.MalformedStructureException when the controller's page is malformed
+     */
+    static List<Long> changedNamespaceIds(MemorySegment log) {
+        ChangedNamespaceList list = ChangedNamespaceList.decode(log);
+        return list.overflow() ? List.of() : list.nsids();
     }
 
     // ---- the scan (event thread or a user's rescan) --------------------------------------------------------
@@ -280,7 +290,7 @@ final class AsyncEventHandler {
         for (long nsid : c.activeNamespaceIds()) {
             IdentifyNamespace id = c.identifyNamespace(nsid);
             if (id.nsze() != 0) {
-                now.put(nsid, id);
+                now.put(nsid, AdminQueries.usable(c.name(), nsid, id, c.maxTransferBytes()));
             }
         }
         List<Namespace> added = new ArrayList<>();

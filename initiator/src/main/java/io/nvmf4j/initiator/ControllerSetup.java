@@ -141,7 +141,7 @@ final class ControllerSetup {
             throw new NvmfConnectException(name + ": the controller does not support keyed SGLs (SGLS bit 2), "
                     + "which NVMe/RDMA requires");
         }
-        int queueSize = ioQueueSize();
+        int queueSize = ioQueueSize(options.queueSize(), c.capabilities, identify);
         if (queueSize < 2) {
             // CAP.MQES and MAXCMD are the controller's word: a queue needs two entries at least (a full queue
             // leaves one empty, NVMe Base 2.0 section 3.3.1.5), so 0 or 1 cannot carry a command
@@ -149,16 +149,34 @@ final class ControllerSetup {
                     + " entries (CAP.MQES " + c.capabilities.mqes() + ", MAXCMD " + identify.maxcmd()
                     + "); at least 2 are needed");
         }
-        long pageSize = 1L << (12 + c.capabilities.mpsmin());
-        long mdts = identify.mdts() == 0 ? Long.MAX_VALUE : (1L << identify.mdts()) * pageSize;
-        c.maxTransferBytes = Math.min(mdts, KeyedSglDescriptor.MAX_LENGTH + 1L - pageSize);
+        c.maxTransferBytes = maxTransferBytes(identify.mdts(), c.capabilities.mpsmin());
         boolean offsetSgl = (identify.sgls() & IdentifyController.SGLS_OFFSET) != 0;
         if (identify.icdoff() != 0 && offsetSgl && options.inCapsuleData()) {
             LOG.log(Level.WARNING, name + ": ICDOFF " + identify.icdoff() + " is not supported (as in Linux); "
                     + "writes go by keyed SGL only");
         }
-        c.inCapsuleBytes = options.inCapsuleData() && offsetSgl && identify.icdoff() == 0
-                ? (int) Math.min(identify.inCapsuleDataSize(), options.bufferSize()) : 0;
+        c.inCapsuleBytes = inCapsuleBytes(identify, options.inCapsuleData(), options.bufferSize());
+    }
+
+    /** In-capsule data a write may carry: none unless offset SGLs are supported with ICDOFF 0, at most a buffer. */
+    static int inCapsuleBytes(IdentifyController identify, boolean wanted, int bufferSize) {
+        boolean offsetSgl = (identify.sgls() & IdentifyController.SGLS_OFFSET) != 0;
+        return wanted && offsetSgl && identify.icdoff() == 0
+                ? (int) Math.min(identify.inCapsuleDataSize(), bufferSize) : 0;
+    }
+
+    /**
+     * MDTS (a power of two in units of CAP.MPSMIN pages, 0 for no limit) as bytes, bounded by the 24-bit keyed SGL
+     * length less a page, with saturating arithmetic: the controller's numbers are any a byte can hold (MDTS 52 with
+     * 4 KiB pages is 2^64 bytes), and as Linux's {@code nvme_mps_to_sectors()} and {@code min_not_zero()} do, a limit
+     * too large to represent is no limit rather than a wrapped one. Never below one page.
+     */
+    static long maxTransferBytes(int mdts, int mpsmin) {
+        int pageShift = 12 + mpsmin;                 // MPSMIN is 4 bits: at most 2^27-byte pages
+        long pageSize = 1L << pageShift;
+        long fromMdts = mdts == 0 || mdts + pageShift >= Long.SIZE - 1 ? Long.MAX_VALUE : 1L << (mdts + pageShift);
+        long sglLimit = Math.max(pageSize, KeyedSglDescriptor.MAX_LENGTH + 1L - pageSize);
+        return Math.min(fromMdts, sglLimit);
     }
 
     /** Set Features Number of Queues: as many as asked, at most what the controller grants. */
@@ -180,8 +198,12 @@ final class ControllerSetup {
      * nvme_rdma_configure_admin_queue() and nvme_init_identify() bound ctrl->sqsize.
      */
     private int ioQueueSize() {
-        int queueSize = Math.min(options.queueSize(), c.capabilities.mqes() + 1);
-        int maxcmd = c.identify.maxcmd();
+        return ioQueueSize(options.queueSize(), c.capabilities, c.identify);
+    }
+
+    static int ioQueueSize(int wanted, ControllerCapabilities capabilities, IdentifyController identify) {
+        int queueSize = Math.min(wanted, capabilities.mqes() + 1);
+        int maxcmd = identify.maxcmd();
         return maxcmd > 0 ? Math.min(queueSize, maxcmd) : queueSize;
     }
 
@@ -219,7 +241,7 @@ final class ControllerSetup {
         for (long nsid : c.activeNamespaceIds()) {
             IdentifyNamespace ns = c.identifyNamespace(nsid);
             if (ns.nsze() != 0) {
-                c.namespaces.put(nsid, new Namespace(c, nsid, ns));
+                c.namespaces.put(nsid, new Namespace(c, nsid, AdminQueries.usable(name, nsid, ns, c.maxTransferBytes)));
             }
         }
     }

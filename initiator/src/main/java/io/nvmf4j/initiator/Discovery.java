@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
@@ -34,58 +35,112 @@ public final class Discovery {
     private Discovery() {
     }
 
+    /**
+     * The log as the controller sent it: GENCTR and NUMREC raw 1024-byte entries, each a view over a copy the host
+     * holds (every field nvme-cli prints, EFLAGS and the RDMA TSAS included).
+     *
+     * @param generation GENCTR
+     * @param entries    the entries in log order
+     */
+    public record Entries(long generation, List<DiscoveryLogEntry> entries) {
+
+        public Entries {
+            entries = List.copyOf(entries);
+        }
+    }
+
     /** Connects to the discovery controller in {@code options}, reads the log, disconnects. */
     public static DiscoveryLog discover(ConnectOptions options) throws NvmfException {
+        Entries raw = discoverEntries(options);
+        return new DiscoveryLog(raw.generation(), raw.entries().stream().map(DiscoveryRecord::from).toList());
+    }
+
+    /** As {@link #discover}, the entries raw (what {@code nvmf4j discover} prints). */
+    public static Entries discoverEntries(ConnectOptions options) throws NvmfException {
         if (!options.isDiscovery()) {
             options = options.toBuilder().subsystemNqn(Nqn.DISCOVERY).ioQueues(0)
                     .keepAliveTimeout(java.time.Duration.ZERO).build();
         }
         try (NvmeController controller = NvmeController.connect(options)) {
-            return readLog(controller, DEFAULT_MAX_RETRIES);
+            return readEntries(controller, DEFAULT_MAX_RETRIES);
         }
     }
 
     /** Reads the whole log from a connected (discovery) controller. */
     public static DiscoveryLog readLog(NvmeController controller, int maxRetries) throws NvmfException {
+        Entries raw = readEntries(controller, maxRetries);
+        return new DiscoveryLog(raw.generation(), raw.entries().stream().map(DiscoveryRecord::from).toList());
+    }
+
+    /**
+     * Reads the whole log from a connected (discovery) controller, the entries raw: the one reader of the
+     * discovery log in this project (the library's {@link #readLog} and the command line's {@code discover} and
+     * {@code list-subsys} both go through it), so the NUMREC bound holds for every caller.
+     */
+    public static Entries readEntries(NvmeController controller, int maxRetries) throws NvmfException {
         int lid = LogPageId.DISCOVERY.code();
+        return readEntries(controller.name(),
+                (offset, length, rae) -> controller.getLogPage(lid, 0, offset, length, rae), maxRetries);
+    }
+
+    /** One Get Log Page of the discovery log: {@code length} bytes from {@code offset}, as the controller sent them. */
+    @FunctionalInterface
+    interface LogReader {
+        MemorySegment read(long offset, int length, boolean rae) throws NvmfException;
+    }
+
+    /**
+     * {@link #readEntries(NvmeController, int)} over any source of log bytes: the parsing of what the controller
+     * sent, apart from the transport (so it can be fuzzed without one).
+     */
+    static Entries readEntries(String name, LogReader log, int maxRetries) throws NvmfException {
         int tries = 0;
         while (true) {
-            DiscoveryLogPage header = DiscoveryLogPage.wrap(
-                    controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, true));
+            DiscoveryLogPage header = header(name, log.read(0, DiscoveryLogPage.HEADER_SIZE, true));
             long genctr = header.genctr();
             long numrec = header.numrec();
             if (Long.compareUnsigned(numrec, MAX_RECORDS) > 0) {
-                throw new NvmfException(controller.name() + ": the discovery log claims "
+                throw new NvmfException(name + ": the discovery log claims "
                         + Long.toUnsignedString(numrec) + " records, more than the " + MAX_RECORDS
                         + " this host reads");
             }
             if (numrec == 0) {
-                return new DiscoveryLog(genctr, List.of());
+                return new Entries(genctr, List.of());
             }
-            List<DiscoveryRecord> records = new ArrayList<>((int) numrec);
+            List<DiscoveryLogEntry> entries = new ArrayList<>((int) numrec);
             for (int first = 0; first < numrec; first += RECORDS_PER_CHUNK) {
                 int count = (int) Math.min(RECORDS_PER_CHUNK, numrec - first);
-                MemorySegment chunk = controller.getLogPage(lid, 0,
-                        DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
+                MemorySegment chunk = log.read(DiscoveryLogPage.HEADER_SIZE + (long) first * DiscoveryLogEntry.SIZE,
                         count * DiscoveryLogEntry.SIZE, true);
                 for (int i = 0; i < count; i++) {
-                    records.add(DiscoveryRecord.from(DiscoveryLogEntry.wrap(
-                            chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE))));
+                    entries.add(DiscoveryLogEntry.wrap(
+                            chunk.asSlice((long) i * DiscoveryLogEntry.SIZE, DiscoveryLogEntry.SIZE)));
                 }
             }
-            DiscoveryLogPage again = DiscoveryLogPage.wrap(
-                    controller.getLogPage(lid, 0, 0, DiscoveryLogPage.HEADER_SIZE, false));
+            DiscoveryLogPage again = header(name, log.read(0, DiscoveryLogPage.HEADER_SIZE, false));
             if (again.genctr() == genctr) {
                 if (again.numrec() != numrec) {
-                    throw new NvmfException(controller.name() + ": discovery log NUMREC changed from " + numrec
+                    throw new NvmfException(name + ": discovery log NUMREC changed from " + numrec
                             + " to " + Long.toUnsignedString(again.numrec()) + " under the same GENCTR " + genctr);
                 }
-                return new DiscoveryLog(genctr, records);
+                return new Entries(genctr, entries);
             }
             if (++tries >= maxRetries) {
-                throw new NvmfException(controller.name() + ": discovery log kept changing (GENCTR " + genctr
+                throw new NvmfException(name + ": discovery log kept changing (GENCTR " + genctr
                         + " -> " + again.genctr() + ") over " + maxRetries + " tries");
             }
+        }
+    }
+
+    /**
+     * The log's header; one this host cannot read (RECFMT other than 0) is the controller's protocol error, reported
+     * as {@link NvmfException} like every other fault of the log, not as the decoder's internal exception.
+     */
+    private static DiscoveryLogPage header(String name, MemorySegment data) throws NvmfException {
+        try {
+            return DiscoveryLogPage.wrap(data);
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(name + ": malformed discovery log header: " + e.getMessage(), e);
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.nvmf4j.initiator;
 
+import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.admin.NamespaceDescriptor;
 import io.nvmf4j.protocol.log.AnaLogPage;
@@ -68,7 +70,7 @@ public final class MultipathController implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.subsystemNqn = paths[0].identify().subsystemNqn();
+        this.subsystemNqn = subsystemNqn(paths[0].name(), paths[0].identify());
         checkIdentity();
         for (int i = 0; i < paths.length; i++) {
             int index = i;
@@ -149,6 +151,19 @@ public final class MultipathController implements AutoCloseable {
         return out;
     }
 
+    /**
+     * SUBNQN of Identify Controller through one path, which every path must share. The connect itself does not
+     * read it, so a controller reporting an empty or invalid one is refused here, with a protocol error naming the
+     * field rather than the decoder's exception.
+     */
+    static Nqn subsystemNqn(String name, IdentifyController identify) throws NvmfException {
+        try {
+            return identify.subsystemNqn();
+        } catch (MalformedStructureException e) {
+            throw new NvmfException(name + ": Identify Controller SUBNQN is not a valid NQN: " + e.getMessage(), e);
+        }
+    }
+
     /** nvme_ns_ids_equal() and nvme_init_ns_head(): same subsystem, same namespace identity and format on every path. */
     private void checkIdentity() throws NvmfException {
         NvmeController base = paths[0];
@@ -156,7 +171,7 @@ public final class MultipathController implements AutoCloseable {
             namespaces.put(ns.nsid(), null);
         }
         for (int i = 1; i < paths.length; i++) {
-            Nqn nqn = paths[i].identify().subsystemNqn();
+            Nqn nqn = subsystemNqn(paths[i].name(), paths[i].identify());
             if (!subsystemNqn.equals(nqn)) {
                 throw new NvmfException(paths[i].options().address() + " leads to subsystem " + nqn + ", not "
                         + subsystemNqn + ": not a path of the same subsystem");

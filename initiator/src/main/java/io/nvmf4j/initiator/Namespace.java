@@ -70,8 +70,9 @@ public final class Namespace implements NamespaceIo {
         return blockCount;
     }
 
+    /** NSZE x the block size, saturated: NSZE is the controller's unsigned 64-bit word. */
     public long capacityBytes() {
-        return blockSize * blockCount;
+        return blockCount < 0 || blockCount > Long.MAX_VALUE / blockSize ? Long.MAX_VALUE : blockSize * blockCount;
     }
 
     /** The Identify Namespace data read at connect time. */

@@ -133,4 +133,89 @@ class HostAgainstHostileControllerTest {
         // header, entries, header per try
         assertEquals(3 * Discovery.DEFAULT_MAX_RETRIES, target.receivedWithOpcode(0x02).size());
     }
+
+    // ---- issue 27, item 1: one bounded reader of the discovery log, raw entries included --------------------
+
+    @Test
+    void theRawEntriesReaderTheCommandLineUsesIsBoundedToo() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 2;
+        script.discoveryNumrecClaim = 1_500_000L;
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.discovery(target.address()).host(HostIdentity.generate())
+                .provider("softiwarp").commandTimeout(Duration.ofSeconds(5)).build();
+        NvmfException e = assertThrows(NvmfException.class, () -> Discovery.discoverEntries(options));
+        assertTrue(e.getMessage().contains("1500000") && e.getMessage().contains("" + Discovery.MAX_RECORDS),
+                e.getMessage());
+        assertEquals(1, target.receivedWithOpcode(0x02).size());
+    }
+
+    @Test
+    void theRawEntriesAreTheRecordsTheLibraryDecodes() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.discoveryRecords = 6; // two 4 KiB chunks
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.discovery(target.address()).host(HostIdentity.generate())
+                .provider("softiwarp").commandTimeout(Duration.ofSeconds(5)).build();
+        Discovery.Entries raw = Discovery.discoverEntries(options);
+        DiscoveryLog log = Discovery.discover(options);
+        assertEquals(6, raw.entries().size());
+        assertEquals(log.generation(), raw.generation());
+        for (int i = 0; i < 6; i++) {
+            assertEquals(log.records().get(i).subnqn(), raw.entries().get(i).subnqn().strip());
+        }
+    }
+
+    // ---- issue 27, item 4: extreme but valid controller values ----------------------------------------------
+
+    private NvmeController connect(ScriptedController.Script script) throws Exception {
+        target = new ScriptedController(script);
+        ConnectOptions options = ConnectOptions.builder(target.address(), script.subsystem)
+                .host(HostIdentity.generate()).ioQueues(1).queueSize(16).provider("softiwarp")
+                .connectTimeout(Duration.ofSeconds(5)).commandTimeout(Duration.ofSeconds(5)).build();
+        return NvmeController.connect(options);
+    }
+
+    /** MDTS 52 with 4 KiB pages is 2^64 bytes: no limit (Linux saturates), not a wrapped limit of 0 bytes. */
+    @Test
+    void mdtsOfTwoToTheSixtyFourBytesSaturatesToNoLimitBeyondTheSgl() throws Exception {
+        for (int mdts : new int[] {51, 52, 53, 255}) {
+            ScriptedController.Script script = new ScriptedController.Script();
+            script.mdts = mdts;
+            try (NvmeController c = connect(script)) {
+                assertTrue(c.maxTransferBytes() > 0, "MDTS " + mdts + ": " + c.maxTransferBytes());
+                Namespace ns = c.namespace(1).orElseThrow();
+                assertTrue(ns.maxBlocksPerRequest() >= 1);
+                byte[] back = new byte[64 << 10];
+                ns.read(0, back.length / 512, java.lang.foreign.MemorySegment.ofArray(back));
+            } finally {
+                target.close();
+                target = null;
+            }
+        }
+    }
+
+    /** LBADS outside 2^9..2^31: a protocol error naming the field, not an internal MalformedStructureException. */
+    @Test
+    void lbadsOutsideNineToThirtyOneIsAProtocolErrorNamingTheField() throws Exception {
+        for (int lbads : new int[] {0, 8, 32, 63}) {
+            ScriptedController.Script script = new ScriptedController.Script();
+            script.lbadsClaim = lbads;
+            NvmfException e = connectFails(script);
+            assertTrue(e.getMessage().contains("LBADS " + lbads) && e.getMessage().contains("nvme-")
+                    && e.getMessage().contains("Identify Namespace 1"), e.getMessage());
+            target.close();
+            target = null;
+        }
+    }
+
+    /** LBADS 31 (2 GiB blocks) is valid, MDTS 1 (8 KiB) too; together no command moves a block: a clear error. */
+    @Test
+    void aBlockLargerThanMdtsIsAProtocolErrorNotAnIllegalArgument() throws Exception {
+        ScriptedController.Script script = new ScriptedController.Script();
+        script.lbadsClaim = 31;
+        script.mdts = 1;
+        NvmfException e = connectFails(script);
+        assertTrue(e.getMessage().contains("LBADS 31") && e.getMessage().contains("MDTS"), e.getMessage());
+    }
 }

@@ -216,8 +216,16 @@ final class FabricsCommands {
         byte[] hostId = d.asSlice(ConnectData.OFFSET_HOSTID, 16).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
         // keys taken now for the controller's life, like nvmet_setup_auth() copies them at Connect
         DhchapKeys keys = subsystem.hostKeys(hostNqn).orElse(null);
+        String[] overShare = new String[1];
         Controller ctrl = subsystem.registerController(
-                id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato));
+                id -> new Controller(sq.target(), subsystem, sq.port(), id, hostNqn, hostId, kato),
+                hostNqn, sq.transport().remoteAddress(), sq.target().controllerShare(), overShare);
+        if (ctrl == null && overShare[0] != null) {
+            // as nvmet answers when it has no controller to give: Controller Busy, do not retry
+            refused(req, ControllerShare.REFUSAL_PREFIX + "rejected host {0} for {1}: {2}", shown(hostNqn),
+                    subsystem.nqn(), overShare[0]);
+            return StatusCode.CONNECT_CTRL_BUSY.withDnr();
+        }
         if (ctrl == null) {
             refused(req, "rejected host {0} for {1}: no free controller ID (controller busy)", hostNqn,
                     subsystem.nqn());

@@ -216,6 +216,17 @@ public final class NvmeTarget implements AutoCloseable {
         return new SubmissionQueue(this, port, transport);
     }
 
+    private volatile ControllerShare controllerShare = ControllerShare.defaults();
+
+    /** The share of each subsystem's controllers one host NQN and one source address may hold. */
+    public void controllerShare(ControllerShare share) {
+        this.controllerShare = java.util.Objects.requireNonNull(share, "share");
+    }
+
+    public ControllerShare controllerShare() {
+        return controllerShare;
+    }
+
     private volatile AuthenticationObserver authenticationObserver = AuthenticationObserver.NONE;
     private volatile java.time.Duration authenticationTimeout = DEFAULT_AUTHENTICATION_TIMEOUT;
     private final java.security.SecureRandom secureRandom = new java.security.SecureRandom();

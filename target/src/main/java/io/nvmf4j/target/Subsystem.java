@@ -58,6 +58,8 @@ public final class Subsystem {
     private static final int FAST_NSIDS = 1024;
     private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final BitSet usedControllerIds = new BitSet();
+    /** The source address of each controller's admin queue, for {@link ControllerShare} (guarded by this). */
+    private final Map<Integer, String> controllerPeers = new java.util.HashMap<>();
     /** Where namespaces keep their Persist Through Power Loss state; null: reservations do not persist. */
     private volatile java.nio.file.Path reservationDirectory;
 
@@ -359,6 +361,42 @@ public final class Subsystem {
      * Controller Busy).
      */
     synchronized Controller registerController(java.util.function.IntFunction<Controller> factory) {
+        return registerController(factory, null, null, null, null);
+    }
+
+    /**
+     * Registers a controller for {@code hostNqn} whose admin queue comes from {@code peer} unless that host NQN or
+     * that address already holds its {@code share} of this subsystem's live controllers; the check and the
+     * registration are one step. When refused for the share, {@code refusal} gets the reason and null is returned;
+     * null with no reason: no free controller ID.
+     */
+    synchronized Controller registerController(java.util.function.IntFunction<Controller> factory, String hostNqn,
+            String peer, ControllerShare share, String[] refusal) {
+        if (share != null) {
+            int sameHost = 0;
+            int sameAddress = 0;
+            for (Map.Entry<Integer, Controller> e : controllers.entrySet()) {
+                Controller c = e.getValue();
+                if (c.isReleased()) {
+                    continue;
+                }
+                if (c.hostNqn().equals(hostNqn)) {
+                    sameHost++;
+                }
+                if (peer != null && peer.equals(controllerPeers.get(e.getKey()))) {
+                    sameAddress++;
+                }
+            }
+            if (sameHost >= share.perHostNqn()) {
+                refusal[0] = "host NQN holds " + sameHost + " controllers, its share (" + share.perHostNqn() + ")";
+                return null;
+            }
+            if (sameAddress >= share.perAddress()) {
+                refusal[0] = "address " + peer + " holds " + sameAddress + " controllers, its share ("
+                        + share.perAddress() + ")";
+                return null;
+            }
+        }
         int id = usedControllerIds.nextClearBit(cntlidMin);
         if (id > cntlidMax) {
             return null;
@@ -366,11 +404,15 @@ public final class Subsystem {
         usedControllerIds.set(id);
         Controller c = factory.apply(id);
         controllers.put(id, c);
+        if (peer != null) {
+            controllerPeers.put(id, peer);
+        }
         return c;
     }
 
     synchronized void unregisterController(Controller controller) {
         if (controllers.remove(controller.id(), controller)) {
+            controllerPeers.remove(controller.id());
             usedControllerIds.clear(controller.id());
         }
     }

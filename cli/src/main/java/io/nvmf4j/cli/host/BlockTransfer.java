@@ -21,6 +21,14 @@ final class BlockTransfer {
     private BlockTransfer() {
     }
 
+    /**
+     * Bytes of the buffer a transfer of {@code ns} uses: a chunk, or one block when the namespace's blocks are larger
+     * (the block size is the controller's: up to MDTS, which may be several MiB).
+     */
+    static long bufferBytes(Namespace ns) {
+        return Math.max(CHUNK_BYTES, ns.blockSize());
+    }
+
     /** Reads {@code blocks} blocks from {@code slba} into {@code out}; returns the bytes written. */
     static long read(Namespace ns, IoBuffer buffer, long slba, long blocks, OutputStream out)
             throws NvmfException, IOException {

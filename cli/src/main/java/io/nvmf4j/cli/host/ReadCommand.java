@@ -7,7 +7,9 @@ import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.OutputStream;
-import java.nio.file.Files;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -50,14 +52,39 @@ public final class ReadCommand implements Callable<Integer> {
                 device.spec.commandLine().getErr().printf("Rounding data size to fit block count (%d bytes)%n", transfer);
             }
             long start = System.nanoTime();
-            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
-                 OutputStream out = ExactStreams.output(range.data != null
-                         ? new BufferedOutputStream(Files.newOutputStream(range.data))
-                         : new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), bytes)) {
-                BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
+            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.bufferBytes(ns))) {
+                if (range.data != null) {
+                    readToFile(ns, buffer, blocks, bytes);
+                } else {
+                    // closed (and padded to -z) only once every command succeeded: a failed command's data,
+                    // which the controller may well have sent before its error status, is never written
+                    OutputStream out = ExactStreams.output(
+                            new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)), bytes);
+                    BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
+                    out.close();
+                }
             }
             long nanos = System.nanoTime() - start;
             IoSummary.report(device.spec.commandLine(), "read", ns, range, blocks, bytes, nanos, json);
         });
+    }
+
+    /**
+     * As nvme-cli's {@code submit_io()}: the file is created (or truncated) and the data written only when the read
+     * succeeded; a failed read leaves it empty, whatever data came before the error status.
+     */
+    private void readToFile(Namespace ns, IoBuffer buffer, long blocks, long bytes) throws Exception {
+        try (FileChannel file = FileChannel.open(range.data, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            OutputStream out = ExactStreams.output(new BufferedOutputStream(Channels.newOutputStream(file)), bytes);
+            try {
+                BlockTransfer.read(ns, buffer, range.startBlock, blocks, out);
+                out.flush();
+            } catch (Exception | Error e) {
+                file.truncate(0);
+                throw e;
+            }
+            out.close();
+        }
     }
 }

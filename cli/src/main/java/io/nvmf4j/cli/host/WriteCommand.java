@@ -44,7 +44,7 @@ public final class WriteCommand implements Callable<Integer> {
             Long blocks = range.blocks(ns.blockSize());
             long start = System.nanoTime();
             long written;
-            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.CHUNK_BYTES);
+            try (IoBuffer buffer = controller.allocateBuffer(BlockTransfer.bufferBytes(ns));
                  InputStream raw = range.data != null ? new BufferedInputStream(Files.newInputStream(range.data))
                          : System.in) {
                 InputStream in = raw;

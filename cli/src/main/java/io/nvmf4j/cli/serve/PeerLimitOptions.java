@@ -28,6 +28,16 @@ final class PeerLimitOptions {
             description = "RDMA connections without a completed Connect per poll group (default 128)")
     Integer maxUnconnectedPerGroup;
 
+    @Option(names = "--max-controllers-per-host", paramLabel = "N",
+            description = "live controllers of one subsystem one host NQN may hold; one more Connect is Controller "
+                    + "Busy (default 32; the config file's nvmf4j.controller_share.per_host_nqn)")
+    Integer maxControllersPerHost;
+
+    @Option(names = "--max-controllers-per-address", paramLabel = "N",
+            description = "live controllers of one subsystem whose admin queue comes from one peer address "
+                    + "(default 64; the config file's nvmf4j.controller_share.per_address)")
+    Integer maxControllersPerAddress;
+
     @Option(names = "--queue-buffer-limit", paramLabel = "SIZE", converter = SizeConverter.class,
             description = "most data-buffer memory one queue may hold (default: a quarter of the poll group's pool)")
     Long queueBufferBytes;
@@ -51,6 +61,8 @@ final class PeerLimitOptions {
         positive("--rdma-read-timeout", readTimeoutSeconds);
         positive("--max-unconnected-per-address", maxUnconnectedPerAddress);
         positive("--max-unconnected-per-group", maxUnconnectedPerGroup);
+        positive("--max-controllers-per-host", maxControllersPerHost);
+        positive("--max-controllers-per-address", maxControllersPerAddress);
         positive("--mpa-timeout", mpaTimeoutSeconds);
         positive("--max-pending-per-peer", maxPendingPerPeer);
         positive("--max-pending-per-listener", maxPendingPerListener);
@@ -74,6 +86,15 @@ final class PeerLimitOptions {
         if (maxPendingPerListener != null) {
             System.setProperty("nvmf4j.softiwarp.maxPendingPerListener", maxPendingPerListener.toString());
         }
+    }
+
+    /** The settings with the given controller share applied (the flags win over the config file). */
+    io.nvmf4j.config.Nvmf4jSettings apply(io.nvmf4j.config.Nvmf4jSettings s) {
+        if (maxControllersPerHost == null && maxControllersPerAddress == null) {
+            return s;
+        }
+        return s.withControllerShare(maxControllersPerHost != null ? maxControllersPerHost : s.maxControllersPerHost(),
+                maxControllersPerAddress != null ? maxControllersPerAddress : s.maxControllersPerAddress());
     }
 
     /** The transport options with the given limits applied. */

@@ -359,12 +359,19 @@ public final class ServeCommand implements Callable<Integer> {
      * section, as a command-line flag does over a file everywhere else.
      */
     private LoadedConfig withCommandLineSettings(LoadedConfig loaded) {
+        TargetConfig c = loaded.config();
+        Nvmf4jSettings s = c.nvmf4j() != null ? c.nvmf4j() : Nvmf4jSettings.defaults();
+        Nvmf4jSettings shared = limits.apply(s);
+        if (shared != s) {
+            loaded = new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), shared),
+                    loaded.warnings(), loaded.source());
+            c = loaded.config();
+            s = shared;
+        }
         if (provider == null && pollGroups == null && metricsPort == null && spinBudgetMicros == null
                 && backendIo == null && backendTimeoutSeconds == null) {
             return loaded;
         }
-        TargetConfig c = loaded.config();
-        Nvmf4jSettings s = c.nvmf4j();
         Nvmf4jSettings merged = new Nvmf4jSettings(
                 provider != null ? parseProvider(provider) : s.provider(),
                 pollGroups != null ? pollGroups : s.pollGroups(),
@@ -374,7 +381,8 @@ public final class ServeCommand implements Callable<Integer> {
                 s.defaultBlockSize(),
                 backendIo != null ? BackendIoMode.parse(backendIo).label() : s.backendIo(),
                 backendTimeoutSeconds != null ? backendTimeoutMillis(backendTimeoutSeconds)
-                        : s.backendTimeoutMillis());
+                        : s.backendTimeoutMillis(),
+                s.maxControllersPerHost(), s.maxControllersPerAddress());
         return new LoadedConfig(new TargetConfig(c.hosts(), c.ports(), c.subsystems(), merged),
                 loaded.warnings(), loaded.source());
     }

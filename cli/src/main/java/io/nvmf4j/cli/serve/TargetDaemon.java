@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.config.LoadedConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
+import io.nvmf4j.target.ControllerShare;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.backend.BackendIoMode;
@@ -110,6 +111,8 @@ public final class TargetDaemon implements AutoCloseable {
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
         target.backendSettings(backendSettings(settings));
+        target.controllerShare(new ControllerShare(settings.maxControllersPerHost(),
+                settings.maxControllersPerAddress()));
         if (reservationDir != null) {
             try {
                 target.persistReservationsIn(reservationDir);

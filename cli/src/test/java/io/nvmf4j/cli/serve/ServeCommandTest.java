@@ -182,6 +182,17 @@ class ServeCommandTest {
     }
 
     @Test
+    void controllerShareFlagsWinOverTheConfigFileSection() {
+        ServeCommand serve = new ServeCommand(System.err);
+        new CommandLine(serve).parseArgs("--ram", "1M", "--nqn", NQN, "--max-controllers-per-host", "3");
+        var s = serve.limits.apply(io.nvmf4j.config.Nvmf4jSettings.defaults().withControllerShare(7, 9));
+        assertEquals(3, s.maxControllersPerHost());
+        assertEquals(9, s.maxControllersPerAddress(), "unset flag: the file's value");
+        String err = run(1, "--ram", "1M", "--nqn", NQN, "--max-controllers-per-address", "0");
+        assertTrue(err.contains("--max-controllers-per-address must be at least 1"), err);
+    }
+
+    @Test
     void aTcpConnectionThatNeverSendsMpaIsCountedInTheRejectedMetric() throws Exception {
         int port = freePort();
         int metricsPort = freePort();

@@ -98,6 +98,10 @@ public final class ScriptedController implements AutoCloseable {
         public java.util.function.LongFunction<List<Long>> activeNamespaces = null;
         /** Discovery log header NUMREC as claimed (null: the true count); the records sent stay discoveryRecords. */
         public Long discoveryNumrecClaim = null;
+        /** Identify Namespace LBADS as reported (null: that of blockSize); the media stays blockSize blocks. */
+        public Integer lbadsClaim = null;
+        /** Reads: send the data, then complete with Internal Error (a failed command whose data arrived). */
+        public boolean readDataThenInternalError = false;
         /** What the controller does with the host's keyed buffers, on queue {@link #hostileQueue} only. */
         public Hostility hostility = Hostility.NONE;
         public int hostileQueue = 1;
@@ -261,7 +265,7 @@ public final class ScriptedController implements AutoCloseable {
             this.cq = device.createCompletionQueue(slots * 4 + 8);
             this.recv = pd.register(arena.allocate((long) slots * capsule, 64), EnumSet.of(AccessFlag.LOCAL_WRITE));
             this.send = pd.register(arena.allocate(16, 16), EnumSet.of(AccessFlag.LOCAL_WRITE));
-            this.data = pd.register(arena.allocate(1 << 20, 4096), EnumSet.of(AccessFlag.LOCAL_WRITE));
+            this.data = pd.register(arena.allocate(Math.max(1 << 20, script.blockSize), 4096), EnumSet.of(AccessFlag.LOCAL_WRITE));
         }
 
         void postReceives(io.nvmf4j.verbs.QueuePair qp) throws io.nvmf4j.verbs.VerbsException {
@@ -512,7 +516,8 @@ public final class ScriptedController implements AutoCloseable {
                         }
                         IdentifyNamespace ns = IdentifyNamespace.wrap(out);
                         ns.nsze(script.blocks).ncap(script.blocks).nuse(script.blocks).nlbaf(0).flbas(0);
-                        ns.lbaFormat(0, LbaFormat.ofBlockSize(script.blockSize));
+                        ns.lbaFormat(0, script.lbadsClaim == null ? LbaFormat.ofBlockSize(script.blockSize)
+                                : new LbaFormat(0, script.lbadsClaim, 0));
                     }
                     case IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST -> {
                         if (script.activeNamespaces != null) {
@@ -602,6 +607,9 @@ public final class ScriptedController implements AutoCloseable {
             MemorySegment region = media.asSlice(slba * script.blockSize, bytes);
             if (opcode == IoOpcode.READ.code()) {
                 MemorySegment.copy(region, 0, data.segment(), 0, bytes);
+                if (script.readDataThenInternalError) {
+                    return new Response(StatusCode.INTERNAL.withDnr(), 0, (int) bytes);
+                }
                 return Response.toHost((int) bytes);
             }
             if (opcode == IoOpcode.WRITE.code()) {

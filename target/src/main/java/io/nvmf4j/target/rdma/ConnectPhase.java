@@ -125,13 +125,15 @@ final class ConnectPhase {
                     c.subsystem().nqn(), c.id(), queue.hostQid, RdmaQueue.address(queue.remote));
             queue.group.observer().queueConnected(c.subsystem().nqn().value(), queue.hostQid);
         } else if (req.statusField() != 0) {
+            RejectReason reason = io.nvmf4j.target.ControllerShare.isShareRefusal(req.refusal())
+                    ? RejectReason.CONTROLLER_SHARE : RejectReason.CONNECT_REFUSED;
             if (firstRejection()) {
-                queue.group.reportRejected(RejectReason.CONNECT_REFUSED, "Connect on queue " + queue.hostQid
+                queue.group.reportRejected(reason, "Connect on queue " + queue.hostQid
                         + " from " + RdmaQueue.address(queue.remote) + " refused: "
                         + StatusCode.describe(req.status(), true)
                         + (req.refusal() == null ? "" : " (" + req.refusal() + ")"));
             } else {
-                queue.group.observer().peerRejected(RejectReason.CONNECT_REFUSED);
+                queue.group.observer().peerRejected(reason);
             }
         }
     }

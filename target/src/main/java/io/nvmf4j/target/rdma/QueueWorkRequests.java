@@ -77,6 +77,7 @@ final class QueueWorkRequests {
         } else {
             r.send.opcode(SendOpcode.SEND).invalidateRkey(0).rkey(0);
         }
+        r.responsePostedNanos = System.nanoTime();
         try {
             if (dataOut) {
                 r.data.opcode(SendOpcode.RDMA_WRITE).local(queue.group.poolRegion(), r.bufferOffset, r.transferLength)

@@ -32,6 +32,7 @@ import java.net.InetSocketAddress;
  *   <li>{@link QueueMemory}: receive buffers and request contexts ({@code nvmet_rdma_alloc_cmds/_rsps()});</li>
  *   <li>{@link ConnectPhase}: what a queue holds before Connect, the connect timeout, the connect/refusal log;</li>
  *   <li>{@link QueueBufferQuota}: this queue's share of the poll group's buffer pool (NEED_BUFFER);</li>
+ *   <li>{@link TransmitProgress}: the bound on the peer's taking of responses and read data;</li>
  *   <li>{@link QueueWorkRequests}: receive, RDMA Read, RDMA Write + response Send posting;</li>
  *   <li>{@link QueueTeardown}: disconnect, flush and release ({@code nvmet_rdma_release_queue_work()}).</li>
  * </ul>
@@ -71,6 +72,8 @@ final class RdmaQueue implements TransportQueue {
     final ConnectPhase connect = new ConnectPhase(this);
     /** This queue's share of the poll group's buffer pool. */
     final QueueBufferQuota quota = new QueueBufferQuota(this);
+    /** The bound on the peer's taking of responses and read data. */
+    private final TransmitProgress transmit = new TransmitProgress(this);
     /** Receives, RDMA Reads/Writes and Sends posted on the queue pair, and how many have not completed. */
     final QueueWorkRequests wrs;
     /** The state of the queue and the order of its end. */
@@ -383,7 +386,7 @@ final class RdmaQueue implements TransportQueue {
         beginTeardown(detail);
     }
 
-    /** Poll thread, every housekeeping round: the connect timeout and the RDMA Read timeout. */
+    /** Poll thread, every housekeeping round: the connect timeout, the RDMA Read timeout, transmit progress. */
     void checkTimeouts(long now, long connectTimeoutNanos, long readTimeoutNanos) {
         if (teardown.state() != State.LIVE) {
             return;
@@ -401,6 +404,7 @@ final class RdmaQueue implements TransportQueue {
                 return;
             }
         }
+        transmit.check(now, readTimeoutNanos);
     }
 
     /** Releases a request: buffer back to the pool, context back to the free list, waiters retried. */

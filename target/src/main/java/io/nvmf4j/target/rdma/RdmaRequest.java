@@ -55,6 +55,8 @@ final class RdmaRequest {
     long quotaBytes;
     /** When the RDMA Read of the host's data was posted (System.nanoTime), for the Read timeout. */
     long readPostedNanos;
+    /** When the response (and the RDMA Write of read data before it) was posted, for {@link TransmitProgress}. */
+    long responsePostedNanos;
 
     RdmaRequest(RdmaQueue queue, int index, MemorySegment cqe) {
         this.queue = queue;

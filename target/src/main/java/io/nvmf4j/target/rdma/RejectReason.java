@@ -15,8 +15,18 @@ public enum RejectReason {
     CONNECT_TIMEOUT("connect_timeout"),
     /** A Connect command failed (unknown subsystem or host, QID mismatch, wrong Host Identifier or address...). */
     CONNECT_REFUSED("connect_refused"),
+    /**
+     * An admin Connect over the share of a subsystem's controllers one host NQN or one source address may hold
+     * ({@link io.nvmf4j.target.ControllerShare}): Controller Busy.
+     */
+    CONTROLLER_SHARE("controller_share"),
     /** An RDMA Read of host data was not answered within the Read timeout. */
     READ_TIMEOUT("read_timeout"),
+    /**
+     * The peer took no response within the Read timeout, or left more than its share of the pool in unsent read
+     * data ({@link TransmitProgress}).
+     */
+    TRANSMIT_STALLED("transmit_stalled"),
     /** The peer broke the transport rules (short capsule, a failed receive, Read or Write). */
     PROTOCOL_ERROR("protocol_error"),
     /** An unexpected failure while serving the connection; only that connection ended. */
