@@ -380,10 +380,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
             closed = true;
             device.events().removeCq(this);
             ackEvents();
-            int rc = ibverbs_h.ibv_destroy_cq(cq);
-            if (rc == Errno.EBUSY && device.awaitTeardowns()) {
-                rc = ibverbs_h.ibv_destroy_cq(cq);
-            }
+            int rc = device.destroyWhenReleased(() -> ibverbs_h.ibv_destroy_cq(cq));
             ibverbs_h.ibv_destroy_comp_channel(channel);
             arena.close();
             device.resources().remove(this);

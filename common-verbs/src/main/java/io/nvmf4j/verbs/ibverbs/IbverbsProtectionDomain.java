@@ -87,10 +87,7 @@ final class IbverbsProtectionDomain implements ProtectionDomain {
             closed = true;
         }
         regions.closeAll();
-        int rc = ibverbs_h.ibv_dealloc_pd(pd);
-        if (rc == Errno.EBUSY && device.awaitTeardowns()) {
-            rc = ibverbs_h.ibv_dealloc_pd(pd);
-        }
+        int rc = device.destroyWhenReleased(() -> ibverbs_h.ibv_dealloc_pd(pd));
         device.resources().remove(this);
         if (rc != 0) {
             // EBUSY: a queue pair still uses it; the device's close destroys those first, an application that

@@ -135,6 +135,9 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
      * have room, and submits everything prepared with one {@code io_uring_enter}. Returns how many ended.
      */
     public int poll() {
+        if (inFlight == 0 && (ring == null || !ring.needsEnter())) {
+            return 0; // nothing can end: the poll loop of a RAM-only group pays two reads here
+        }
         int n = 0;
         if (ring != null && ring.needsEnter()) {
             // what the last round prepared, and completion work the kernel left for this thread (COOP_TASKRUN)
@@ -143,9 +146,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (ring != null) {
             n += ring.reap(this);
         }
-        BackendSlot done = workerDoneStack.getAndSet(null);
-        if (done != null) {
-            n += finishWorkerSlots(done);
+        if (workerDoneStack.get() != null) {
+            n += finishWorkerSlots(workerDoneStack.getAndSet(null));
         }
         if (released && waitHead != null) {
             startWaiting();
