@@ -121,10 +121,12 @@ final class AdminCommands {
         if (!s.isSuccess()) {
             return s;
         }
+        // waiting before the offer: an event already pending completes the request inside it
+        req.waitFor(ExecutionState.WAITING_FOR_EVENT);
         if (!req.queue().controller().asyncEvents().offer(req)) {
             return StatusCode.ASYNC_LIMIT.withDnr();
         }
-        return Request.DEFERRED;
+        return null;
     }
 
     /** nvmet_execute_get_features(). */

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * The asynchronous half of the I/O commands: {@link IoCommands} has checked the command; here it goes to the
- * backend and returns {@link Request#DEFERRED}, and {@link #completed} finishes it when the backend is done, on the
+ * backend, the request {@linkplain ExecutionState#WAITING_FOR_BACKEND waits for it}, and {@link #completed} finishes it when the backend is done, on the
  * queue's own thread (nvmet's {@code nvmet_bio_done()} / {@code nvmet_file_io_done()}, SPDK's
  * {@code nvmf_bdev_ctrlr_complete_cmd()}). Commands of several operations (Write Zeroes with FUA: zero then flush;
  * Dataset Management: one deallocate per range) take their next step from the completion of the last.
@@ -32,11 +32,12 @@ final class BackendCommands {
         return req.sq.transport().backendIo();
     }
 
-    /** Starts {@code op} for {@code req}; the command completes later. */
+    /** Starts {@code op} for {@code req}, which waits for it; null: the command completes later. */
     static Status submit(BackendIo io, Request req, BackendOp op, long offset, long length, MemorySegment buffer) {
         req.backendOp = op;
+        req.waitFor(ExecutionState.WAITING_FOR_BACKEND);
         io.submit((AsyncBackend) req.ns.backend(), op, offset, length, buffer, req);
-        return Request.DEFERRED;
+        return null;
     }
 
     /** Deallocates {@code ranges} one after the other (already checked against the namespace). */

@@ -37,7 +37,7 @@ import java.util.function.Supplier;
  * ({@link NvmeTarget#authenticationExecutor()}), never on the queue's thread: a Challenge costs a DH key pair and
  * a Reply a key agreement (about 10 ms each in ffdhe8192), which any peer naming an allowed host NQN can ask for
  * without a secret; on the poll thread that would stall every queue of its poll group (Linux nvmet computes them
- * in a work queue too). The command is {@link Request#DEFERRED}; the step works on a copy of the Send data, and
+ * in a work queue too). The command {@linkplain ExecutionState#WAITING_FOR_AUTHENTICATION waits}; the step works on a copy of the Send data, and
  * its result is written into the request's buffer and completed back on the queue's own thread
  * ({@link TransportQueue#runOnQueueThread}), only if the queue is still open and that command still waits. A queue
  * has at most one step in the executor (a second command meanwhile gets Command Sequence Error); a full executor
@@ -170,6 +170,7 @@ final class QueueAuthentication {
      */
     private Status defer(Request req, Supplier<Outcome> step, boolean receive) {
         pending = req;
+        req.waitFor(ExecutionState.WAITING_FOR_AUTHENTICATION);
         try {
             sq.target().authenticationExecutor().execute(() -> {
                 Outcome o = runStep(step);
@@ -181,7 +182,7 @@ final class QueueAuthentication {
             pending = null;
             return busy(req, receive);
         }
-        return Request.DEFERRED;
+        return null;
     }
 
     /** Executor thread: one step under the lock; null when the queue closed meanwhile (nothing to answer). */

@@ -2,7 +2,6 @@ package io.nvmf4j.target;
 
 import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.Status;
-import io.nvmf4j.protocol.StatusCodeType;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.backend.BackendCompletion;
 import io.nvmf4j.target.backend.BackendOp;
@@ -31,12 +30,6 @@ public final class Request implements BackendCompletion {
     /** nvmet's NVMET_NO_ERROR_LOC: the status carries no parameter location and is not logged. */
     public static final int NO_ERROR_LOCATION = 0xFFFF;
 
-    /**
-     * Returned by a {@link CommandHandler} whose request completes later (compared by identity; the value itself
-     * never reaches the wire).
-     */
-    public static final Status DEFERRED = Status.of(StatusCodeType.VENDOR_SPECIFIC, 0xFF);
-
     private final CompletionQueueEntry cqe;
     private SubmissionQueueEntry sqe;
     private MemorySegment data = MemorySegment.NULL;
@@ -55,15 +48,13 @@ public final class Request implements BackendCompletion {
     private boolean disconnectAfterResponse;
     /** Why a Connect was refused (set only on that path; null otherwise). */
     private String refusal;
-    private volatile boolean completed;
+    /** Written by the queue's thread; volatile because tests and teardown read it from others. */
+    private volatile ExecutionState state = ExecutionState.PENDING;
     // Read/Write fields decoded once by IoCommands.parse (no command wrapper per I/O)
     long slba;
     int blocks;
     boolean fua;
-    /**
-     * The backend operation running for this command, or null: while set the request is waiting for its backend
-     * (SPDK's EXECUTING until the bdev I/O completes), and its data buffer belongs to the backend.
-     */
+    /** The backend operation of this command while it is {@link ExecutionState#WAITING_FOR_BACKEND}, else null. */
     BackendOp backendOp;
     /** Steps of a command that takes several backend operations (Write Zeroes + FUA flush, DSM ranges). */
     Object backendSteps;
@@ -93,7 +84,7 @@ public final class Request implements BackendCompletion {
         this.errorLba = 0;
         this.disconnectAfterResponse = false;
         this.refusal = null;
-        this.completed = false;
+        this.state = ExecutionState.PENDING;
         this.slba = 0;
         this.blocks = 0;
         this.fua = false;
@@ -197,9 +188,30 @@ public final class Request implements BackendCompletion {
         this.refusal = text;
     }
 
+    /** Where this command is between its handler and its completion. */
+    public ExecutionState state() {
+        return state;
+    }
+
     /** True while a backend operation of this command runs: its data buffer must be left alone. */
     public boolean waitingForBackend() {
-        return backendOp != null;
+        return state == ExecutionState.WAITING_FOR_BACKEND;
+    }
+
+    /** Its handler starts ({@link SubmissionQueue#execute}). */
+    void executing() {
+        state = ExecutionState.EXECUTING;
+    }
+
+    /**
+     * The handler leaves the command waiting for {@code reason} (one of the {@linkplain ExecutionState#waiting()
+     * waiting states}) and returns no status: whatever it waits for completes it later, on the queue's thread.
+     */
+    void waitFor(ExecutionState reason) {
+        if (!reason.waiting()) {
+            throw new IllegalArgumentException(reason + " is not a waiting state");
+        }
+        state = reason;
     }
 
     /** A backend operation of this command ended (on the queue's thread): see {@link BackendCommands}. */
@@ -219,7 +231,7 @@ public final class Request implements BackendCompletion {
     }
 
     public boolean isCompleted() {
-        return completed;
+        return state == ExecutionState.COMPLETED;
     }
 
     /** The 15-bit status field of the CQE once completed (0: success); allocation-free, unlike {@link #status()}. */
@@ -268,10 +280,10 @@ public final class Request implements BackendCompletion {
 
     /** Marks the request completed; false if it already was (a second completion is a bug we refuse). */
     boolean markCompleted() {
-        if (completed) {
+        if (state == ExecutionState.COMPLETED) {
             return false;
         }
-        completed = true;
+        state = ExecutionState.COMPLETED;
         return true;
     }
 
@@ -286,6 +298,6 @@ public final class Request implements BackendCompletion {
 
     @Override
     public String toString() {
-        return "Request[" + sqe + (completed ? " " + cqe : "") + "]";
+        return "Request[" + sqe + (state == ExecutionState.COMPLETED ? " " + cqe : " " + state) + "]";
     }
 }

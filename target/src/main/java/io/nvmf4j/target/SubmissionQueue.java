@@ -127,6 +127,7 @@ public final class SubmissionQueue {
      */
     public void execute(Request request) {
         Status status;
+        request.executing();
         try {
             status = request.handler.execute(request);
         } catch (RuntimeException e) {
@@ -134,9 +135,17 @@ public final class SubmissionQueue {
             request.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
             status = StatusCode.INTERNAL.withDnr();
         }
-        if (status != Request.DEFERRED) {
-            complete(request, status);
+        if (status == null) {
+            if (request.state() != ExecutionState.EXECUTING) {
+                return; // waiting (backend, event, authentication step), or already answered by what it waited for
+            }
+            // a handler bug: no status and nothing that will ever give one; the host must not wait forever
+            LOG.log(Level.ERROR, "command {0}: its handler gave no status and left it waiting for nothing",
+                    request.sqe());
+            request.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
+            status = StatusCode.INTERNAL.withDnr();
         }
+        complete(request, status);
     }
 
     /**

@@ -66,7 +66,7 @@ final class LoopHost {
         if (q.sq().prepare(r)) {
             r.data(data);
             q.sq().execute(r);
-            // a deferred command (authentication work on the target's executor) completes on the queue's thread:
+            // a waiting command (authentication work on the target's executor) completes on the queue's thread:
             // this one; an Asynchronous Event Request waits for an event and is returned as it is
             if (!r.isCompleted() && isAuthentication(sqe)) {
                 q.transport().runTasksUntil(r::isCompleted, 20_000);
