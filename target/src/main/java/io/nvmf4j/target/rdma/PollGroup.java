@@ -2,6 +2,7 @@ package io.nvmf4j.target.rdma;
 
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.backend.BackendIo;
+import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.uring.IoUringException;
 import io.nvmf4j.verbs.CompletionQueue;
@@ -45,6 +46,13 @@ final class PollGroup implements AutoCloseable {
     private static final long BACKEND_WAIT_MILLIS = 1;
     /** After this long without work while backend operations run, each empty round yields the core. */
     private static final long BACKEND_YIELD_NANOS = 10_000L;
+    /**
+     * The most one empty round adds to the time spun: an empty round takes about a microsecond, so a longer one
+     * means this thread was off the core (preempted by another task on a loaded machine), which is no spinning. Were
+     * it counted, a group preempted for a scheduler slice would find its budget spent and block, and a disk
+     * completion (which cannot wake a blocked group) would then wait out a whole backend wait on top.
+     */
+    private static final long MAX_ROUND_NANOS = 20_000L;
     /** How long shutdown waits for backend operations still running before it gives up on their memory. */
     private static final long BACKEND_DRAIN_NANOS = 10_000_000_000L;
 
@@ -59,6 +67,13 @@ final class PollGroup implements AutoCloseable {
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     /** This group's asynchronous file and block-device I/O (its io_uring, or the namespaces' workers). */
     private final BackendIo backendIo;
+    /**
+     * Whether an empty round while backend operations run yields the core: only when they run on this process's
+     * worker threads ({@link BackendIoMode#THREADS}). A ring's I/O needs no thread of ours, and a yield hands the
+     * core to any runnable task for its whole slice: on a loaded machine a QD1 reader of a file namespace went from
+     * hundreds of microseconds to milliseconds per read.
+     */
+    private final boolean yieldsToWorkers;
     private final long backendTimeoutNanos;
     private final Object sleepLock = new Object();
     private final Thread thread;
@@ -68,6 +83,12 @@ final class PollGroup implements AutoCloseable {
     private long batchNanos;
     /** When the loop last had work (System.nanoTime), for the spin budget. */
     private long lastWork;
+    /**
+     * Nanoseconds spun in empty rounds since the last work, against the spin budget; {@link #lastRound} is when the
+     * previous round ended.
+     */
+    private long spun;
+    private long lastRound;
     /**
      * Polls that reaped completions / found none (SPDK's polls - idle_polls, idle_polls). Written by the poll thread
      * only, by opaque stores (no fence, no lock, no allocation); read by {@link #stats()} with opaque loads.
@@ -128,6 +149,7 @@ final class PollGroup implements AutoCloseable {
             throw new IllegalStateException("poll group " + id + ": cannot set up io_uring: " + e.getMessage(), e);
         }
         backendIo.registerBuffers(pool.memory());
+        this.yieldsToWorkers = backendIo.mode() == BackendIoMode.THREADS;
         this.backendTimeoutNanos = backend.timeout().toNanos();
         this.table = new QueueSlotTable(cq.capacity(), peers, options.maxUnconnectedPerGroup());
         this.queueBufferLimit = options.queueBufferLimit(pool.capacity(), pool.largestBlock());
@@ -313,6 +335,7 @@ final class PollGroup implements AutoCloseable {
 
     private void run() {
         lastWork = System.nanoTime();
+        lastRound = lastWork;
         nextHousekeeping = lastWork + HOUSEKEEPING_NANOS;
         while (running) {
             try {
@@ -349,16 +372,20 @@ final class PollGroup implements AutoCloseable {
         if (worked) {
             buffers.serveWaiters();
             lastWork = n > 0 ? batchNanos : System.nanoTime();
+            lastRound = lastWork;
+            spun = 0;
             if (lastWork - nextHousekeeping >= 0) {
                 housekeeping(lastWork);
             }
             return;
         }
         long now = System.nanoTime();
+        spun += Math.min(now - lastRound, MAX_ROUND_NANOS);
+        lastRound = now;
         boolean backendBusy = backendIo.inFlight() > 0;
-        if (now - lastWork < (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
-            if (backendBusy && now - lastWork > BACKEND_YIELD_NANOS) {
-                // the work we wait for may need this core: a backend worker, or whatever thread serves the disk
+        if (spun < (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
+            if (backendBusy && yieldsToWorkers && spun > BACKEND_YIELD_NANOS) {
+                // the work we wait for is a worker thread of this process, which may share this core
                 Thread.yield();
             } else {
                 Thread.onSpinWait();
@@ -390,6 +417,8 @@ final class PollGroup implements AutoCloseable {
             dispatch(n);
             buffers.serveWaiters();
             lastWork = batchNanos;
+            lastRound = lastWork;
+            spun = 0;
         }
     }
 
