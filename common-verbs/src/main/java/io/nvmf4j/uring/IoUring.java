@@ -36,6 +36,14 @@ public final class IoUring implements AutoCloseable {
     private static final int ENTER_GETEVENTS = 1;
     /** {@code IORING_REGISTER_BUFFERS} of {@code enum io_uring_register_op}. */
     private static final int REGISTER_BUFFERS = 0;
+    /** {@code IORING_REGISTER_FILES}: a table of descriptors, -1 for an empty slot (5.5+). */
+    private static final int REGISTER_FILES = 2;
+    /** {@code IORING_REGISTER_FILES_UPDATE}: replaces slots of the table (5.5+). */
+    private static final int REGISTER_FILES_UPDATE = 6;
+    /** {@code struct io_uring_files_update { __u32 offset; __u32 resv; __aligned_u64 fds; }}. */
+    private static final long FILES_UPDATE_SIZE = 16;
+    /** The bit of a file handle that makes it a registered file's slot (see {@link #fixedFile}). */
+    private static final int FIXED_FILE_BIT = Integer.MIN_VALUE;
 
     private final Arena arena;
     private final MemorySegment callState;
@@ -43,6 +51,8 @@ public final class IoUring implements AutoCloseable {
     private final CompletionQueue cq;
     private int ringFd;
     private RegisteredBuffers buffers = RegisteredBuffers.NONE;
+    private int fileSlots;
+    private MemorySegment filesUpdate;
 
     private IoUring(Arena arena, MemorySegment callState, int ringFd, RingMemory memory, RingParams params) {
         this.arena = arena;
@@ -127,10 +137,77 @@ public final class IoUring implements AutoCloseable {
         this.buffers = candidate;
     }
 
+    /**
+     * {@code IORING_REGISTER_FILES} of a table of {@code slots} empty slots, filled later by {@link #setFile}: a
+     * request on a registered file skips the kernel's per-request file lookup and reference count (fget/fput, atomic
+     * in a multi-threaded process). A ring registers one table.
+     *
+     * @throws IoUringException e.g. EMFILE beyond RLIMIT_NOFILE, EBUSY when already registered: the ring stays
+     *                          usable with plain descriptors
+     */
+    public void registerFileTable(int slots) throws IoUringException {
+        requireOpen();
+        if (slots <= 0) {
+            throw new IllegalArgumentException("file table of " + slots + " slots");
+        }
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment fds = call.allocate(JAVA_INT, slots);
+            fds.fill((byte) -1);
+            long rc = Syscalls.syscall(callState, Syscalls.IO_URING_REGISTER, ringFd, REGISTER_FILES, fds.address(),
+                    slots, 0, 0);
+            if (rc < 0) {
+                throw new IoUringException("io_uring_register(IORING_REGISTER_FILES)", (int) -rc);
+            }
+        }
+        this.fileSlots = slots;
+        this.filesUpdate = arena.allocate(FILES_UPDATE_SIZE + 8, 8);
+    }
+
+    /** Slots of the registered file table (0: none registered). */
+    public int fileSlots() {
+        return fileSlots;
+    }
+
+    /**
+     * {@code IORING_REGISTER_FILES_UPDATE} of one slot: {@code fd} from now on, or -1 to empty it. The table holds
+     * its own reference to the file, so a descriptor closed by its owner keeps the file open until its slot is
+     * emptied; requests already submitted keep theirs until they end. A system call; no allocation.
+     */
+    public void setFile(int slot, int fd) throws IoUringException {
+        requireOpen();
+        if (slot < 0 || slot >= fileSlots) {
+            throw new IllegalArgumentException("file slot " + slot + " outside the table of " + fileSlots);
+        }
+        MemorySegment u = filesUpdate;
+        MemorySegment fds = u.asSlice(FILES_UPDATE_SIZE, 4);
+        fds.set(JAVA_INT, 0, fd);
+        u.set(JAVA_INT, 0, slot);
+        u.set(JAVA_INT, 4, 0);
+        u.set(JAVA_LONG, 8, fds.address());
+        long rc = Syscalls.syscall(callState, Syscalls.IO_URING_REGISTER, ringFd, REGISTER_FILES_UPDATE, u.address(),
+                1, 0, 0);
+        if (rc < 0) {
+            throw new IoUringException("io_uring_register(IORING_REGISTER_FILES_UPDATE)", (int) -rc);
+        }
+    }
+
+    /**
+     * The file handle of registered-file-table slot {@code slot}, for the {@code fd} argument of the prepare
+     * methods, which otherwise take a plain descriptor (the SQE then carries {@code IOSQE_FIXED_FILE}).
+     */
+    public static int fixedFile(int slot) {
+        if (slot < 0) {
+            throw new IllegalArgumentException("file slot " + slot);
+        }
+        return FIXED_FILE_BIT | slot;
+    }
+
     /** Index of the registered buffer containing {@code [address, address + length)} of the segment, or -1. */
     public int registeredBufferIndex(MemorySegment segment) {
         return buffers.indexOf(segment);
     }
+
+    // The prepare methods take a file as a plain descriptor or as fixedFile(slot) of the registered file table.
 
     /** {@code IORING_OP_READ} of {@code buffer.byteSize()} bytes at {@code offset}; false when the SQ is full. */
     public boolean prepareRead(int fd, MemorySegment buffer, long offset, long userData) {
@@ -269,8 +346,13 @@ public final class IoUring implements AutoCloseable {
             return false;
         }
         MemorySegment sqes = sq.sqes();
+        byte flags = 0;
+        if (fd != -1 && (fd & FIXED_FILE_BIT) != 0) {
+            flags = Sqe.FLAG_FIXED_FILE;
+            fd &= ~FIXED_FILE_BIT;
+        }
         sqes.set(JAVA_BYTE, at + Sqe.OPCODE, opcode);
-        sqes.set(JAVA_BYTE, at + Sqe.FLAGS, (byte) 0);
+        sqes.set(JAVA_BYTE, at + Sqe.FLAGS, flags);
         sqes.set(JAVA_SHORT, at + Sqe.IOPRIO, (short) 0);
         sqes.set(JAVA_INT, at + Sqe.FD, fd);
         sqes.set(JAVA_LONG, at + Sqe.OFF, off);

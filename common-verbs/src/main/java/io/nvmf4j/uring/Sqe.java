@@ -32,6 +32,9 @@ final class Sqe {
     static final byte OP_READ = 22;
     static final byte OP_WRITE = 23;
 
+    /** {@code IOSQE_FIXED_FILE}: {@code fd} is an index into the ring's registered file table. */
+    static final byte FLAG_FIXED_FILE = 1;
+
     /** {@code IORING_FSYNC_DATASYNC}: fdatasync(2) rather than fsync(2). */
     static final int FSYNC_DATASYNC = 1;
 

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class IoUringFileTest {
     private static final int BLOCK = 4096;
+    private static final int EBADF = 9;
 
     private Path dir;
     private Path file;
@@ -115,6 +116,31 @@ class IoUringFileTest {
         assertTrue(ring.prepareReadFixed(fd, secondHalf, BLOCK, ring.registeredBufferIndex(secondHalf), 2));
         assertEquals(BLOCK, complete(2));
         assertEquals(-1, out.asSlice(BLOCK, BLOCK).mismatch(secondHalf));
+    }
+
+    @Test
+    void aRegisteredFileIsUsedByItsSlotAndHeldUntilTheSlotIsEmptied() throws Exception {
+        ring.registerFileTable(4);
+        assertEquals(4, ring.fileSlots());
+        ring.setFile(2, fd);
+        MemorySegment out = pattern(aligned(BLOCK), 3);
+        assertTrue(ring.prepareWrite(IoUring.fixedFile(2), out, 0, 0, 1));
+        assertEquals(BLOCK, complete(1));
+        assertArrayEquals(out.toArray(JAVA_BYTE), Files.readAllBytes(file));
+
+        // the table holds its own reference: the owner's close does not end I/O through the slot
+        PosixFiles.close(fd);
+        fd = -1;
+        MemorySegment in = aligned(BLOCK);
+        assertTrue(ring.prepareRead(IoUring.fixedFile(2), in, 0, 2));
+        assertEquals(BLOCK, complete(2));
+        assertEquals(-1, out.mismatch(in));
+
+        ring.setFile(2, -1);
+        assertTrue(ring.prepareRead(IoUring.fixedFile(2), in, 0, 3));
+        assertEquals(-EBADF, complete(3), "an emptied slot");
+        assertTrue(ring.prepareRead(IoUring.fixedFile(1), in, 0, 4));
+        assertEquals(-EBADF, complete(4), "a slot never filled");
     }
 
     @Test

@@ -13,6 +13,14 @@ public interface AsyncBackend extends NamespaceBackend {
     /** The descriptor ring operations run on, or -1 when only {@link #runBlocking} can serve this backend. */
     int descriptor();
 
+    /**
+     * True once the backend is closed: its descriptor is no longer its own (a ring that registered it as a fixed
+     * file lets go of it). Backends without a descriptor of their own need not say.
+     */
+    default boolean isClosed() {
+        return false;
+    }
+
     /** True when {@link #descriptor()} was opened with O_DIRECT: buffers must then be aligned (else a bounce). */
     boolean directIo();
 

@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * poll group; everything but {@link #workerDone} runs on its owning thread.
  *
  * <p>In {@link BackendIoMode#URING} mode reads, writes (FUA as {@code RWF_DSYNC}), flushes ({@code fdatasync}) and
- * fallocates go on this group's io_uring, several per {@code io_uring_enter} (one per {@link #poll()} round); a
+ * fallocates go on this group's io_uring, several per {@code io_uring_enter} (one per {@link #poll()} round); each
+ * backend's descriptor goes into the ring's registered file table on its first operation here (a fixed file: no
+ * file lookup and reference count per I/O), and leaves it in {@link #expire}'s round once the backend is closed; a
  * buffer inside memory registered with {@link #registerBuffers} goes as a fixed buffer (no pinning per I/O), one
  * that O_DIRECT cannot take (in-capsule data right after its 64-byte SQE) through a per-slot bounce buffer. What
  * the ring has no opcode for, what it refuses (EINVAL of O_DIRECT, EOPNOTSUPP of fallocate) and short transfers
@@ -35,6 +37,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     /** User data of the ring's own cancel requests (their completions are ignored). */
     private static final long CANCEL_USER_DATA = -1L;
     private static final long ALIGNMENT = DescriptorIo.ALIGNMENT;
+    /** Slots of the ring's registered file table; namespaces beyond it on one group use plain descriptors. */
+    static final int FILE_SLOTS = 64;
 
     private final BackendIoMode mode;
     private final IoUring ring;
@@ -51,6 +55,9 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private int waiting;
     private boolean released;
     private boolean buffersRefusedLogged;
+    /** The backend whose descriptor fills each slot of the ring's file table (empty when the ring has none). */
+    private AsyncBackend[] fileOwners = new AsyncBackend[0];
+    private boolean filesRefusedLogged;
     private boolean closed;
 
     private BackendIo(BackendIoMode mode, IoUring ring, String name) {
@@ -68,7 +75,81 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
             throw new IllegalArgumentException("resolve the backend I/O mode first");
         }
         IoUring ring = mode == BackendIoMode.URING ? IoUring.open(ringEntries) : null;
-        return new BackendIo(mode, ring, name);
+        BackendIo io = new BackendIo(mode, ring, name);
+        if (ring != null) {
+            try {
+                ring.registerFileTable(FILE_SLOTS);
+                io.fileOwners = new AsyncBackend[FILE_SLOTS];
+            } catch (IoUringException e) {
+                io.filesRefused(e);
+            }
+        }
+        return io;
+    }
+
+    private void filesRefused(IoUringException e) {
+        if (!filesRefusedLogged) {
+            filesRefusedLogged = true;
+            LOG.log(Level.INFO, "{0}: io_uring refused registered files ({1}); requests name plain descriptors",
+                    name, e.getMessage());
+        }
+    }
+
+    /** Backends whose descriptor is in the ring's registered file table now. */
+    public int registeredFiles() {
+        int n = 0;
+        for (AsyncBackend owner : fileOwners) {
+            if (owner != null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * The file handle {@code b}'s ring operations name: its slot in the registered file table, taken on its first
+     * operation here, or its plain descriptor when the table is full or was refused.
+     */
+    private int file(AsyncBackend b) {
+        AsyncBackend[] owners = fileOwners;
+        int empty = -1;
+        for (int i = 0; i < owners.length; i++) {
+            AsyncBackend owner = owners[i];
+            if (owner == b) {
+                return IoUring.fixedFile(i);
+            }
+            if (owner == null && empty < 0) {
+                empty = i;
+            }
+        }
+        int fd = b.descriptor();
+        if (empty < 0 || b.isClosed()) {
+            return fd;
+        }
+        try {
+            ring.setFile(empty, fd);
+        } catch (IoUringException e) {
+            filesRefused(e);
+            return fd;
+        }
+        owners[empty] = b;
+        return IoUring.fixedFile(empty);
+    }
+
+    /** Empties the file-table slots of closed backends: the table's reference would keep their files open. */
+    private void releaseClosedFiles() {
+        AsyncBackend[] owners = fileOwners;
+        for (int i = 0; i < owners.length; i++) {
+            if (owners[i] != null && owners[i].isClosed()) {
+                owners[i] = null;
+                try {
+                    ring.setFile(i, -1);
+                } catch (IoUringException e) {
+                    LOG.log(Level.WARNING, "{0}: cannot empty registered file slot {1}: {2}", name, i,
+                            e.getMessage());
+                }
+            }
+        }
     }
 
     public BackendIoMode mode() {
@@ -208,9 +289,11 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
 
     /**
      * Answers every operation submitted more than {@code timeoutNanos} ago with {@code -ETIMEDOUT} (after asking
-     * the ring to cancel it); those already started stay held until they really end. Returns how many.
+     * the ring to cancel it); those already started stay held until they really end. Returns how many. Also lets
+     * go of the registered files of backends closed since the last call (the poll group's housekeeping).
      */
     public int expire(long nowNanos, long timeoutNanos) {
+        releaseClosedFiles();
         int n = 0;
         for (int i = 0; i < slotCount; i++) {
             BackendSlot s = slots[i];
@@ -275,7 +358,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     }
 
     private boolean prepareOnce(BackendSlot s) {
-        int fd = s.backend.descriptor();
+        int fd = file(s.backend);
         long ud = s.userData();
         return switch (s.op) {
             case READ -> {

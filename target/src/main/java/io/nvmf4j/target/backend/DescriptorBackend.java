@@ -32,6 +32,11 @@ abstract sealed class DescriptorBackend implements AsyncBackend permits FileBack
     }
 
     @Override
+    public final boolean isClosed() {
+        return closed;
+    }
+
+    @Override
     public final int descriptor() {
         return fd;
     }

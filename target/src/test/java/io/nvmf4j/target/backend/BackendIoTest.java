@@ -117,6 +117,37 @@ class BackendIoTest {
         assertEquals(0, io.inFlight());
     }
 
+    @Test
+    void aRingNamesEachFileByItsRegisteredSlotAndLetsGoOnceTheBackendCloses() throws Exception {
+        BackendIo io = io(BackendIoMode.URING);
+        FileBackend first = file(8);
+        Path otherPath = dir.resolve("other.img");
+        Files.write(otherPath, new byte[8 * BS]);
+        FileBackend second = FileBackend.open(otherPath, BS);
+        open.add(second);
+        assertEquals(0, io.registeredFiles(), "a file is registered on its first operation, not before");
+        Ends ends = new Ends();
+        MemorySegment data = random(BS, 7);
+        io.submit(first, BackendOp.WRITE, 0, BS, data, ends);
+        io.submit(second, BackendOp.WRITE, BS, BS, data, ends);
+        pollUntil(io, () -> ends.results.size() == 2);
+        assertEquals(List.of(BS, BS), ends.results);
+        assertEquals(2, io.registeredFiles());
+        MemorySegment back = arena.allocate(BS, BS);
+        io.submit(second, BackendOp.READ, BS, BS, back, ends);
+        pollUntil(io, () -> ends.results.size() == 3);
+        assertEquals(-1, data.mismatch(back), "read back through the second file's slot");
+        assertEquals(2, io.registeredFiles(), "a second operation reuses the slot");
+
+        second.close();
+        io.expire(System.nanoTime(), Long.MAX_VALUE);
+        assertEquals(1, io.registeredFiles(), "a closed backend's file is let go at housekeeping");
+        io.submit(first, BackendOp.READ, 0, BS, back, ends);
+        pollUntil(io, () -> ends.results.size() == 4);
+        assertEquals(BS, ends.results.get(3));
+        assertEquals(-1, data.mismatch(back));
+    }
+
     @ParameterizedTest
     @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
     void aBufferODirectCannotTakeGoesThroughABounceBothWays(BackendIoMode mode) throws Exception {
