@@ -57,13 +57,9 @@ LOAD = ("load-seqwrite-1m", 4, 1048576, "write")
 SIDES = ["fio", "spdk", "nvmf4j"]
 
 
-def log(msg):
-    print("disk-bench: " + msg, file=sys.stderr, flush=True)
-
-
-def die(msg):
-    log(msg)
-    sys.exit(1)
+sp.LOG_PREFIX = "disk-bench"
+log = sp.log
+die = sp.die
 
 
 # ---------------------------------------------------------------------------------------------- the file and its disk

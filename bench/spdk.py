@@ -53,8 +53,12 @@ WORKLOADS = [
 SIDES = ["spdk", "nvmf4j-pinned", "nvmf4j-unpinned"]
 
 
+# what log lines start with; a script that imports this module for its parts sets its own name
+LOG_PREFIX = "spdk-bench"
+
+
 def log(msg):
-    print("spdk-bench: " + msg, file=sys.stderr, flush=True)
+    print(LOG_PREFIX + ": " + msg, file=sys.stderr, flush=True)
 
 
 def die(msg):
