@@ -215,7 +215,7 @@ class BackendIoTest {
     @Test
     void aNamespaceAtItsBoundWaitsAloneWhileAnotherNamespaceGoesOn() throws Exception {
         BackendIo io = io(BackendIoMode.THREADS);
-        Blocking slow = new Blocking(1);
+        StallingBackend slow = new StallingBackend(BS, Duration.ofSeconds(30), 1);
         open.add(slow);
         FileBackend fast = file(8);
         Ends slowEnds = new Ends();
@@ -235,7 +235,7 @@ class BackendIoTest {
     @Test
     void anOperationOlderThanTheTimeoutIsAnsweredAndItsLateEndReleasesWhatItHeld() throws Exception {
         BackendIo io = io(BackendIoMode.THREADS);
-        Blocking slow = new Blocking(4);
+        StallingBackend slow = new StallingBackend(BS, Duration.ofSeconds(30), 4);
         open.add(slow);
         List<Integer> results = new ArrayList<>();
         int[] lateEnds = {0};
@@ -251,7 +251,7 @@ class BackendIoTest {
             }
         };
         io.submit(slow, BackendOp.FLUSH, 0, 0, null, done);
-        pollUntil(io, () -> slow.started() == 1);
+        pollUntil(io, () -> slow.started.get() == 1);
         assertEquals(0, io.expire(System.nanoTime(), Duration.ofSeconds(5).toNanos()), "not old enough yet");
         assertEquals(1, io.expire(System.nanoTime() + Duration.ofSeconds(6).toNanos(),
                 Duration.ofSeconds(5).toNanos()));
@@ -261,107 +261,5 @@ class BackendIoTest {
         pollUntil(io, () -> lateEnds[0] == 1);
         assertEquals(List.of(-110), results, "answered once only");
         assertEquals(0, io.inFlight());
-    }
-
-    /** A descriptor-less backend whose operations block on a latch: what the ring cannot run, workers do. */
-    private static final class Blocking implements AsyncBackend {
-        private final BackendWorkers workers;
-        private final java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.atomic.AtomicInteger started =
-                new java.util.concurrent.atomic.AtomicInteger();
-
-        Blocking(int limit) {
-            workers = new BackendWorkers("blocking", limit, 2);
-        }
-
-        int started() {
-            return started.get();
-        }
-
-        void release() {
-            latch.countDown();
-        }
-
-        @Override
-        public int runBlocking(BackendOp op, long offset, long length, MemorySegment buffer) {
-            started.incrementAndGet();
-            try {
-                latch.await(30, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                return -4;
-            }
-            return 0;
-        }
-
-        @Override
-        public int descriptor() {
-            return -1;
-        }
-
-        @Override
-        public boolean directIo() {
-            return false;
-        }
-
-        @Override
-        public int fallocateMode(BackendOp op) {
-            return -1;
-        }
-
-        @Override
-        public BackendWorkers workers() {
-            return workers;
-        }
-
-        @Override
-        public int blockSize() {
-            return BS;
-        }
-
-        @Override
-        public long sizeInBytes() {
-            return BS;
-        }
-
-        @Override
-        public void read(long lba, MemorySegment destination) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void write(long lba, MemorySegment source, boolean forceUnitAccess) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void flush() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void writeZeroes(long lba, long blocks) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void deallocate(long lba, long blocks) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean volatileWriteCache() {
-            return false;
-        }
-
-        @Override
-        public String description() {
-            return "blocking test backend";
-        }
-
-        @Override
-        public void close() {
-            release();
-            workers.close();
-        }
     }
 }

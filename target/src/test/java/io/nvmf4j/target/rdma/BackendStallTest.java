@@ -10,6 +10,7 @@ import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.target.backend.BackendSettings;
+import io.nvmf4j.target.backend.StallingBackend;
 import io.nvmf4j.uring.IoUring;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

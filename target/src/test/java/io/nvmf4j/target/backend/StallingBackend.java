@@ -1,10 +1,5 @@
-package io.nvmf4j.target.rdma;
+package io.nvmf4j.target.backend;
 
-import io.nvmf4j.target.backend.AsyncBackend;
-import io.nvmf4j.target.backend.BackendException;
-import io.nvmf4j.target.backend.BackendOp;
-import io.nvmf4j.target.backend.BackendWorkers;
-import io.nvmf4j.target.backend.RamBackend;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.List;
@@ -16,24 +11,30 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A backend that blocks every call until {@link #release()} (at most {@link #maxStall}), like an NFS file whose
  * server went away: what a poll thread must never wait for. Its bytes live in a RAM backend. Every call made on a
- * poll-group thread is recorded, so a test can fail on it.
+ * poll-group thread is recorded, so a test can fail on it. It has no descriptor: a ring cannot run it, so every
+ * operation goes to its workers, at most {@code limit} at a time.
  */
-final class StallingBackend implements AsyncBackend {
+public final class StallingBackend implements AsyncBackend {
 
     private final RamBackend ram;
     private final Duration maxStall;
-    private final BackendWorkers workers = new BackendWorkers("stalling", 8, 2);
+    private final BackendWorkers workers;
     private final CountDownLatch released = new CountDownLatch(1);
-    final AtomicInteger started = new AtomicInteger();
-    final AtomicInteger finished = new AtomicInteger();
-    final List<String> callsOnPollThreads = new CopyOnWriteArrayList<>();
+    public final AtomicInteger started = new AtomicInteger();
+    public final AtomicInteger finished = new AtomicInteger();
+    public final List<String> callsOnPollThreads = new CopyOnWriteArrayList<>();
 
-    StallingBackend(long bytes, Duration maxStall) {
-        this.ram = RamBackend.allocate(bytes, 512);
-        this.maxStall = maxStall;
+    public StallingBackend(long bytes, Duration maxStall) {
+        this(bytes, maxStall, 8);
     }
 
-    void release() {
+    public StallingBackend(long bytes, Duration maxStall, int limit) {
+        this.ram = RamBackend.allocate(bytes, 512);
+        this.maxStall = maxStall;
+        this.workers = new BackendWorkers("stalling", limit, 2);
+    }
+
+    public void release() {
         released.countDown();
     }
 
