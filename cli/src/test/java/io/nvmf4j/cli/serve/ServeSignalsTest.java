@@ -89,6 +89,33 @@ class ServeSignalsTest {
         return new ProcessBuilder(cmd).redirectError(log.toFile()).start();
     }
 
+    /** A daemon started by {@link #start}: its listen port, config file, stderr log and process. */
+    private record Daemon(int port, Path config, Path log, Process p) implements AutoCloseable {
+        /** What the daemon wrote to stderr so far. */
+        String stderr() {
+            return read(log);
+        }
+
+        /** Rewrites the config with {@code namespaces} namespaces on the same port. */
+        void namespaces(int namespaces) throws Exception {
+            Files.writeString(config, ServeSignalsTest.config(port, namespaces));
+        }
+
+        @Override
+        public void close() {
+            p.destroyForcibly();
+        }
+    }
+
+    /** {@link #serve} of a fresh config of one namespace on a free port. */
+    private Daemon start(boolean hupIgnored, String... more) throws Exception {
+        int port = TestDaemons.freePort();
+        Path config = dir.resolve("config.json");
+        Files.writeString(config, config(port, 1));
+        Path log = dir.resolve("stderr.log");
+        return new Daemon(port, config, log, serve(config, log, hupIgnored, more));
+    }
+
     private static String firstLine(Process p) throws IOException {
         return new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
     }
@@ -125,56 +152,42 @@ class ServeSignalsTest {
 
     @Test
     void sighupReloadsTheConfigAndTheDaemonKeepsRunningSigtermStopsItWithZero() throws Exception {
-        int port = TestDaemons.freePort();
-        Path config = dir.resolve("config.json");
-        Files.writeString(config, config(port, 1));
-        Path log = dir.resolve("stderr.log");
-        Process p = serve(config, log, false);
-        try {
-            String line = firstLine(p);
-            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
-            assertTrue(!read(log).contains("ctl reload"), "SIGHUP is handled: no word of ctl reload\n" + read(log));
-            Files.writeString(config, config(port, 2));
-            kill("HUP", p.pid());
-            await(p, log, () -> read(log).contains("reload: 1 change(s), 0 problem(s)"), "SIGHUP's reload");
-            assertTrue(read(log).contains("SIGHUP: re-reading"), read(log));
-            assertTrue(read(log).contains("add namespace 2"), read(log));
-            assertTrue(p.isAlive());
-            stopWithZero(p, log);
+        try (Daemon d = start(false)) {
+            String line = firstLine(d.p());
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + d.stderr());
+            assertTrue(!d.stderr().contains("ctl reload"), "SIGHUP is handled: no word of ctl reload\n" + d.stderr());
+            d.namespaces(2);
+            kill("HUP", d.p().pid());
+            await(d.p(), d.log(), () -> d.stderr().contains("reload: 1 change(s), 0 problem(s)"), "SIGHUP's reload");
+            assertTrue(d.stderr().contains("SIGHUP: re-reading"), d.stderr());
+            assertTrue(d.stderr().contains("add namespace 2"), d.stderr());
+            assertTrue(d.p().isAlive());
+            stopWithZero(d.p(), d.log());
             assertTrue(!Files.exists(dir.resolve("s.sock")), "the socket is removed at stop");
-        } finally {
-            p.destroyForcibly();
         }
     }
 
     @Test
     void whereSighupIsIgnoredTheDaemonSaysSoAtStartAndCtlReloadReloads() throws Exception {
-        int port = TestDaemons.freePort();
-        Path config = dir.resolve("config.json");
-        Files.writeString(config, config(port, 1));
-        Path log = dir.resolve("stderr.log");
-        Process p = serve(config, log, true);
-        try {
-            String line = firstLine(p);
-            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
+        try (Daemon d = start(true)) {
+            String line = firstLine(d.p());
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + d.stderr());
             // logged before "listening on" is printed, in one line
-            String warning = read(log).lines().filter(l -> l.contains("SIGHUP")).findFirst().orElse("");
-            assertTrue(warning.contains("ignored") && warning.contains("`nvmf4j ctl reload`"), read(log));
-            Files.writeString(config, config(port, 2));
-            kill("HUP", p.pid()); // ignored: neither a reload nor the end of the daemon
+            String warning = d.stderr().lines().filter(l -> l.contains("SIGHUP")).findFirst().orElse("");
+            assertTrue(warning.contains("ignored") && warning.contains("`nvmf4j ctl reload`"), d.stderr());
+            d.namespaces(2);
+            kill("HUP", d.p().pid()); // ignored: neither a reload nor the end of the daemon
             Object[] reload = ctl("reload");
             assertEquals(0, reload[0], (String) reload[1]);
             assertTrue(((String) reload[1]).contains("add namespace 2"), (String) reload[1]);
             assertTrue(((String) reload[1]).contains("reloaded: 1 change(s), 0 problem(s)"), (String) reload[1]);
-            assertTrue(read(log).contains("ctl reload: re-reading " + config), read(log));
-            assertTrue(!read(log).contains("SIGHUP: re-reading"), read(log));
+            assertTrue(d.stderr().contains("ctl reload: re-reading " + d.config()), d.stderr());
+            assertTrue(!d.stderr().contains("SIGHUP: re-reading"), d.stderr());
             Object[] list = ctl("list");
             assertTrue(((String) list[1]).contains("ns 2 "), (String) list[1]);
             Object[] again = ctl("reload");
             assertTrue(((String) again[1]).contains("reloaded: 0 change(s), 0 problem(s)"), (String) again[1]);
-            stopWithZero(p, log);
-        } finally {
-            p.destroyForcibly();
+            stopWithZero(d.p(), d.log());
         }
     }
 
@@ -185,40 +198,27 @@ class ServeSignalsTest {
      */
     @Test
     void sigtermWhileTheDaemonStartsStopsItWithZero() throws Exception {
-        Path config = dir.resolve("config.json");
-        Files.writeString(config, config(TestDaemons.freePort(), 1));
-        Path log = dir.resolve("stderr.log");
         int metrics = TestDaemons.freePort();
-        Process p = serve(config, log, false, "--metrics-port", Integer.toString(metrics));
-        try {
-            await(p, log, () -> answers(metrics), "the metrics endpoint answers");
-            stopWithZero(p, log);
-            assertTrue(read(log).contains("SIGTERM received: stopping"), read(log));
-        } finally {
-            p.destroyForcibly();
+        try (Daemon d = start(false, "--metrics-port", Integer.toString(metrics))) {
+            await(d.p(), d.log(), () -> answers(metrics), "the metrics endpoint answers");
+            stopWithZero(d.p(), d.log());
+            assertTrue(d.stderr().contains("SIGTERM received: stopping"), d.stderr());
         }
     }
 
     /** SIGHUP while the daemon starts (the config loaded, not yet listening) is applied once it can be. */
     @Test
     void sighupWhileTheDaemonStartsIsAppliedOnceStarted() throws Exception {
-        int port = TestDaemons.freePort();
-        Path config = dir.resolve("config.json");
-        Files.writeString(config, config(port, 1));
-        Path log = dir.resolve("stderr.log");
         int metrics = TestDaemons.freePort();
-        Process p = serve(config, log, false, "--metrics-port", Integer.toString(metrics));
-        try {
-            await(p, log, () -> answers(metrics), "the metrics endpoint answers");
-            Files.writeString(config, config(port, 2));
-            kill("HUP", p.pid());
-            await(p, log, () -> read(log).contains("reload: 1 change(s), 0 problem(s)"), "the reload");
-            String line = firstLine(p);
-            assertTrue(line != null && line.contains("listening on"), line + "\n" + read(log));
-            assertTrue(((String) ctl("list")[1]).contains("ns 2 "), read(log));
-            stopWithZero(p, log);
-        } finally {
-            p.destroyForcibly();
+        try (Daemon d = start(false, "--metrics-port", Integer.toString(metrics))) {
+            await(d.p(), d.log(), () -> answers(metrics), "the metrics endpoint answers");
+            d.namespaces(2);
+            kill("HUP", d.p().pid());
+            await(d.p(), d.log(), () -> d.stderr().contains("reload: 1 change(s), 0 problem(s)"), "the reload");
+            String line = firstLine(d.p());
+            assertTrue(line != null && line.contains("listening on"), line + "\n" + d.stderr());
+            assertTrue(((String) ctl("list")[1]).contains("ns 2 "), d.stderr());
+            stopWithZero(d.p(), d.log());
         }
     }
 
