@@ -3,16 +3,16 @@
 # the CPU of an I/O goes, kernel and copy stubs included, which JFR's execution samples cannot show (they put half
 # of the target's QD32 samples on postReceive, which perf shows at 0.1 %; see bench/README.md).
 #
-#   bench/profile.sh [-q 32] [-o 4k] [-w randread] [-P 1] [--seconds 12] [--out DIR]
+#   bench/profile.sh [-q 32] [-o 4k] [-w randread] [-P 1] [--seconds 12] [--file PATH] [--out DIR]
 #
-# serve --ram 1G on core 0, perf on core 1 (as bench/spdk.sh's pinned side); both JVMs run with
+# serve --ram 1G (or --file PATH: the file backend, its io_uring and the kernel's file-system path) on core 0, perf on core 1 (as bench/spdk.sh's pinned side); both JVMs run with
 # -XX:+PreserveFramePointer (call graphs through JIT code) and -XX:+DumpPerfMapAtExit (/tmp/perf-PID.map, the
 # names of JIT code); `perf record -g` samples each process for the middle of the run. Prints the top symbols
 # of each side (self time) and the perf figures; the recordings stay in DIR (default bench/out/profile-DATE) for
 # `perf report -i DIR/serve.data`. Needs perf (Debian: linux-perf) and root or kernel.perf_event_paranoid <= 1.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-QD=32 SIZE=4k RW=randread QUEUES=1 SECONDS_=12 OUT=
+QD=32 SIZE=4k RW=randread QUEUES=1 SECONDS_=12 OUT= NAMESPACE=(--ram 1G)
 while [ $# -gt 0 ]; do
   case $1 in
     -q) QD=$2; shift 2 ;;
@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
     -P) QUEUES=$2; shift 2 ;;
     --seconds) SECONDS_=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --file) NAMESPACE=(--file "$2"); shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "profile.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -34,7 +35,7 @@ NVMF4J=$ROOT/bin/nvmf4j
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 NQN=nqn.2026-12.io.nvmf4j:profile
 OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit -XX:+PreserveFramePointer"
-NVMF4J_JAVA_OPTS="$OPTS" setsid taskset -c 0 "$NVMF4J" serve --ram 1G --nqn "$NQN" --provider softiwarp \
+NVMF4J_JAVA_OPTS="$OPTS" setsid taskset -c 0 "$NVMF4J" serve "${NAMESPACE[@]}" --nqn "$NQN" --provider softiwarp \
   --listen "127.0.0.1:$PORT" > "$OUT/serve.log" 2>&1 &
 SERVE=$!
 trap 'kill -TERM $SERVE 2> /dev/null || true' EXIT
