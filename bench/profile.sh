@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     --seconds) SECONDS_=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --file) NAMESPACE=(--file "$2"); shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "profile.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
