@@ -47,7 +47,8 @@ FWD_PORT=${FWD_PORT:-14420}
 JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 SUITE=bookworm
 # Bump when the build recipe changes: `built` then reports the old build as stale.
-BUILD_VERSION=1
+# 2: dmsetup in the rootfs (check 38's dm-log-writes device)
+BUILD_VERSION=2
 # the Debian mirror this host's apt already uses (first "URIs:" of a deb822 source, else sources.list)
 apt_mirror() {
   cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
@@ -55,7 +56,7 @@ apt_mirror() {
 }
 MIRROR=${MIRROR:-$(apt_mirror)}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-GUEST_PKGS=kmod,iproute2,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,nvme-cli,fio,procps,iputils-ping,netcat-openbsd,python3-minimal,util-linux,e2fsprogs
+GUEST_PKGS=kmod,iproute2,rdma-core,ibverbs-providers,ibverbs-utils,rdmacm-utils,perftest,nvme-cli,fio,procps,iputils-ping,netcat-openbsd,python3-minimal,util-linux,e2fsprogs,dmsetup
 TAPDEV=labtap TAPNET=192.168.77 TAPNET2=192.168.78
 
 log() { printf '[lab %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
@@ -122,7 +123,8 @@ build_siw() {
 }
 
 build_rootfs() {
-  if [ ! -x rootfs/usr/sbin/nvme ] || [ ! -x rootfs/usr/bin/rping ]; then
+  # a rootfs from an older recipe lacks the newest of GUEST_PKGS (dmsetup): bootstrapped again
+  if [ ! -x rootfs/usr/sbin/nvme ] || [ ! -x rootfs/usr/bin/rping ] || [ ! -x rootfs/usr/sbin/dmsetup ]; then
     log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from $MIRROR"
     rm -rf rootfs
     debootstrap --variant=minbase --include="$GUEST_PKGS" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
