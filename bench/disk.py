@@ -21,7 +21,9 @@ Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
 QD1 alone, then the same beside a second host writing 1 MiB sequentially at QD4 into the same namespace (perf has
 no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu).
-The table gives the median of the rounds per figure, nvmf4j/fio and nvmf4j/SPDK; the JSON in bench/out/ keeps
+The last rows give CPU per I/O: fio's own (user + system over its run: the kernel's cost of the I/O, which a target
+pays on its core too) and each target process's (one polling core over its IOPS). The table gives the median of the
+rounds per figure, nvmf4j/fio and nvmf4j/SPDK; the JSON in bench/out/ keeps
 every round, the disk (lsblk model and size, file system) and the load before and after.
 """
 import argparse
@@ -157,9 +159,13 @@ def fio_run(path, jobs, seconds, ramp, label):
         op = job["read"] if job["read"]["total_ios"] > 0 else job["write"]
         pct = (op.get("lat_ns") or {}).get("percentile") or (op.get("clat_ns") or {}).get("percentile") or {}
         get = lambda p: next((v / 1000 for k, v in pct.items() if abs(float(k) - p) < 1e-6), None)
+        # fio's own CPU (user + system, % of its run time) per I/O: the kernel's cost of this I/O on this disk,
+        # which a target pays on its core too, beside the fabric's
+        cpu = (job.get("usr_cpu", 0) + job.get("sys_cpu", 0)) / 100.0
         out[job["jobname"]] = {"iops": op["iops"], "mb_per_s": op["bw_bytes"] / 1e6,
                                "lat_avg_us": op["lat_ns"]["mean"] / 1000, "p50": get(50.0), "p99": get(99.0),
-                               "p99.9": get(99.9)}
+                               "p99.9": get(99.9), "cpu_busy": cpu,
+                               "cpu_us_per_io": cpu / op["iops"] * 1e6 if op["iops"] else None}
     return out
 
 
@@ -286,6 +292,11 @@ FIGURES = [
     ("QD1 4K randread p50, beside 1M writes QD4", "us", "lat-loaded", "p50", "lower"),
     ("QD1 4K randread p99, beside 1M writes QD4", "us", "lat-loaded", "p99", "lower"),
     ("  the second host's 1M writes QD4", "MB/s", "load", "mb_per_s", "higher"),
+    # where the CPU of an I/O goes: fio's core (its own process, user + system) and the targets' core (whole process,
+    # spinning included: a polling target is 100 % busy, so this is one core over its IOPS, an upper bound on work)
+    ("CPU per I/O, 4K randread QD32", "us", "qd32-randread-4k", "cpu_us_per_io", "lower"),
+    ("CPU per I/O, 4K randwrite QD32", "us", "qd32-randwrite-4k", "cpu_us_per_io", "lower"),
+    ("CPU per I/O, 128K seq read QD8", "us", "seqread-128k", "cpu_us_per_io", "lower"),
 ]
 
 
@@ -294,8 +305,10 @@ def table(results):
     for figure, unit, key, fkey, better in FIGURES:
         row = {"figure": figure, "unit": unit, "result": key, "key": fkey, "better": better}
         for side in SIDES:
-            xs = [r[side][key][fkey] for r in results
-                  if (r.get(side) or {}).get(key) and r[side][key].get(fkey) is not None]
+            # the targets' CPU per I/O is perf's target_cpu_s_per_m_io (seconds per million = us per I/O)
+            k = lambda fig: fkey if fig.get(fkey) is not None or fkey != "cpu_us_per_io" else "target_cpu_s_per_m_io"
+            xs = [r[side][key][k(r[side][key])] for r in results
+                  if (r.get(side) or {}).get(key) and r[side][key].get(k(r[side][key])) is not None]
             row[side] = statistics.median(xs) if xs else None
             row[side + "_rounds"] = xs
         n = row["nvmf4j"]
