@@ -64,6 +64,23 @@ class CtlCommandTest {
     }
 
     @Test
+    void aRamNamespaceLargerThanTheMachineIsRefusedAndTheDaemonGoesOnAnswering() throws Exception {
+        try (TestDaemons.WithSocket d = TestDaemons.withSocket(dir)) {
+            String s = d.socket().toString();
+            Run big = ctl("add-namespace", TestDaemons.NQN, "--size", "10T", "--socket", s);
+            assertEquals(1, big.exit(), big.out());
+            assertTrue(big.err().contains("RAM namespace of 10 TiB") && big.err().contains("does not fit")
+                    && big.err().contains("-32602"), big.err());
+            assertTrue(!big.err().contains("\tat ") && !big.err().contains("OutOfMemoryError"), big.err());
+            Run list = ctl("--socket", s, "list");
+            assertEquals(0, list.exit(), list.err());
+            assertTrue(!list.out().contains("ns 2 "), "nothing was added\n" + list.out());
+            Run add = ctl("add-namespace", TestDaemons.NQN, "--size", "2M", "--socket", s);
+            assertEquals(0, add.exit(), add.err());
+        }
+    }
+
+    @Test
     void noDaemonOnTheSocketIsOneLineNotAStackTrace() {
         Run r = ctl("--socket", dir.resolve("none.sock").toString(), "list");
         assertEquals(1, r.exit());

@@ -20,7 +20,13 @@ public final class RamBackend implements NamespaceBackend {
         this.blockSize = blockSize;
     }
 
-    /** Allocates {@code sizeInBytes} (rounded down to whole blocks) zeroed bytes. */
+    /**
+     * Allocates {@code sizeInBytes} (rounded down to whole blocks) zeroed bytes. The memory is zeroed, so all of it is
+     * committed at once: a size beyond what the machine has free ({@code MemAvailable} of /proc/meminfo) is refused
+     * before anything is allocated, as is a size the allocator refuses, each with an {@link IllegalArgumentException}
+     * that names the size (a management request or a config must not take the daemon's memory, or its thread, with
+     * an OutOfMemoryError).
+     */
     public static RamBackend allocate(long sizeInBytes, int blockSize) {
         NamespaceBackend.requireBlockSize(blockSize);
         long bytes = sizeInBytes / blockSize * blockSize;
@@ -28,10 +34,20 @@ public final class RamBackend implements NamespaceBackend {
             throw new IllegalArgumentException("RAM namespace of " + sizeInBytes + " bytes holds no " + blockSize
                     + "-byte block");
         }
+        long available = MemoryInfo.availableBytes();
+        if (available >= 0 && bytes > available) {
+            throw new IllegalArgumentException("RAM namespace of " + MemoryInfo.human(bytes) + " (" + bytes
+                    + " bytes) does not fit: " + MemoryInfo.human(available)
+                    + " of memory available (MemAvailable in /proc/meminfo)");
+        }
         Arena arena = Arena.ofShared();
         try {
             return new RamBackend(arena, arena.allocate(bytes, DescriptorIo.ALIGNMENT), blockSize);
-        } catch (RuntimeException | OutOfMemoryError e) {
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            throw new IllegalArgumentException("RAM namespace of " + MemoryInfo.human(bytes) + " (" + bytes
+                    + " bytes): cannot allocate: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
             arena.close();
             throw e;
         }

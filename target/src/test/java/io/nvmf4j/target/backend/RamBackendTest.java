@@ -2,8 +2,10 @@ package io.nvmf4j.target.backend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RamBackendTest {
@@ -36,5 +38,24 @@ class RamBackendTest {
         }
         assertThrows(IllegalArgumentException.class, () -> RamBackend.allocate(100, 512));
         assertThrows(IllegalArgumentException.class, () -> RamBackend.allocate(1 << 20, 2048));
+    }
+
+    @Test
+    void aSizeBeyondTheMachinesFreeMemoryIsRefusedBeforeAnythingIsAllocated() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RamBackend.allocate(10L << 40, 512));
+        assertTrue(e.getMessage().startsWith("RAM namespace of 10 TiB (10995116277760 bytes) does not fit: "),
+                e.getMessage());
+        assertTrue(e.getMessage().endsWith(" of memory available (MemAvailable in /proc/meminfo)"), e.getMessage());
+    }
+
+    @Test
+    void memAvailableIsReadInBytesAndSizesAreNamedInBinaryUnits() {
+        assertEquals(22_340_212L * 1024, MemoryInfo.availableBytes(List.of("MemTotal:       24683768 kB",
+                "MemFree:        21247816 kB", "MemAvailable:   22340212 kB")));
+        assertEquals(-1, MemoryInfo.availableBytes(List.of("MemTotal:       24683768 kB")));
+        assertEquals("10 TiB", MemoryInfo.human(10L << 40));
+        assertEquals("1.5 GiB", MemoryInfo.human(3L << 29));
+        assertEquals("512 bytes", MemoryInfo.human(512));
     }
 }
