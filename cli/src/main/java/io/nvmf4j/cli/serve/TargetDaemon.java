@@ -108,6 +108,12 @@ public final class TargetDaemon implements AutoCloseable {
                                      java.net.InetAddress metricsAddress, java.nio.file.Path reservationDir)
             throws IOException, VerbsException {
         TargetConfig config = loaded.config();
+        if (config.ports().isEmpty()) {
+            // a daemon that listens nowhere looks healthy to systemd and serves nothing: refuse, as nvmetcli
+            // restore of a file without a usable port leaves nothing a host can reach
+            throw new IllegalArgumentException(loaded.source() + ": no port to listen on (every port was skipped, "
+                    + "see the warnings above, or the configuration has none); nvmf4j serves RDMA ports");
+        }
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
         target.backendSettings(backendSettings(settings));
