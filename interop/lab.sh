@@ -15,7 +15,8 @@
 # LAB_KERNEL picks the guest kernel: 6.1 (default: bookworm's linux-image-amd64) or 6.12 (the newest
 # linux-image-6.12.*+deb12-amd64 that bookworm's security suite carries, the same series as bookworm-backports';
 # it has CONFIG_NVME_AUTH, NVME_HOST_AUTH and NVME_TARGET_AUTH, which 6.1 lacks). Each kernel has its own work
-# directory (interop/work for 6.1, interop/work-6.12 for 6.12), so both stay built side by side.
+# directory (interop/work for 6.1, interop/work-6.12 for 6.12), so both stay built side by side; the rootfs is
+# the same for both, so a build copies the other lab's when that one is built instead of running debootstrap.
 # Everything built lives in $WORK (default interop/work/, git-ignored). In the guest, $WORK/share
 # appears at /lab (read-write), the host JDK ($JDK) at /opt/jdk (read-only).
 #
@@ -25,7 +26,8 @@
 #   NET=user), ACCEL (tcg; kvm does NOT work on kvm_pvm hosts), ACCELOPT (",thread=single" for
 #   JVM work in the guest: multi-threaded TCG made JIT'd code crash in ~10-30% of runs), CPU
 #   (-cpu model, default max), PRUNE (1), KEEP_DEBS (0), JDK (host JDK dir shared into the guest),
-#   SPDK_DIR (an SPDK build from bench/spdk-build.sh --guest, shared read-only as the 9p tag "spdk").
+#   SPDK_DIR (an SPDK build from bench/spdk-build.sh --guest, shared read-only as the 9p tag "spdk"),
+#   ROOTFS_FROM (built lab directories whose rootfs a build may copy; default interop/work and interop/work-6.12).
 #
 # Networking stays on the host's loopback: NET=user is QEMU user networking (slirp) with host
 # forwards bound to 127.0.0.1. NET=tap creates tap devices with private addresses and therefore
@@ -66,11 +68,11 @@ host_pkgs() {
   log "host packages"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q >/dev/null
-  # dwarves (pahole), libelf1, libssl3, zlib1g: what linux-kbuild-6.12 depends on, which nothing installs since
+  # pahole, libelf1, libssl3, zlib1g: what linux-kbuild-6.12 depends on, which nothing installs since
   # its package is unpacked, not installed (without pahole the 6.12 siw.ko build stops: "pahole: not found")
   apt-get install -y -q --no-install-recommends qemu-system-x86 qemu-utils \
       debootstrap busybox-static kmod cpio xz-utils make gcc binutils \
-      iproute2 python3 dwarves libelf1 libssl3 zlib1g >/dev/null
+      iproute2 python3 pahole libelf1 libssl3 zlib1g >/dev/null
 }
 
 kernel_abi() {  # 6.1.0-57-amd64 (from the linux-image-amd64 metapackage) or 6.12.118+deb12-amd64 (the newest)
@@ -122,14 +124,36 @@ build_siw() {
   test -s siw-build/siw.ko
 }
 
+# rootfs_source: prints a built lab directory of another kernel whose rootfs this build can copy instead of running
+# debootstrap (the rootfs is the same for every kernel: only usr/lib/modules differs); 1 when there is none.
+# ROOTFS_FROM names one (a lab directory); by default the other kernels' default directories are tried.
+rootfs_source() {
+  local d
+  for d in ${ROOTFS_FROM:-$HERE/work $HERE/work-6.12}; do
+    [ "$(readlink -f "$d")" != "$(readlink -f "$WORK")" ] || continue
+    WORK=$d built && [ -x "$d/rootfs/usr/sbin/nvme" ] && [ -x "$d/rootfs/usr/sbin/dmsetup" ] \
+      && { echo "$d"; return 0; }
+  done
+  return 1
+}
+
 build_rootfs() {
-  # a rootfs from an older recipe lacks the newest of GUEST_PKGS (dmsetup): bootstrapped again
+  local src
+  # a rootfs from an older recipe lacks the newest of GUEST_PKGS (dmsetup): made again
   if [ ! -x rootfs/usr/sbin/nvme ] || [ ! -x rootfs/usr/bin/rping ] || [ ! -x rootfs/usr/sbin/dmsetup ]; then
-    log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from $MIRROR"
-    rm -rf rootfs
-    debootstrap --variant=minbase --include="$GUEST_PKGS" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
-      || { tail -20 debootstrap.log; exit 1; }
-    rm -f rootfs/var/cache/apt/archives/*.deb
+    rm -rf rootfs rootfs.copy
+    if src=$(rootfs_source); then
+      # the same debootstrap, already done by the other kernel's lab: copy it, without that kernel's modules
+      log "rootfs: copy of $src/rootfs (the same $SUITE rootfs; its kernel modules left out)"
+      mkdir rootfs.copy
+      tar -C "$src/rootfs" --numeric-owner --exclude=./usr/lib/modules -cf - . | tar -C rootfs.copy --numeric-owner -xpf -
+      mv rootfs.copy rootfs
+    else
+      log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from $MIRROR"
+      debootstrap --variant=minbase --include="$GUEST_PKGS" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
+        || { tail -20 debootstrap.log; exit 1; }
+      rm -f rootfs/var/cache/apt/archives/*.deb
+    fi
   fi
   log "kernel modules -> rootfs"
   rm -rf "rootfs/usr/lib/modules/$KABI"
@@ -279,5 +303,5 @@ case "${1:-}" in
   tapdown) for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done ;;
   clean)   for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done
            rm -rf "$WORK" ;;
-  *) sed -n '2,31p' "$0"; exit 1 ;;
+  *) sed -n '2,34p' "$0"; exit 1 ;;
 esac
