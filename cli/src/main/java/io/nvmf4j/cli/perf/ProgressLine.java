@@ -15,7 +15,8 @@ final class ProgressLine {
 
     ProgressLine(PrintWriter out) {
         this.out = out;
-        this.inPlace = System.console() != null && System.console().isTerminal();
+        // JDK 22+: System.console() is there with or without a terminal; isTerminal() tells which
+        this.inPlace = System.console().isTerminal();
     }
 
     void update(String text) {

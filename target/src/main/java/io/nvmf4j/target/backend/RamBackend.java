@@ -21,6 +21,7 @@ public final class RamBackend implements NamespaceBackend {
     }
 
     /** Allocates {@code sizeInBytes} (rounded down to whole blocks) zeroed bytes. */
+    @SuppressWarnings("MustBeClosedChecker") // the backend owns the arena and closes it in close(); closed here on failure
     public static RamBackend allocate(long sizeInBytes, int blockSize) {
         NamespaceBackend.requireBlockSize(blockSize);
         long bytes = sizeInBytes / blockSize * blockSize;
