@@ -13,10 +13,12 @@ final class ProgressLine {
     private int lastLength;
     private boolean open;
 
+    // Not "never null on JDK 22+" (the check's premise): it is null in surefire's forked JVMs, which the perf and
+    // demo tests (OutlierTraceTest, EndToEndTest) run this in
+    @SuppressWarnings("SystemConsoleNull")
     ProgressLine(PrintWriter out) {
         this.out = out;
-        // JDK 22+: System.console() is there with or without a terminal; isTerminal() tells which
-        this.inPlace = System.console().isTerminal();
+        this.inPlace = System.console() != null && System.console().isTerminal();
     }
 
     void update(String text) {
