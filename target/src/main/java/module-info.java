@@ -4,7 +4,9 @@
  * ({@code .rdma}: an embedder starts {@code RdmaTransport} with {@code RdmaTransportOptions}; the poll groups,
  * queues and request state machine in that package are package-private).
  */
-@SuppressWarnings("requires-transitive-automatic") // micrometer-core has no descriptor; TargetMetrics takes its registry
+// micrometer-core has no module descriptor (an automatic module), and TargetMetrics takes its registry: the
+// requirement is needed and transitive until Micrometer ships a module-info
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.nvmf4j.target {
     requires transitive io.nvmf4j.protocol;
     requires transitive io.nvmf4j.verbs;

@@ -66,7 +66,7 @@ class StagAttackTest extends HostileTestBase {
         try {
             while (true) {
                 Segment s = raw.next();
-                if (s.opcode() >= DdpRdmapFrames.SEND && s.opcode() <= DdpRdmapFrames.SEND_WITH_SE_AND_INVALIDATE
+                if ((s.opcode() >= DdpRdmapFrames.SEND && s.opcode() <= DdpRdmapFrames.SEND_WITH_SE_AND_INVALIDATE)
                         || s.opcode() == DdpRdmapFrames.RDMA_READ_RESPONSE) {
                     return Answer.ACCEPTED;
                 }

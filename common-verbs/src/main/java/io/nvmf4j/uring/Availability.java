@@ -35,7 +35,7 @@ final class Availability {
         if (disabled == 2) {
             return "io_uring is disabled on this host (sysctl kernel.io_uring_disabled = 2)";
         }
-        try (IoUring probe = IoUring.open(2)) {
+        try (IoUring _ = IoUring.open(2)) {
             return null;
         } catch (IoUringException e) {
             return switch (e.errno()) {

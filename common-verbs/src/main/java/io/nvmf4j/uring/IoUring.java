@@ -77,6 +77,7 @@ public final class IoUring implements AutoCloseable {
      * @param entries a power of two, 1 to 32768
      * @throws IoUringException if {@code io_uring_setup} or {@code mmap} fails (EPERM, ENOSYS, ENOMEM, EMFILE...)
      */
+    @SuppressWarnings("MustBeClosedChecker") // the new IoUring owns the arena and closes it in close(); closed here on failure
     public static IoUring open(int entries) throws IoUringException {
         if (entries < 1 || entries > MAX_ENTRIES || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("entries must be a power of two from 1 to " + MAX_ENTRIES + ": "

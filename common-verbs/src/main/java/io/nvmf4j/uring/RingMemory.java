@@ -33,6 +33,7 @@ record RingMemory(MemorySegment sqRing, MemorySegment cqRing, MemorySegment sqes
         return new RingMemory(sq, cq, mapped(arena, callState, ringFd, OFF_SQES, params.sqEntries() * Sqe.SIZE));
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private static MemorySegment mapped(Arena arena, MemorySegment callState, int ringFd, long offset, long size)
             throws IoUringException {
         MemorySegment at = Syscalls.mmap(callState, size, ringFd, offset);

@@ -56,6 +56,7 @@ final class Syscalls {
     private Syscalls() {
     }
 
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol " + name + " not found"));

@@ -9,6 +9,10 @@ public final class ScatterGatherElement {
     private int length;
     private int lkey;
 
+    /** An element with every field zero; {@code set} points it at a buffer. */
+    public ScatterGatherElement() {
+    }
+
     /** Points this element at {@code length} bytes of {@code region} starting {@code offset} bytes into it. */
     public ScatterGatherElement set(MemoryRegion region, long offset, int length) {
         if (offset < 0 || length < 0 || offset + length > region.length()) {

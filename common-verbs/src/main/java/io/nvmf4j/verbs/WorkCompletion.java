@@ -15,6 +15,10 @@ public final class WorkCompletion {
     private int invalidatedRkey;
     private int vendorError;
 
+    /** A blank completion (SUCCESS, SEND, zeros) for a provider to fill. */
+    public WorkCompletion() {
+    }
+
     /** The {@code wrId} of the completed work request. */
     public long wrId() {
         return wrId;

@@ -42,6 +42,7 @@ class IoUringFileTest {
     }
 
     @BeforeEach
+    @SuppressWarnings("MustBeClosedChecker") // closed in @AfterEach: the test body runs on another thread than @BeforeEach
     void openFileAndRing() throws Exception {
         dir = Files.createTempDirectory(Path.of("target"), "iouring-");
         file = Files.createFile(dir.resolve("data"));

@@ -70,6 +70,7 @@ class IoUringRoundTripTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void registeredBufferIndexFindsTheBufferHoldingTheWholeSegment() throws Exception {
         try (IoUring ring = IoUring.open(2); Arena arena = Arena.ofConfined()) {
             MemorySegment first = arena.allocate(4096, 4096);

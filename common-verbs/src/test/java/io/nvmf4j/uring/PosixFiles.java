@@ -21,8 +21,10 @@ final class PosixFiles {
     static final int O_DIRECT = "aarch64".equals(System.getProperty("os.arch")) ? 0200000 : 040000;
 
     private static final Linker LINKER = Linker.nativeLinker();
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static final MethodHandle OPEN = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("open"),
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), Linker.Option.firstVariadicArg(2));
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static final MethodHandle CLOSE = LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow("close"),
             FunctionDescriptor.of(JAVA_INT, JAVA_INT));
 

@@ -8,8 +8,11 @@ import java.util.stream.Collectors;
  * one problem per line and is meant to be printed to the user as is (no stack trace).
  */
 public final class ConfigException extends Exception {
+    private static final long serialVersionUID = 1L;
 
     private final String source;
+    // nvmf4j never serializes its exceptions; the list is an immutable copy of records that need not be Serializable
+    @SuppressWarnings("serial")
     private final List<ConfigProblem> problems;
 
     public ConfigException(String source, List<ConfigProblem> problems) {

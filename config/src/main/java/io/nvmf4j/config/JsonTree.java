@@ -125,6 +125,9 @@ sealed interface JsonTree {
 
     /** The document is not JSON at all; carries the single problem with its position. */
     final class MalformedJson extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        @SuppressWarnings("serial") // never serialized: caught inside the config reader and turned into a ConfigException
         private final ConfigProblem problem;
 
         MalformedJson(ConfigProblem problem) {

@@ -263,7 +263,8 @@ final class PortReader extends FieldReader {
                     false);
             Map<String, String> addr = new LinkedHashMap<>();
             JsonTree addrNode = o.fields().get("addr");
-            if (addrNode != null && object(addrNode, rp + ".addr") instanceof JObject a) {
+            JObject a = addrNode == null ? null : object(addrNode, rp + ".addr");
+            if (a != null) {
                 for (Map.Entry<String, JsonTree> e : a.fields().entrySet()) {
                     String v = string(e.getValue(), rp + ".addr." + e.getKey());
                     if (v != null) {

@@ -97,14 +97,13 @@ class ConfigValidationTest {
 
     @Test
     void duplicateNqnsNsidsAndPortIdsAreEachReported() {
-        assertEquals(String.join("\n",
-                "config.json:3: hosts[1].nqn: host \"nqn.2024-01.io.nvmf4j:h\" is declared twice (first at line 2)",
-                "config.json:5: ports[1].portid: port id 1 is used twice (first at line 4)",
-                "config.json:5: ports[1].addr: listens on 10.0.0.1 port 4420 like ports[0] (line 4)",
-                "config.json:10: subsystems[0].namespaces[1].nsid: nsid 1 is used twice in this subsystem"
-                        + " (first at line 9)",
-                "config.json:13: subsystems[1].nqn: subsystem \"nqn.2024-01.io.nvmf4j:a\" is declared twice"
-                        + " (first at line 7)"), errors("""
+        assertEquals("""
+                     config.json:3: hosts[1].nqn: host "nqn.2024-01.io.nvmf4j:h" is declared twice (first at line 2)
+                     config.json:5: ports[1].portid: port id 1 is used twice (first at line 4)
+                     config.json:5: ports[1].addr: listens on 10.0.0.1 port 4420 like ports[0] (line 4)
+                     config.json:10: subsystems[0].namespaces[1].nsid: nsid 1 is used twice in this subsystem (first at line 9)
+                     config.json:13: subsystems[1].nqn: subsystem "nqn.2024-01.io.nvmf4j:a" is declared twice (first at line 7)\
+                     """, errors("""
                 {
                   "hosts": [{"nqn": "nqn.2024-01.io.nvmf4j:h"},
                             {"nqn": "nqn.2024-01.io.nvmf4j:h"}],
@@ -141,16 +140,15 @@ class ConfigValidationTest {
 
     @Test
     void addressRules() {
-        assertEquals(String.join("\n",
-                "config.json:3: ports[0].addr.trsvcid: must be a port number between 1 and 65535, got \"nvme\"",
-                "config.json:4: ports[1].addr.traddr: \"target.example.com\" is not an IP address (host names are"
-                        + " not resolved)",
-                "config.json:5: ports[2].addr.traddr: \"fe80::1\" is an IPv6 address but adrfam is ipv4",
-                "config.json:6: ports[3].addr.traddr: \"10.0.0.4\" is an IPv4 address but adrfam is ipv6",
-                "config.json:7: ports[4].addr.adrfam: unsupported address family \"ib\" (supported: ipv4, ipv6)",
-                "config.json:8: ports[5].addr.trsvcid: must be a port number between 1 and 65535, got \"70000\"",
-                "config.json:9: ports[6].addr.treq: must be one of \"not specified\", \"required\", \"not required\","
-                        + " got \"maybe\""), errors("""
+        assertEquals("""
+                     config.json:3: ports[0].addr.trsvcid: must be a port number between 1 and 65535, got "nvme"
+                     config.json:4: ports[1].addr.traddr: "target.example.com" is not an IP address (host names are not resolved)
+                     config.json:5: ports[2].addr.traddr: "fe80::1" is an IPv6 address but adrfam is ipv4
+                     config.json:6: ports[3].addr.traddr: "10.0.0.4" is an IPv4 address but adrfam is ipv6
+                     config.json:7: ports[4].addr.adrfam: unsupported address family "ib" (supported: ipv4, ipv6)
+                     config.json:8: ports[5].addr.trsvcid: must be a port number between 1 and 65535, got "70000"
+                     config.json:9: ports[6].addr.treq: must be one of "not specified", "required", "not required", got "maybe"\
+                     """, errors("""
                 {
                   "ports": [
                     {"portid": 1, "addr": {"trtype": "rdma", "adrfam": "ipv4", "traddr": "10.0.0.1", "trsvcid": "nvme"}},
@@ -168,12 +166,11 @@ class ConfigValidationTest {
     @Test
     void missingDeviceFileAndDirectoryAsDevice() throws Exception {
         Files.createDirectory(dir.resolve("adir"));
-        assertEquals(String.join("\n",
-                "config.json:5: subsystems[0].namespaces[0].device.path: no such file or block device: missing.img",
-                "config.json:6: subsystems[0].namespaces[1].device.path: is a directory, not a file or block"
-                        + " device: adir",
-                "config.json:8: subsystems[0].namespaces[3].device.path: a file or block device is required when"
-                        + " the namespace is enabled"), errors("""
+        assertEquals("""
+                     config.json:5: subsystems[0].namespaces[0].device.path: no such file or block device: missing.img
+                     config.json:6: subsystems[0].namespaces[1].device.path: is a directory, not a file or block device: adir
+                     config.json:8: subsystems[0].namespaces[3].device.path: a file or block device is required when the namespace is enabled\
+                     """, errors("""
                 {
                   "subsystems": [{
                     "nqn": "nqn.2024-01.io.nvmf4j:a", "attr": {"allow_any_host": "1"},
@@ -241,14 +238,12 @@ class ConfigValidationTest {
 
     @Test
     void portParameterRanges() {
-        assertEquals(String.join("\n",
-                "config.json:3: ports[0].param.inline_data_size: must be between -1 and 16384, got 65536",
-                "config.json:4: ports[0].param.max_queue_size: must be -1 (transport default) or between 16 and"
-                        + " 1024, got 8",
-                "config.json:5: ports[0].param.mdts: must be -1 (transport default) or between 1 and 12, got 0",
-                "config.json:6: ports[0].param.pi_enable: is 1: protection information not supported by nvmf4j"
-                        + " (serving without it would change what hosts get; --config-allow-unsupported pi ignores"
-                        + " it)"),
+        assertEquals("""
+                     config.json:3: ports[0].param.inline_data_size: must be between -1 and 16384, got 65536
+                     config.json:4: ports[0].param.max_queue_size: must be -1 (transport default) or between 16 and 1024, got 8
+                     config.json:5: ports[0].param.mdts: must be -1 (transport default) or between 1 and 12, got 0
+                     config.json:6: ports[0].param.pi_enable: is 1: protection information not supported by nvmf4j (serving without it would change what hosts get; --config-allow-unsupported pi ignores it)\
+                     """,
                 errors("""
                 {
                   "ports": [{"portid": 1, "param": {
@@ -263,12 +258,12 @@ class ConfigValidationTest {
 
     @Test
     void nqnSyntax() {
-        assertEquals(String.join("\n",
-                "config.json:2: hosts[0].nqn: must not be empty",
-                "config.json:3: hosts[1].nqn: NQN \"nqn.2024-01.io.nvmf4j:with space\" contains a space, which"
-                        + " cannot appear in an NQN",
-                "config.json:4: hosts[2].nqn: NQN is 224 bytes long, at most 223 are allowed",
-                "config.json:5: subsystems[0].nqn: the discovery subsystem is built in and cannot be configured"),
+        assertEquals("""
+                     config.json:2: hosts[0].nqn: must not be empty
+                     config.json:3: hosts[1].nqn: NQN "nqn.2024-01.io.nvmf4j:with space" contains a space, which cannot appear in an NQN
+                     config.json:4: hosts[2].nqn: NQN is 224 bytes long, at most 223 are allowed
+                     config.json:5: subsystems[0].nqn: the discovery subsystem is built in and cannot be configured\
+                     """,
                 errors("""
                 {
                   "hosts": [{"nqn": ""},
@@ -281,13 +276,13 @@ class ConfigValidationTest {
 
     @Test
     void subsystemAttributes() {
-        assertEquals(String.join("\n",
-                "config.json:4: subsystems[0].attr.serial: Serial Number must be 1 to 20 characters, got 21",
-                "config.json:5: subsystems[0].attr.model: Model Number must be printable ASCII, got \"mod\u00e8le\"",
-                "config.json:6: subsystems[0].attr.version: must be major.minor or major.minor.tertiary (e.g."
-                        + " \"1.3\"), got \"1.x\"",
-                "config.json:7: subsystems[0].attr.qid_max: must be between 1 and 128, got 0",
-                "config.json:9: subsystems[0].attr.cntlid_max: must not be below cntlid_min (100), got 50"),
+        assertEquals("""
+                     config.json:4: subsystems[0].attr.serial: Serial Number must be 1 to 20 characters, got 21
+                     config.json:5: subsystems[0].attr.model: Model Number must be printable ASCII, got "mod\u00e8le"
+                     config.json:6: subsystems[0].attr.version: must be major.minor or major.minor.tertiary (e.g. "1.3"), got "1.x"
+                     config.json:7: subsystems[0].attr.qid_max: must be between 1 and 128, got 0
+                     config.json:9: subsystems[0].attr.cntlid_max: must not be below cntlid_min (100), got 50\
+                     """,
                 errors("""
                 {
                   "subsystems": [{"nqn": "nqn.2024-01.io.nvmf4j:a", "attr": {
@@ -305,11 +300,12 @@ class ConfigValidationTest {
 
     @Test
     void wrongJsonTypesAndMissingFields() {
-        assertEquals(String.join("\n",
-                "config.json:2: hosts: must be an array, got an object",
-                "config.json:3: ports[0].addr: is required",
-                "config.json:6: subsystems[0].namespaces[0].nsid: must be an integer, got \"one\"",
-                "config.json:6: subsystems[0].namespaces[0].enable: must be 1 or 0 (or true/false), got \"maybe\""),
+        assertEquals("""
+                     config.json:2: hosts: must be an array, got an object
+                     config.json:3: ports[0].addr: is required
+                     config.json:6: subsystems[0].namespaces[0].nsid: must be an integer, got "one"
+                     config.json:6: subsystems[0].namespaces[0].enable: must be 1 or 0 (or true/false), got "maybe"\
+                     """,
                 errors("""
                 {
                   "hosts": {"nqn": "nqn.2024-01.io.nvmf4j:h"},
@@ -324,9 +320,10 @@ class ConfigValidationTest {
 
     @Test
     void unknownFieldsAreWarningsNotErrors() throws Exception {
-        assertEquals(String.join("\n",
-                "warning: config.json:2: comment: unknown field, ignored",
-                "warning: config.json:3: subsystems[0].color: unknown field, ignored"), warnings("""
+        assertEquals("""
+                     warning: config.json:2: comment: unknown field, ignored
+                     warning: config.json:3: subsystems[0].color: unknown field, ignored\
+                     """, warnings("""
                 {
                   "comment": "made by hand",
                   "subsystems": [{"nqn": "nqn.2024-01.io.nvmf4j:a", "attr": {"allow_any_host": "1"}, "color": "blue"}]
@@ -336,21 +333,18 @@ class ConfigValidationTest {
 
     @Test
     void nvmf4jSectionRules() {
-        assertEquals(String.join("\n",
-                "config.json:5: nvmf4j.provider: unknown provider \"rxe\" (known: softiwarp, ibverbs, auto)",
-                "config.json:6: nvmf4j.default_block_size: must be 512 or 4096, got 1024",
-                "config.json:7: nvmf4j.queues.inline_data_size: must be between 0 and 16384, got 20000",
-                "config.json:8: nvmf4j.metrics_port: must be between 1 and 65535, got 0",
-                "config.json:10: nvmf4j.ram_namespaces[0].nsid: nsid 1 is already used in subsystem"
-                        + " \"nqn.2024-01.io.nvmf4j:a\" (line 3)",
-                "config.json:11: nvmf4j.ram_namespaces[1].size: 1000 bytes is not a multiple of the block size 512",
-                "config.json:12: nvmf4j.ram_namespaces[2].block_size: must be 512 or 4096, got 520",
-                "config.json:13: nvmf4j.ram_namespaces[3].subsystem: subsystem \"nqn.2024-01.io.nvmf4j:b\" is not"
-                        + " declared under subsystems",
-                "config.json:14: nvmf4j.ram_namespaces[4].size: must be a size such as \"1G\", \"512M\" or a number"
-                        + " of bytes, got \"lots\"",
-                "config.json:17: nvmf4j.namespace_options[0].nsid: subsystem \"nqn.2024-01.io.nvmf4j:a\" has no"
-                        + " namespace 9 under subsystems[].namespaces"), errors("""
+        assertEquals("""
+                     config.json:5: nvmf4j.provider: unknown provider "rxe" (known: softiwarp, ibverbs, auto)
+                     config.json:6: nvmf4j.default_block_size: must be 512 or 4096, got 1024
+                     config.json:7: nvmf4j.queues.inline_data_size: must be between 0 and 16384, got 20000
+                     config.json:8: nvmf4j.metrics_port: must be between 1 and 65535, got 0
+                     config.json:10: nvmf4j.ram_namespaces[0].nsid: nsid 1 is already used in subsystem "nqn.2024-01.io.nvmf4j:a" (line 3)
+                     config.json:11: nvmf4j.ram_namespaces[1].size: 1000 bytes is not a multiple of the block size 512
+                     config.json:12: nvmf4j.ram_namespaces[2].block_size: must be 512 or 4096, got 520
+                     config.json:13: nvmf4j.ram_namespaces[3].subsystem: subsystem "nqn.2024-01.io.nvmf4j:b" is not declared under subsystems
+                     config.json:14: nvmf4j.ram_namespaces[4].size: must be a size such as "1G", "512M" or a number of bytes, got "lots"
+                     config.json:17: nvmf4j.namespace_options[0].nsid: subsystem "nqn.2024-01.io.nvmf4j:a" has no namespace 9 under subsystems[].namespaces\
+                     """, errors("""
                 {
                   "subsystems": [{"nqn": "nqn.2024-01.io.nvmf4j:a", "attr": {"allow_any_host": "1"},
                     "namespaces": [{"nsid": 1, "enable": 1, "device": {"path": "disk.img"}}]}],

@@ -117,15 +117,12 @@ class DhchapConfigTest {
 
     @Test
     void hashGroupControllerKeyAndUnknownFieldsAreChecked() {
-        assertEquals(String.join("\n",
-                "config.json:5: hosts[0].dhchap.ctrl_key: a controller key needs a host key (key is empty): Linux"
-                        + " nvmet would not authenticate this host at all",
-                "config.json:6: hosts[0].dhchap.hash: must be hmac(sha256), hmac(sha384) or hmac(sha512), got"
-                        + " \"sha256\"",
-                "config.json:7: hosts[0].dhchap.dhgroup: must be null, ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or"
-                        + " ffdhe8192, got \"2048\"",
-                "config.json:8: hosts[0].dhchap.tls_key: unknown authentication setting (nvmetcli's dhchap has key,"
-                        + " ctrl_key, hash, dhgroup): refusing to ignore it"),
+        assertEquals("""
+                     config.json:5: hosts[0].dhchap.ctrl_key: a controller key needs a host key (key is empty): Linux nvmet would not authenticate this host at all
+                     config.json:6: hosts[0].dhchap.hash: must be hmac(sha256), hmac(sha384) or hmac(sha512), got "sha256"
+                     config.json:7: hosts[0].dhchap.dhgroup: must be null, ffdhe2048, ffdhe3072, ffdhe4096, ffdhe6144 or ffdhe8192, got "2048"
+                     config.json:8: hosts[0].dhchap.tls_key: unknown authentication setting (nvmetcli's dhchap has key, ctrl_key, hash, dhgroup): refusing to ignore it\
+                     """,
                 errors("""
                 {
                   "hosts": [{

@@ -90,11 +90,10 @@ class NvmetcliValueFormsTest {
                 }
                 """, "nvmet.json", null);
         assertFalse(loaded.config().subsystems().getFirst().namespace(2).orElseThrow().enable());
-        assertEquals(String.join("\n",
-                "warning: nvmet.json:4: subsystems[0]: no host can connect: allow_any_host is 0 and allowed_hosts"
-                        + " is empty",
-                "warning: nvmet.json:4: subsystems[0].namespaces[0]: no \"enable\": the namespace stays disabled"
-                        + " (as nvmetcli leaves it)"),
+        assertEquals("""
+                     warning: nvmet.json:4: subsystems[0]: no host can connect: allow_any_host is 0 and allowed_hosts is empty
+                     warning: nvmet.json:4: subsystems[0].namespaces[0]: no "enable": the namespace stays disabled (as nvmetcli leaves it)\
+                     """,
                 loaded.formatWarnings());
     }
 

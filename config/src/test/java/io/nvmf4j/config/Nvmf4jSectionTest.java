@@ -96,10 +96,11 @@ class Nvmf4jSectionTest {
                           "poll_groups": {"count": 1000, "spin_budget_us": -1},
                           "buffer_pool": {"buffer_size": "3000"}}}
                         """, "config.json", dir));
-        assertEquals(String.join("\n",
-                "config.json:2: nvmf4j.poll_groups.count: must be between 0 and 256, got 1000",
-                "config.json:2: nvmf4j.poll_groups.spin_budget_us: must be between 0 and 1000000, got -1",
-                "config.json:3: nvmf4j.buffer_pool.buffer_size: must be a power of two between 4K and 16M, got 3000"),
+        assertEquals("""
+                     config.json:2: nvmf4j.poll_groups.count: must be between 0 and 256, got 1000
+                     config.json:2: nvmf4j.poll_groups.spin_budget_us: must be between 0 and 1000000, got -1
+                     config.json:3: nvmf4j.buffer_pool.buffer_size: must be a power of two between 4K and 16M, got 3000\
+                     """,
                 e.getMessage());
     }
 
@@ -116,9 +117,10 @@ class Nvmf4jSectionTest {
                         {"nvmf4j": {
                           "backend_io": {"mode": "aio", "timeout_ms": 0}}}
                         """, "config.json", dir));
-        assertEquals(String.join("\n",
-                "config.json:2: nvmf4j.backend_io.mode: must be one of auto, uring, threads, got \"aio\"",
-                "config.json:2: nvmf4j.backend_io.timeout_ms: must be between 100 and 3600000, got 0"),
+        assertEquals("""
+                     config.json:2: nvmf4j.backend_io.mode: must be one of auto, uring, threads, got "aio"
+                     config.json:2: nvmf4j.backend_io.timeout_ms: must be between 100 and 3600000, got 0\
+                     """,
                 e.getMessage());
     }
 }

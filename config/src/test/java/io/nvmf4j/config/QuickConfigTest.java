@@ -81,9 +81,10 @@ class QuickConfigTest {
     void missingNqnAndNamespaceAndBadSize() {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> QuickConfig.builder().ram("1 gigabyte").listen("127.0.0.1:nvme").build());
-        assertEquals(String.join("\n",
-                "command line: --nqn: is required",
-                "command line: --ram: must be a size such as \"1G\", \"512M\" or a number of bytes, got \"1 gigabyte\""),
+        assertEquals("""
+                     command line: --nqn: is required
+                     command line: --ram: must be a size such as "1G", "512M" or a number of bytes, got "1 gigabyte"\
+                     """,
                 e.getMessage());
         ConfigException port = assertThrows(ConfigException.class,
                 () -> QuickConfig.builder().nqn(NQN).ram("1M").listen("127.0.0.1:nvme").build());

@@ -142,7 +142,7 @@ public record ConnectOptions(
         private int ioQueues = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private int queueSize = DEFAULT_QUEUE_SIZE;
         private Duration keepAliveTimeout = Duration.ofSeconds(5);
-        private Duration ctrlLossTimeout = Duration.ofSeconds(600);
+        private Duration ctrlLossTimeout = Duration.ofMinutes(10);
         private Duration reconnectDelay = Duration.ofSeconds(10);
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration commandTimeout = Duration.ofSeconds(30);

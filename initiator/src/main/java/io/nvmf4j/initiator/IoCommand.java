@@ -4,10 +4,11 @@ import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
+import io.nvmf4j.protocol.io.FlushCommand;
 import io.nvmf4j.protocol.io.ReadCommand;
 import io.nvmf4j.protocol.io.WriteCommand;
-import io.nvmf4j.protocol.io.FlushCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
+import java.util.Locale;
 
 /** One NVM command set I/O command of an {@link IoOperation} (NVM Command Set 1.0, chapter 3). */
 final class IoCommand extends HostCommand {
@@ -62,7 +63,7 @@ final class IoCommand extends HostCommand {
             case FLUSH -> "Flush nsid " + nsid;
             case DATASET_MANAGEMENT -> String.format("Dataset Management nsid %d ranges %d attributes %xh", nsid,
                     ranges, attributes);
-            default -> kind.name().charAt(0) + kind.name().substring(1).toLowerCase().replace('_', ' ') + " nsid "
+            default -> kind.name().charAt(0) + kind.name().substring(1).toLowerCase(Locale.ROOT).replace('_', ' ') + " nsid "
                     + nsid + " slba " + slba + " blocks " + blocks;
         };
     }

@@ -40,10 +40,12 @@ public final class MultipathNamespace implements NamespaceIo {
         this.submitted = new AtomicLongArray(paths.length);
     }
 
+    @Override
     public long nsid() {
         return first.nsid();
     }
 
+    @Override
     public long blockSize() {
         return first.blockSize();
     }
@@ -52,11 +54,13 @@ public final class MultipathNamespace implements NamespaceIo {
         return first.blockCount();
     }
 
+    @Override
     public long capacityBytes() {
         return first.capacityBytes();
     }
 
     /** The Identify Namespace data read through the first path at connect time. */
+    @Override
     public IdentifyNamespace identify() {
         return first.identify();
     }
@@ -83,10 +87,12 @@ public final class MultipathNamespace implements NamespaceIo {
 
     // ---- asynchronous -----------------------------------------------------------------------------------------
 
+    @Override
     public CompletableFuture<Void> readAsync(long slba, long blocks, MemorySegment destination) {
         return start(IoCommand.Kind.READ, slba, blocks, destination, false, null);
     }
 
+    @Override
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source) {
         return start(IoCommand.Kind.WRITE, slba, blocks, source, false, null);
     }
@@ -95,16 +101,19 @@ public final class MultipathNamespace implements NamespaceIo {
         return start(IoCommand.Kind.WRITE, slba, blocks, source, fua, null);
     }
 
+    @Override
     public CompletableFuture<Void> flushAsync() {
         return start(IoCommand.Kind.FLUSH, 0, 0, null, false, null);
     }
 
     /** Write Zeroes over the range, with DEAC when {@code deallocate}. */
+    @Override
     public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
         return start(IoCommand.Kind.WRITE_ZEROES, slba, blocks, null, deallocate, null);
     }
 
     /** Dataset Management Deallocate over the range. */
+    @Override
     public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
         return start(IoCommand.Kind.DATASET_MANAGEMENT, slba, blocks, null, false, null);
     }

@@ -56,11 +56,13 @@ public final class Namespace implements NamespaceIo {
         return new Namespace(controller, nsid, identify, index);
     }
 
+    @Override
     public long nsid() {
         return nsid;
     }
 
     /** LBA data size in bytes (from FLBAS). */
+    @Override
     public long blockSize() {
         return blockSize;
     }
@@ -71,11 +73,13 @@ public final class Namespace implements NamespaceIo {
     }
 
     /** NSZE x the block size, saturated: NSZE is the controller's unsigned 64-bit word. */
+    @Override
     public long capacityBytes() {
         return blockCount < 0 || blockCount > Long.MAX_VALUE / blockSize ? Long.MAX_VALUE : blockSize * blockCount;
     }
 
     /** The Identify Namespace data read at connect time. */
+    @Override
     public IdentifyNamespace identify() {
         return identify;
     }
@@ -87,11 +91,13 @@ public final class Namespace implements NamespaceIo {
     // ---- asynchronous -----------------------------------------------------------------------------------------
 
     /** Reads {@code blocks} blocks from {@code slba} into {@code destination} (at least blocks * blockSize bytes). */
+    @Override
     public CompletableFuture<Void> readAsync(long slba, long blocks, MemorySegment destination) {
         return transfer(IoCommand.Kind.READ, slba, blocks, destination, null, 0, false);
     }
 
     /** Writes {@code blocks} blocks from {@code source} to {@code slba}. */
+    @Override
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source) {
         return transfer(IoCommand.Kind.WRITE, slba, blocks, source, null, 0, false);
     }
@@ -165,6 +171,7 @@ public final class Namespace implements NamespaceIo {
     }
 
     /** Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. */
+    @Override
     public CompletableFuture<Void> flushAsync() {
         IoOperation op = new IoOperation(1);
         IoCommand command = new IoCommand(op, IoCommand.Kind.FLUSH, nsid, 0, 0, false, 0);
@@ -174,6 +181,7 @@ public final class Namespace implements NamespaceIo {
     }
 
     /** Write Zeroes (NVM Command Set 3.3.7), with DEAC when {@code deallocate}; split like data transfers. */
+    @Override
     public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
         return writeZeroes(slba, blocks, deallocate, null).future;
     }
@@ -201,6 +209,7 @@ public final class Namespace implements NamespaceIo {
     }
 
     /** Dataset Management with the Deallocate attribute over one LBA range (split into 2^32-1 block ranges). */
+    @Override
     public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
         return datasetManagementAsync(deallocateRanges(slba, blocks), DatasetManagementCommand.ATTR_AD);
     }

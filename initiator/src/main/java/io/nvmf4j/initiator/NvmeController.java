@@ -13,11 +13,14 @@ import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaProvider;
 import io.nvmf4j.verbs.RdmaProviders;
 import io.nvmf4j.verbs.VerbsException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +28,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.lang.System.Logger.Level;
-import java.lang.System.Logger;
 
 /**
  * A connected NVMe-oF controller, host side: an admin queue and N I/O queues over RDMA, enabled and identified.
@@ -246,7 +247,7 @@ public final class NvmeController implements AutoCloseable {
 
     private void requireUsable() throws NvmfControllerLostException {
         if (state == ControllerState.DEAD || state == ControllerState.DELETING) {
-            throw new NvmfControllerLostException(name + ": controller is " + state.name().toLowerCase());
+            throw new NvmfControllerLostException(name + ": controller is " + state.name().toLowerCase(Locale.ROOT));
         }
     }
 

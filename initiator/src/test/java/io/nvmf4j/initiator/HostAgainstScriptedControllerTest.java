@@ -98,7 +98,7 @@ class HostAgainstScriptedControllerTest {
         for (int blocks : new int[] {4, 24, 400}) {
             byte[] data = new byte[blocks * 512];
             random.nextBytes(data);
-            long slba = 1000 + blocks;
+            long slba = 1000L + blocks;
             ns.write(slba, blocks, MemorySegment.ofArray(data));
             assertArrayEquals(data, target.media().asSlice(slba * 512, data.length).toArray(ValueLayout.JAVA_BYTE));
             byte[] back = new byte[data.length];
@@ -239,13 +239,13 @@ class HostAgainstScriptedControllerTest {
             java.util.Arrays.fill(data, (byte) i);
             futures.add(ns.writeAsync(i, 1, MemorySegment.ofArray(data)));
         }
-        CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+        CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
         for (int i = 0; i < 200; i++) {
             byte[] back = new byte[512];
             buffers.add(back);
             futures.set(i, ns.readAsync(i, 1, MemorySegment.ofArray(back)));
         }
-        CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(30, TimeUnit.SECONDS);
+        CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
         for (int i = 0; i < 200; i++) {
             assertEquals((byte) i, buffers.get(i)[0]);
             assertEquals((byte) i, buffers.get(i)[511]);

@@ -185,7 +185,7 @@ class InitiatorAgainstJavaTargetTest {
                 java.util.Arrays.fill(block, (byte) (i * 7));
                 futures.add(ns.writeAsync(i, 1, MemorySegment.ofArray(block)));
             }
-            CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
             List<byte[]> reads = new ArrayList<>();
             futures.clear();
             for (int i = 0; i < ios; i++) {
@@ -193,7 +193,7 @@ class InitiatorAgainstJavaTargetTest {
                 reads.add(back);
                 futures.add(ns.readAsync(i, 1, MemorySegment.ofArray(back)));
             }
-            CompletableFuture.allOf(futures.toArray(new CompletableFuture[0])).get(60, TimeUnit.SECONDS);
+            CompletableFuture.allOf(futures.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
             for (int i = 0; i < ios; i++) {
                 byte[] expected = new byte[512];
                 java.util.Arrays.fill(expected, (byte) (i * 7));

@@ -146,11 +146,20 @@ class MultipathAgainstJavaTargetTest {
             assertTrue(errors.isEmpty(), () -> "errors: " + errors);
         }
 
-        @Override
-        public void close() throws InterruptedException {
+        /** Stops the workers and waits for them (up to 30 s each). */
+        void stop() throws InterruptedException {
             stop.set(true);
             for (Thread t : threads) {
                 t.join(30_000);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                stop();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -266,7 +275,7 @@ class MultipathAgainstJavaTargetTest {
             long before = mp.submittedPerPath().get(0);
             io.progress(100);
             assertTrue(mp.submittedPerPath().get(0) > before, "the recovered optimized path is used again");
-            io.close();
+            io.stop();
             assertTrue(io.errors.isEmpty(), () -> "errors: " + io.errors);
         }
     }
@@ -286,7 +295,7 @@ class MultipathAgainstJavaTargetTest {
                 io.progress(200);
                 assertTrue(mp.submittedPerPath().get(0) > before, "the path that came back is used again");
             }
-            io.close();
+            io.stop();
             assertTrue(io.errors.isEmpty(), () -> "errors: " + io.errors);
         }
     }

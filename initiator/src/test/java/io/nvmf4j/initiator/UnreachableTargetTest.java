@@ -41,6 +41,7 @@ class UnreachableTargetTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the listener is closed early to end the acceptor thread; the second close is a no-op
     void silentListenerFailsWithinTheConnectTimeout() throws Exception {
         List<Socket> accepted = new ArrayList<>();
         try (ServerSocket silent = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {

@@ -12,6 +12,7 @@ import java.util.OptionalInt;
  * data, as the IPO of a Connect Invalid Parameters response).
  */
 public class MalformedStructureException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
 
     private final int fieldOffset;
 

@@ -133,6 +133,7 @@ public enum StatusCode {
     private final int sc;
     private final String title;
     private final boolean fabrics;
+    @SuppressWarnings("ImmutableEnumChecker") // Status is an immutable record; the checker trusts only @Immutable
     private final Status status;
 
     StatusCode(StatusCodeType type, int sc, String title) {

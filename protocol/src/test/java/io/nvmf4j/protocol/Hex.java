@@ -3,6 +3,7 @@ package io.nvmf4j.protocol;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.HexFormat;
+import java.util.Locale;
 
 /** Test helper: byte vectors written out by hand as hex, whitespace ignored. */
 public final class Hex {
@@ -33,6 +34,6 @@ public final class Hex {
 
     /** Normalises a hand-written vector for comparison with {@link #of}. */
     public static String norm(String hex) {
-        return hex.replaceAll("\\s+", "").toLowerCase();
+        return hex.replaceAll("\\s+", "").toLowerCase(Locale.ROOT);
     }
 }

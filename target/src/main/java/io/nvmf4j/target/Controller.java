@@ -137,7 +137,7 @@ public final class Controller {
     }
 
     /** The Host Identifier reservations are keyed by. */
-    public HostId host() {
+    HostId host() {
         return new HostId(hostIdHigh, hostIdLow);
     }
 

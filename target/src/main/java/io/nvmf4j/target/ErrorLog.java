@@ -17,6 +17,10 @@ public final class ErrorLog {
     private final MemorySegment slots = MemorySegment.ofArray(new byte[SLOTS * ErrorLogEntry.SIZE]);
     private long errorCount;
 
+    /** An empty log; the target creates one per controller. */
+    ErrorLog() {
+    }
+
     /** Records a failed command; the entry's status field carries the More bit, as the CQE will. */
     synchronized void record(int sqid, Request request, Status status) {
         errorCount++;

@@ -213,7 +213,7 @@ final class IoCommands {
             req.slba = cmd.slba();
             req.fua = cmd.fua();
             int bs = backend.blockSize();
-            return BackendCommands.submit(io, req, BackendOp.WRITE_ZEROES, cmd.slba() * bs, cmd.blocks() * bs,
+            return BackendCommands.submit(io, req, BackendOp.WRITE_ZEROES, cmd.slba() * bs, cmd.blocks() * ((long) bs),
                     null);
         }
         try {

@@ -140,7 +140,7 @@ public final class Namespace {
     }
 
     /** The reservation state (NVMe Base 2.0, 8.19): registrants, holder, generation, PTPL. */
-    public ReservationState reservation() {
+    ReservationState reservation() {
         return reservation;
     }
 

@@ -14,6 +14,10 @@ public final class NamespaceStatistics {
     private final LongAdder bytesRead = new LongAdder();
     private final LongAdder bytesWritten = new LongAdder();
 
+    /** Zero counters; the target creates one per namespace. */
+    NamespaceStatistics() {
+    }
+
     void recordRead(long bytes) {
         readCommands.increment();
         bytesRead.add(bytes);

@@ -1,6 +1,7 @@
 package io.nvmf4j.target;
 
 import static io.nvmf4j.target.TargetFixture.SUBNQN;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -179,9 +180,9 @@ class AnaTest {
         long e = 3 * 1024;
         assertEquals(1, Wire.u8(d, e + 2), "SUBTYPE 1: referral to a discovery service");
         assertEquals(9, Wire.u16(d, e + 4), "the referral's port ID");
-        assertEquals("4420", new String(d.asSlice(e + 32, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
-        assertEquals("192.0.2.7", new String(d.asSlice(e + 512, 9).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+        assertEquals("4420", new String(d.asSlice(e + 32, 4).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8));
+        assertEquals("192.0.2.7", new String(d.asSlice(e + 512, 9).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8));
         assertEquals(io.nvmf4j.protocol.Nqn.DISCOVERY_VALUE, new String(d.asSlice(e + 256, 36)
-                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)));
+                .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), UTF_8));
     }
 }

@@ -80,7 +80,7 @@ class AuthenticationOffloadTest {
 
     static Request receiveOnQueueThread(LoopHost host, LoopHost.Queue q, MemorySegment data) {
         SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
-        AuthenticationReceiveCommand.dhchap(CommandId.of(8), DataBlockDescriptor.inCapsule(0, (int) data.byteSize()),
+        AuthenticationReceiveCommand.dhchap(CommandId.of(8), DataBlockDescriptor.inCapsule(0, data.byteSize()),
                 (int) data.byteSize()).encode(sqe);
         return submitOnQueueThread(host, q, sqe, data);
     }

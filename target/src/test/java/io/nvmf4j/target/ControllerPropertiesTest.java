@@ -134,16 +134,26 @@ class ControllerPropertiesTest {
     /** Delegates to a RAM backend but blocks in flush until released, to observe SHST 01b. */
     private record SlowFlushBackend(RamBackend ram, CountDownLatch started, CountDownLatch release)
             implements NamespaceBackend {
+        @Override
         public int blockSize() { return ram.blockSize(); }
+        @Override
         public long sizeInBytes() { return ram.sizeInBytes(); }
+        @Override
         public void read(long lba, MemorySegment d) throws BackendException { ram.read(lba, d); }
+        @Override
         public void write(long lba, MemorySegment s, boolean fua) throws BackendException { ram.write(lba, s, fua); }
+        @Override
         public void writeZeroes(long lba, long n) throws BackendException { ram.writeZeroes(lba, n); }
+        @Override
         public void deallocate(long lba, long n) throws BackendException { ram.deallocate(lba, n); }
+        @Override
         public boolean volatileWriteCache() { return true; }
+        @Override
         public String description() { return "slow-flush " + ram.description(); }
+        @Override
         public void close() { ram.close(); }
 
+        @Override
         public void flush() {
             started.countDown();
             try {

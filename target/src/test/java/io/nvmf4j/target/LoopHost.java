@@ -101,13 +101,13 @@ final class LoopHost {
         return sqe;
     }
 
-    MemorySegment connectData(int cntlid, String subnqn, String hostnqn) {
+    MemorySegment connectData(int cntlid, String subnqn, String connectHostNqn) {
         MemorySegment d = buffer(1024);
         d.fill((byte) 0);
         MemorySegment.copy(MemorySegment.ofArray(hostId), 0, d, 0, 16);
         Wire.u16(d, 16, cntlid);
         Nqn.writeField(d.asSlice(256, 256), subnqn);
-        Nqn.writeField(d.asSlice(512, 256), hostnqn);
+        Nqn.writeField(d.asSlice(512, 256), connectHostNqn);
         return d;
     }
 

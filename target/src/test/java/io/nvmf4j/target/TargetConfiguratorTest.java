@@ -1,5 +1,6 @@
 package io.nvmf4j.target;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -87,7 +88,7 @@ class TargetConfiguratorTest {
             assertEquals(4096, ram.backend().blockSize());
             assertEquals(256, ram.backend().blockCount());
             assertTrue(ram.uuid().isPresent(), "derived UUID");
-            assertEquals(UUID.nameUUIDFromBytes((SUBNQN + "/2").getBytes()), ram.uuid().orElseThrow());
+            assertEquals(UUID.nameUUIDFromBytes((SUBNQN + "/2").getBytes(UTF_8)), ram.uuid().orElseThrow());
             assertTrue(s.hasNamespace(3) && s.activeNamespace(3) == null, "nsid 3 configured but disabled");
 
             Port port = target.ports().getFirst();

@@ -89,6 +89,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_get_subsystems");
         }
 
+        @Override
         void fill() {
         }
 
@@ -143,6 +144,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_create_subsystem");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("serial_number", serial);
@@ -159,6 +161,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_delete_subsystem");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
         }
@@ -177,6 +180,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_subsystem_add_ns");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("path", path);
@@ -201,6 +205,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_subsystem_remove_ns");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("nsid", nsid);
@@ -217,6 +222,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_subsystem_resize_ns");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("nsid", nsid);
@@ -244,6 +250,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_subsystem_add_host");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("host", host);
@@ -262,6 +269,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf_subsystem_remove_host");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("host", host);
@@ -278,6 +286,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_add_port");
         }
 
+        @Override
         void fill() {
             int colon = address.lastIndexOf(':');
             put("traddr", colon < 0 ? address : address.substring(0, colon).replace("[", "").replace("]", ""));
@@ -304,6 +313,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_remove_port");
         }
 
+        @Override
         void fill() {
             put("portid", portid);
         }
@@ -319,6 +329,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_subsystem_set_attr");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("name", name);
@@ -335,6 +346,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_disconnect_controller");
         }
 
+        @Override
         void fill() {
             put("nqn", nqn);
             put("cntlid", cntlid);
@@ -350,6 +362,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("save_config");
         }
 
+        @Override
         void fill() {
             put("path", path == null ? null : java.nio.file.Path.of(path).toAbsolutePath());
         }
@@ -367,6 +380,7 @@ public final class CtlCommand implements Callable<Integer> {
             super("nvmf4j_reload_config");
         }
 
+        @Override
         void fill() {
         }
 

@@ -21,6 +21,8 @@ public final class RpcClient {
 
     /** The error member of a response. */
     public static final class RpcFailure extends Exception {
+        private static final long serialVersionUID = 1L;
+
         private final int code;
 
         RpcFailure(int code, String message) {

@@ -98,7 +98,7 @@ public final class ListSubsysCommand implements Callable<Integer> {
             return "invalid NQN";
         }
         ConnectOptions options = fabric.builder(nqn).ioQueues(0).build();
-        try (NvmeController c = NvmeController.connect(options)) {
+        try (NvmeController _ = NvmeController.connect(options)) {
             return "live";
         } catch (NvmfException e) {
             return Connections.failure(fabric, options, e).getMessage().replace("cannot connect to "

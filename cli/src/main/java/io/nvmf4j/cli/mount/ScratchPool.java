@@ -28,6 +28,7 @@ final class ScratchPool implements AutoCloseable {
     }
 
     /** A buffer of {@code bytes} (contents undefined); close it when the I/O it carried completed. */
+    @SuppressWarnings("MustBeClosedChecker") // the arena's close() is the returned Scratch's release action
     Scratch take(long bytes) {
         if (bytes <= SLOT_BYTES && !closed) {
             MemorySegment slot = free.poll();

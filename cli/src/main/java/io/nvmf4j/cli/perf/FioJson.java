@@ -135,7 +135,7 @@ public final class FioJson {
         return d;
     }
 
-    /** fio's latency object in nanoseconds; with {@code percentiles}, its {@code percentile} map. */
+    /** fio's latency object in nanoseconds; with {@code percentiles}, its "percentile" map too. */
     static ObjectNode latency(LatencyStats l, boolean percentiles) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("min", ns(l.minUs()));

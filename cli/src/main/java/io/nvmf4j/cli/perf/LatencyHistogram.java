@@ -38,7 +38,7 @@ public final class LatencyHistogram {
             return index;
         }
         int shift = (index - SUB_BUCKETS) / HALF + 1;
-        long sub = (index - SUB_BUCKETS) % HALF + HALF;
+        long sub = ((long) index - SUB_BUCKETS) % HALF + HALF;
         return ((sub + 1) << shift) - 1;
     }
 

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 public final class LatencyMeter {
 
     /** The percentiles of the table, then extra points for the percentile curve of the report. */
-    public static final double[] TABLE_PERCENTILES = {0.5, 0.9, 0.99, 0.999, 0.9999};
+    static final double[] TABLE_PERCENTILES = {0.5, 0.9, 0.99, 0.999, 0.9999};
     static final double[] CURVE_PERCENTILES = {0.01, 0.05, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9,
         0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99995, 0.99999};
 

@@ -178,7 +178,7 @@ public final class PerfCommand implements Callable<Integer> {
         }
         MultipathController multipath = paths.size() > 1
                 ? Connections.connectMultipath(fabric, paths, b -> tune(b, spec)) : null;
-        try (MetricsEndpoint ignored = endpoint;
+        try (MetricsEndpoint _ = endpoint;
              AutoCloseable connection = multipath != null ? multipath
                      : Connections.connect(fabric, b -> tune(b, spec))) {
             NvmeController controller = multipath != null ? multipath.paths().get(0) : (NvmeController) connection;

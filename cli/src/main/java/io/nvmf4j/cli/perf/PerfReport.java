@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -116,8 +115,7 @@ public final class PerfReport {
                     continue;
                 }
                 List<double[]> pts = new ArrayList<>();
-                for (Iterator<Map.Entry<String, JsonNode>> it = curve.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : curve.properties()) {
                     double p = Double.parseDouble(e.getKey().substring(1)) / 100.0;
                     if (p >= 1 || e.getValue().asDouble() <= 0) {
                         continue;

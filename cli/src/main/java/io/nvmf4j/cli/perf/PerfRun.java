@@ -46,7 +46,6 @@ public final class PerfRun {
         this.publishHistogram = publishHistogram;
     }
 
-    /** Measures CPU (and collections) over the measured window only ({@code perf --cpu-of}). */
     /** Runs over several paths: the workers' I/O goes through {@code ns} (the controller gives the buffers). */
     public PerfRun multipath(MultipathNamespace ns) {
         this.multipath = ns;
@@ -59,6 +58,7 @@ public final class PerfRun {
         return this;
     }
 
+    /** Measures CPU (and collections) over the measured window only ({@code perf --cpu-of}). */
     public PerfRun cpuWindow(CpuWindow w) {
         this.window = w;
         return this;

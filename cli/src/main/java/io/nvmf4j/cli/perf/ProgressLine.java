@@ -13,6 +13,9 @@ final class ProgressLine {
     private int lastLength;
     private boolean open;
 
+    // Not "never null on JDK 22+" (the check's premise): it is null in surefire's forked JVMs, which the perf and
+    // demo tests (OutlierTraceTest, EndToEndTest) run this in
+    @SuppressWarnings("SystemConsoleNull")
     ProgressLine(PrintWriter out) {
         this.out = out;
         this.inPlace = System.console() != null && System.console().isTerminal();

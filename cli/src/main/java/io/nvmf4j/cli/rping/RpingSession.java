@@ -304,6 +304,7 @@ final class RpingSession implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("AnnotateFormatMethod") // @FormatMethod would make the Error Prone annotations a dependency of the cli jar for one debug helper
     void debug(String format, Object... args) {
         if (debug != null) {
             debug.accept(String.format(format, args));

@@ -5,6 +5,7 @@ package io.nvmf4j.cli.serve;
  * by the management operations, turned into the error member of the response; never a stack trace.
  */
 public final class RpcError extends Exception {
+    private static final long serialVersionUID = 1L;
 
     /** Invalid JSON was received. */
     public static final int PARSE_ERROR = -32700;

@@ -75,7 +75,7 @@ public final class RpcServer implements AutoCloseable {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         if (Files.exists(path)) {
-            try (SocketChannel probe = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            try (SocketChannel _ = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
                 throw new IOException("another daemon answers on " + path + " (--rpc-socket PATH for another one)");
             } catch (IOException e) {
                 if (e.getMessage() != null && e.getMessage().startsWith("another daemon")) {
@@ -176,7 +176,7 @@ public final class RpcServer implements AutoCloseable {
                 c.closeAfterWrite = true;
             }
         }
-        if (key.isValid() && key.isWritable() || c.out.hasRemaining()) {
+        if ((key.isValid() && key.isWritable()) || c.out.hasRemaining()) {
             ch.write(c.out);
         }
         if (c.out.hasRemaining()) {

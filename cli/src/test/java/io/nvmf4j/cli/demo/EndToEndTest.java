@@ -92,7 +92,7 @@ class EndToEndTest {
         Path in = Files.write(dir.resolve("in.bin"), data);
         CliRunner.Result w = CliRunner.run(at("write", "--start-block", "1000", "--data", in.toString()));
         assertEquals(0, w.exitCode(), w.err());
-        long blocks = (data.length + 511) / 512;
+        long blocks = (data.length + 511L) / 512;
         assertTrue(w.err().startsWith("write: Success, nsid 1, " + blocks + " blocks of 512 bytes at LBA 1000"),
                 "nvme-cli's 'write: Success' on stderr: " + w.err());
         Path out = dir.resolve("out.bin");

@@ -100,7 +100,7 @@ class NvmeCliVectorsTest {
         GenDhchapKeyCommand.hostNqnFile = Files.writeString(dir.resolve("hostnqn"), guestHostNqn() + "\n");
         int checked = 0;
         for (Vector v : vectors()) {
-            if (!v.args().getFirst().equals("gen-dhchap-key") || random(v) && v.rc() == 0) {
+            if (!v.args().getFirst().equals("gen-dhchap-key") || (random(v) && v.rc() == 0)) {
                 continue;
             }
             Result r = run(v.args());

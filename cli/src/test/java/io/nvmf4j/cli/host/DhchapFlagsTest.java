@@ -1,8 +1,10 @@
 package io.nvmf4j.cli.host;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,7 +75,7 @@ class DhchapFlagsTest {
         assertEquals(KEY, c.device.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build().dhchap().key());
         io.nvmf4j.cli.mount.MountCommand m = parse(io.nvmf4j.cli.mount.MountCommand.class, "mount", "-S",
                 KEY.format(), "-C", CTRL.format(), dir.toString());
-        assertTrue(m.toString() != null);
+        assertNotNull(m);
         assertTrue(LongConnectFlags.CONNECT_OPTIONS.contains("--dhchap-secret"));
     }
 
@@ -103,11 +105,11 @@ class DhchapFlagsTest {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertEquals(KEY, DhchapSecretOption.parse("--dhchap-secret", file.toString(), new PrintStream(err)));
-        assertTrue(err.toString().contains("readable by group or others; chmod 600 it"), err.toString());
+        assertTrue(err.toString(UTF_8).contains("readable by group or others; chmod 600 it"), err.toString(UTF_8));
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         err.reset();
         assertEquals(KEY, DhchapSecretOption.parse("--dhchap-secret", file.toString(), new PrintStream(err)));
-        assertEquals("", err.toString());
+        assertEquals("", err.toString(UTF_8));
     }
 
     @Test

@@ -185,8 +185,10 @@ class NvmeCliParityEndToEndTest {
         assertTrue(q.out().matches("get-feature:0x07 \\(Number of Queues\\), Current value:0x[0-9a-f]{8}\n"), q.out());
         CliRunner.Result k = CliRunner.run(at("get-feature", "-f", "0xf", "-H", "--keep-alive-tmo", "7"));
         assertEquals(0, k.exitCode(), k.err());
-        assertEquals("get-feature:0x0f (Keep Alive Timer), Current value:0x00001b58\n"
-                + "\tKeep Alive Timeout (KATO) in milliseconds: 7000\n", k.out());
+        assertEquals("""
+                     get-feature:0x0f (Keep Alive Timer), Current value:0x00001b58
+                     \tKeep Alive Timeout (KATO) in milliseconds: 7000
+                     """, k.out());
         CliRunner.Result h = CliRunner.run(at("get-feature", "-f", "0x81", "-c", "1", "--hostid",
                 "0f0e0d0c-0b0a-0908-0706-050403020100"));
         assertEquals(0, h.exitCode(), h.err());
@@ -199,8 +201,10 @@ class NvmeCliParityEndToEndTest {
         // LBA Range Type (03h) with libnvme's 4096-byte buffer, which the target answers with SGL Length Invalid as
         // nvmet does (the feature has no data structure there, nvmet_feat_data_len())
         CliRunner.Result all = CliRunner.runBuffered(at("get-feature"));  // printed lines survive the failure
-        assertEquals("get-feature:0x01 (Arbitration), Current value:00000000\n"
-                + "get-feature:0x02 (Power Management), Current value:00000000\n", all.out());
+        assertEquals("""
+                     get-feature:0x01 (Arbitration), Current value:00000000
+                     get-feature:0x02 (Power Management), Current value:00000000
+                     """, all.out());
         assertEquals(1, all.exitCode());
         assertTrue(all.err().contains("SGL_INVALID_DATA"), all.err());
         CliRunner.Result j = CliRunner.run(at("get-feature", "-f", "6", "-o", "json"));

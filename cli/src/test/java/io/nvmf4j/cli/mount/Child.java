@@ -98,14 +98,22 @@ final class Child implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    /** SIGTERM, then SIGKILL if it does not end within a minute. */
+    /**
+     * SIGTERM, then SIGKILL if it does not end within a minute. Interrupted, it kills at once and keeps the
+     * interrupt for the caller (a close() that throws InterruptedException would be suppressed by try-with-resources).
+     */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            try {
+                if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(30, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
                 process.destroyForcibly();
-                process.waitFor(30, TimeUnit.SECONDS);
+                Thread.currentThread().interrupt();
             }
         }
     }

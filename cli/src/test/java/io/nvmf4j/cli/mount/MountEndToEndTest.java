@@ -126,7 +126,7 @@ class MountEndToEndTest {
         Path mp = Files.createDirectory(dir.resolve("nvme"));
         Path fsDir = Files.createDirectory(dir.resolve("data"));
         int port = freePort();
-        try (Child target = serve(backing, port)) {
+        try (Child _ = serve(backing, port)) {
             Map<String, String> written;
             Child first = mount(port, mp, "--fs", fsDir.toString(), "--mkfs");
             try {
@@ -170,7 +170,7 @@ class MountEndToEndTest {
         Path backing = backingFile(dir, 64L << 20);
         Path mp = Files.createDirectory(dir.resolve("nvme"));
         int port = freePort();
-        try (Child target = serve(backing, port)) {
+        try (Child _ = serve(backing, port)) {
             Child m = mount(port, mp);
             try {
                 Path file = mp.resolve("nvme0n1");
@@ -341,7 +341,7 @@ class MountEndToEndTest {
             MountLeaks.cleanUp(mp, null);
         }
 
-        try (Child restarted = serve(backing, port)) {
+        try (Child _ = serve(backing, port)) {
             Child again = mount(port, mp);
             try {
                 byte[] back = new byte[synced.length];
@@ -368,7 +368,7 @@ class MountEndToEndTest {
         Path mp = Files.createDirectory(dir.resolve("nvme"));
         int port = freePort();
         ProcessHandle server = null;
-        try (Child target = serve(backing, port)) {
+        try (Child _ = serve(backing, port)) {
             Child parent = Child.start("mount --daemon", List.of("mount", "-a", "127.0.0.1", "-s",
                     Integer.toString(port), "-n", NQN, "--provider", "softiwarp", "--daemon", mp.toString()));
             assertEquals(0, parent.awaitExit(240), parent.output());

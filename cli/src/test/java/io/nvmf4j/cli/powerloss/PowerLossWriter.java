@@ -116,13 +116,12 @@ public final class PowerLossWriter {
         long seed = System.nanoTime();
         String provider = "softiwarp";
         int timeout = 60;
-        for (int i = 0; i < args.length; i++) {
+        if (args.length % 2 != 0) {
+            throw new IllegalArgumentException(args[args.length - 1] + " needs a value");
+        }
+        for (int i = 0; i < args.length; i += 2) {
             String a = args[i];
-            String v = i + 1 < args.length ? args[i + 1] : null;
-            if (v == null) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            i++;
+            String v = args[i + 1];
             switch (a) {
                 case "--traddr" -> traddr = v;
                 case "--nqn" -> nqn = v;

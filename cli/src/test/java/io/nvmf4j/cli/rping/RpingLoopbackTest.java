@@ -29,8 +29,8 @@ class RpingLoopbackTest {
 
     private static Outcome ping(int serverCount, int clientCount, int size) throws Exception {
         try (RdmaDevice device = RdmaProviders.byName("softiwarp").openDevice(null)) {
-            StringBuffer serverText = new StringBuffer();
-            StringBuffer clientText = new StringBuffer();
+            StringBuilder serverText = new StringBuilder();
+            StringBuilder clientText = new StringBuilder();
             CompletableFuture<InetSocketAddress> bound = new CompletableFuture<>();
             CompletableFuture<RpingResult> server = CompletableFuture.supplyAsync(() -> {
                 try {

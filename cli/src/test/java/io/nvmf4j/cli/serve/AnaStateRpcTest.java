@@ -31,7 +31,7 @@ class AnaStateRpcTest {
         Path socket = dir.resolve("nvmf4j.sock");
         int port2 = ManagementSocketTest.freePort();
         TargetDaemon daemon = ManagementSocketTest.quickDaemon(ManagementSocketTest.freePort());
-        try (RpcServer rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), dir.resolve("s.json"))::call)) {
+        try (RpcServer _ = RpcServer.start(socket, new RpcMethods(daemon.live(), dir.resolve("s.json"))::call)) {
             String nqn = ManagementSocketTest.NQN;
             int portid = RpcClient.call(socket, "nvmf_subsystem_add_listener", Map.of("nqn", nqn, "traddr",
                     "127.0.0.1", "trsvcid", Integer.toString(port2))).path("portid").asInt();

@@ -142,7 +142,7 @@ class LiveChangesReachHostsTest {
     void removingAHostsAccessDisconnectsItsController() throws Exception {
         int port = TestDaemons.freePort();
         TargetDaemon d = daemon(port);
-        try (NvmeController host = connect(port)) {
+        try (NvmeController _ = connect(port)) {
             assertEquals(1, d.live().subsystem(NQN).controllers().size());
             d.live().removeHost(NQN, HOST);
             awaitNoControllers(d);
@@ -156,7 +156,7 @@ class LiveChangesReachHostsTest {
     void removingAPortStopsNewConnectionsAndDisconnectsThoseThroughIt() throws Exception {
         int port = TestDaemons.freePort();
         TargetDaemon d = daemon(port);
-        try (NvmeController host = connect(port)) {
+        try (NvmeController _ = connect(port)) {
             d.live().removePort(d.target().ports().getFirst().portId());
             awaitNoControllers(d);
             assertThrows(NvmfException.class, () -> connect(port).close());

@@ -63,7 +63,7 @@ class ManagementSocketTest {
         TargetConfig running;
         String listed;
         TargetDaemon daemon = quickDaemon(freePort());
-        try (RpcServer rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), saved)::call)) {
+        try (RpcServer _ = RpcServer.start(socket, new RpcMethods(daemon.live(), saved)::call)) {
             call(socket, "nvmf_create_subsystem", Map.of("nqn", NQN2, "serial_number", "SER2", "model_number", "M2"));
             assertEquals(1, call(socket, "nvmf_subsystem_add_ns", Map.of("nqn", NQN2, "path", img.toString()))
                     .asLong());
@@ -95,7 +95,9 @@ class ManagementSocketTest {
             "\"subsystems\"", "\"hosts\"", "\"serial\": \"SER2\""}) {
             assertTrue(json.contains(field), field + " in\n" + json);
         }
-        assertFalse(Files.list(dir).anyMatch(p -> p.getFileName().toString().endsWith(".tmp")), "no temp file left");
+        try (var files = Files.list(dir)) {
+            assertFalse(files.anyMatch(p -> p.getFileName().toString().endsWith(".tmp")), "no temp file left");
+        }
 
         LoadedConfig again = ConfigLoader.standard().load(saved);
         assertEquals(running.subsystems(), again.config().subsystems());
@@ -104,7 +106,7 @@ class ManagementSocketTest {
 
         TargetDaemon second = TargetDaemon.start(again, false);
         Path socket2 = dir.resolve("second.sock");
-        try (RpcServer rpc = RpcServer.start(socket2, new RpcMethods(second.live(), saved)::call)) {
+        try (RpcServer _ = RpcServer.start(socket2, new RpcMethods(second.live(), saved)::call)) {
             assertEquals(listed.replaceAll("\"controllers\":\\d+", ""),
                     call(socket2, "nvmf_get_subsystems", Map.of()).toString().replaceAll("\"controllers\":\\d+", ""));
         } finally {
@@ -116,7 +118,7 @@ class ManagementSocketTest {
     void badParametersAreInvalidParamsAndChangeNothing() throws Exception {
         Path socket = dir.resolve("nvmf4j.sock");
         TargetDaemon daemon = quickDaemon(freePort());
-        try (RpcServer rpc = RpcServer.start(socket, new RpcMethods(daemon.live(), null)::call)) {
+        try (RpcServer _ = RpcServer.start(socket, new RpcMethods(daemon.live(), null)::call)) {
             TargetConfig before = daemon.live().config();
             assertRpcError(socket, "nvmf_subsystem_add_ns", Map.of("nqn", NQN, "path", dir.resolve("absent").toString()),
                     -32602, "absent");

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,6 +114,6 @@ class OperatorMetricsTest {
         int exit = new picocli.CommandLine(new ServeCommand(new java.io.PrintStream(err, true))).execute("--ram", "1M",
                 "--nqn", NQN, "--metrics-address", "metrics.example", "--no-rpc");
         assertEquals(1, exit);
-        assertTrue(err.toString().contains("--metrics-address"), err.toString());
+        assertTrue(err.toString(UTF_8).contains("--metrics-address"), err.toString(UTF_8));
     }
 }

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -139,14 +140,14 @@ class ServeSignalsTest {
     @Test
     void aSecondDaemonOnAnExplicitSocketInUseExitsOneNamingIt() throws Exception {
         Path sock = dir.resolve("taken.sock");
-        try (RpcServer first = RpcServer.start(sock, (m, p) -> p)) {
+        try (RpcServer _ = RpcServer.start(sock, (m, p) -> p)) {
             java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
             int exit = new picocli.CommandLine(new ServeCommand(new java.io.PrintStream(err, true))).execute(
                     "--ram", "1M", "--nqn", "nqn.2026-12.io.nvmf4j:second", "--listen",
                     "127.0.0.1:" + TestDaemons.freePort(), "--provider", "softiwarp", "--poll-groups", "1",
                     "--rpc-socket", sock.toString());
             assertEquals(1, exit);
-            assertTrue(err.toString().contains("another daemon answers on " + sock), err.toString());
+            assertTrue(err.toString(UTF_8).contains("another daemon answers on " + sock), err.toString(UTF_8));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.serve;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -110,7 +111,7 @@ class ServiceUnitLintTest {
             Process p = new ProcessBuilder(analyze.toString(), "verify", copy.toString()).redirectErrorStream(true)
                     .start();
             assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-            String out = new String(p.getInputStream().readAllBytes());
+            String out = new String(p.getInputStream().readAllBytes(), UTF_8);
             assertEquals(0, p.exitValue(), out);
             assertEquals("", out.strip(), "systemd-analyze verify is silent on a good unit");
         } finally {

@@ -22,6 +22,7 @@ import java.lang.foreign.ValueLayout;
 record CmEvent(int type, int status, MemorySegment id, long listenId, byte[] privateData, int responderResources,
         int initiatorDepth) {
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static CmEvent copyOf(MemorySegment event) {
         MemorySegment e = event.reinterpret(rdma_cm_event.sizeof());
         int type = rdma_cm_event.event(e);
@@ -44,6 +45,7 @@ record CmEvent(int type, int status, MemorySegment id, long listenId, byte[] pri
     }
 
     /** The event's name ({@code rdma_event_str}). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     String name() {
         return ibverbs_h.rdma_event_str(type).reinterpret(64).getString(0);
     }

@@ -30,6 +30,7 @@ final class CmEventLoop implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     CmEventLoop(String deviceName) throws VerbsException {
         this.deviceName = deviceName;
         this.channel = Native.rdmaCreateEventChannel();

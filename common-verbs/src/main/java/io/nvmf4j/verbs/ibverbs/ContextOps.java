@@ -47,6 +47,7 @@ final class ContextOps {
     }
 
     /** Reads the function pointers of {@code context} (a {@code struct ibv_context *}). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static ContextOps of(MemorySegment context) {
         MemorySegment ctx = context.reinterpret(ibv_context.sizeof());
         MemorySegment ops = ibv_context.ops(ctx);
@@ -57,6 +58,7 @@ final class ContextOps {
                 handle(ibv_context_ops.post_recv(ops), POST_RECV, "post_recv"));
     }
 
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static MethodHandle handle(MemorySegment function, FunctionDescriptor descriptor, String name) {
         if (function.equals(MemorySegment.NULL)) {
             throw new IllegalStateException("the device's ibv_context_ops." + name + " is NULL");

@@ -41,6 +41,7 @@ final class DeviceEvents {
     private Thread thread;
     private volatile boolean stopped;
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private DeviceEvents(MemorySegment context, String deviceName) {
         this.context = context;
         this.deviceName = deviceName;
@@ -119,13 +120,16 @@ final class DeviceEvents {
         }
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private void dispatch(MemorySegment event) {
         int type = ibv_async_event.event_type(event);
         MemorySegment element = ibv_async_event.element(event);
         String name = ibverbs_h.ibv_event_type_str(type).reinterpret(64).getString(0);
         if (type == ibverbs_h.IBV_EVENT_CQ_ERR()) {
-            IbverbsCompletionQueue cq = cqs.get(ibv_async_event.element.cq(element).address());
-            LOG.log(Level.DEBUG, () -> deviceName + ": " + name + " on " + cq);
+            long cqAddress = ibv_async_event.element.cq(element).address();
+            IbverbsCompletionQueue cq = cqs.get(cqAddress);
+            LOG.log(Level.DEBUG, () -> deviceName + ": " + name + " on CQ 0x" + Long.toHexString(cqAddress)
+                    + (cq == null ? " (not one of ours)" : ""));
             if (cq != null) {
                 cq.markOverflowed();
             }

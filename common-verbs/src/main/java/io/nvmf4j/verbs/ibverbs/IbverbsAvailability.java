@@ -76,6 +76,7 @@ final class IbverbsAvailability {
         return "ibv_get_device_list failed with " + Errno.name(errno);
     }
 
+    @SuppressWarnings("restricted") // FFM: opens a C library; the module is granted native access
     private static boolean loadable(String soname) {
         try (Arena arena = Arena.ofConfined()) {
             SymbolLookup.libraryLookup(soname, arena);

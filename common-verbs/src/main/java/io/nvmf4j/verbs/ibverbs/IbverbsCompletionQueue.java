@@ -69,6 +69,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
     private volatile boolean overflowed;
     private volatile boolean closed;
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private IbverbsCompletionQueue(IbverbsDevice device, MemorySegment channel, MemorySegment cq, int capacity) {
         this.device = device;
         this.channel = channel.reinterpret(ibv_comp_channel.sizeof());
@@ -85,6 +86,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
         this.spinNanos = device.config().spinNanos();
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static IbverbsCompletionQueue create(IbverbsDevice device, int entries) throws VerbsException {
         MemorySegment channel = Native.ibvCreateCompChannel(device.context());
         try {

@@ -292,6 +292,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
     }
 
     /** The id resolved to a device: it must be this one (PDs and CQs belong to one context). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void checkSameDevice(MemorySegment id, InetSocketAddress address) throws VerbsException {
         MemorySegment verbs = rdma_cm_id.verbs(id.reinterpret(rdma_cm_id.sizeof()));
         if (!verbs.equals(device.context())) {
@@ -306,6 +307,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
     }
 
     /** {@code rdma_create_qp} on the connection's id; the granted sizes come back in the init attributes. */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     IbverbsQueuePair createQueuePair(IbverbsConnection connection, ProtectionDomain pd, CompletionQueue sendCq,
             CompletionQueue recvCq, QueuePairAttributes wanted) throws VerbsException {
         if (!(pd instanceof IbverbsProtectionDomain ibPd) || !ibPd.ibverbsDevice().sameContext(device)
@@ -345,6 +347,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
      * minus one (rxe_queue_init(): 8 receives asked for hold 15) but returns the sizes asked for from create
      * (rxe_qp_from_init() never writes them back); only its query says what the queue holds (rxe_qp_to_init()).
      */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private static void queryCapabilities(Arena arena, MemorySegment qp, MemorySegment cap) {
         MemorySegment attr = arena.allocate(ibv_qp_attr.layout());
         MemorySegment init = arena.allocate(ibv_qp_init_attr.layout());

@@ -53,6 +53,7 @@ final class IbverbsDevice implements RdmaDevice {
     }
 
     /** Opens the named device (or the first) among those librdmacm knows. */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static IbverbsDevice open(String nameOrNull, IbverbsConfig config) throws VerbsException {
         Native.DeviceList list = Native.rdmaGetDevices();
         if (list.list().equals(MemorySegment.NULL)) {
@@ -86,12 +87,14 @@ final class IbverbsDevice implements RdmaDevice {
     }
 
     /** Whether the device is iWARP ({@code ibv_device.transport_type == IBV_TRANSPORT_IWARP}, 1): siw, iWARP RNICs. */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     boolean iwarp() {
         MemorySegment device = ibv_context.device(context.reinterpret(ibv_context.sizeof()));
         return io.nvmf4j.verbs.ibverbs.ffi.ibv_device.transport_type(
                 device.reinterpret(io.nvmf4j.verbs.ibverbs.ffi.ibv_device.sizeof())) == 1;
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private static String deviceName(MemorySegment ctx) {
         MemorySegment device = ibv_context.device(ctx.reinterpret(ibv_context.sizeof()));
         return ibverbs_h.ibv_get_device_name(device).reinterpret(256).getString(0);

@@ -43,6 +43,7 @@ final class IbverbsMemoryRegion implements MemoryRegion {
         return region;
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private void registerNow() throws VerbsException {
         MemorySegment registered = Native.ibvRegMr(pd.pd(), segment, segment.byteSize(),
                 IbverbsProtectionDomain.accessBits(access)).reinterpret(ibv_mr.sizeof());

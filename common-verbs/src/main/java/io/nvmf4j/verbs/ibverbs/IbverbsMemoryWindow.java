@@ -42,6 +42,7 @@ final class IbverbsMemoryWindow implements MemoryWindow {
     }
 
     @Override
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     public synchronized int bind(MemoryRegion region, long offset, long length, Set<AccessFlag> remoteAccess)
             throws VerbsException {
         if (closed) {

@@ -48,6 +48,7 @@ public final class IbverbsProvider implements RdmaProvider {
     }
 
     @Override
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     public List<String> deviceNames() {
         if (!availability().present()) {
             return List.of();

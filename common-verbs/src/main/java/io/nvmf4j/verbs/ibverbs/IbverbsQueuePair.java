@@ -51,6 +51,7 @@ final class IbverbsQueuePair extends ProviderQueuePair {
     private final IbverbsCompletionQueue sendCq;
     private final IbverbsCompletionQueue recvCq;
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     IbverbsQueuePair(IbverbsConnection connection, IbverbsDevice device, MemorySegment qp,
             QueuePairAttributes granted, IbverbsCompletionQueue sendCq, IbverbsCompletionQueue recvCq) {
         super(granted);

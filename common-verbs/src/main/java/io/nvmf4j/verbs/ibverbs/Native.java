@@ -67,6 +67,7 @@ final class Native {
     private static final MethodHandle RDMA_GET_CM_EVENT =
             capturing(ibverbs_h.rdma_get_cm_event$address(), ibverbs_h.rdma_get_cm_event$descriptor());
     /** {@code int poll(struct pollfd *fds, nfds_t nfds, int timeout)} from libc. */
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static final MethodHandle POLL = LINKER.downcallHandle(
             LINKER.defaultLookup().findOrThrow("poll"),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG,
@@ -80,6 +81,7 @@ final class Native {
     private Native() {
     }
 
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static MethodHandle capturing(MemorySegment address, FunctionDescriptor descriptor) {
         return LINKER.downcallHandle(address, descriptor, CAPTURE_ERRNO);
     }
@@ -201,7 +203,6 @@ final class Native {
         }
     }
 
-    /** {@code ibv_get_cq_event}: reads one event of the channel; {@code out} holds two pointers (cq, context). */
     /**
      * {@code ibv_get_cq_event(channel, &cq, &cq_context)} into {@code cqOut}/{@code contextOut}, with a reusable
      * capture-state segment ({@link #newCallState}): called on every wake-up of a blocking CQ wait, so it

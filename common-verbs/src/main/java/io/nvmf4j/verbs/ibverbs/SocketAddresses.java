@@ -51,6 +51,7 @@ final class SocketAddresses {
     }
 
     /** Reads a {@code sockaddr}; null for a family other than IPv4/IPv6 (e.g. AF_IB) or an empty one. */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static InetSocketAddress read(MemorySegment sockaddr) {
         MemorySegment s = sockaddr.reinterpret(sockaddr_storage.sizeof());
         short family = s.get(ValueLayout.JAVA_SHORT, 0);
@@ -74,11 +75,13 @@ final class SocketAddresses {
     }
 
     /** The local address of an rdma_cm id ({@code rdma_get_local_addr}, inline in rdma_cma.h). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static InetSocketAddress local(MemorySegment id) {
         return read(id.reinterpret(rdma_cm_id.sizeof()).asSlice(SRC));
     }
 
     /** The peer address of an rdma_cm id ({@code rdma_get_peer_addr}, inline in rdma_cma.h). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static InetSocketAddress peer(MemorySegment id) {
         return read(id.reinterpret(rdma_cm_id.sizeof()).asSlice(DST));
     }

@@ -5,6 +5,7 @@ import io.nvmf4j.verbs.VerbsException;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -99,11 +100,12 @@ public final class AcceptQueue<R extends ProviderConnectRequest> {
                 }
             }
         }
-        for (R r : handedOut) {
+        for (Iterator<R> it = handedOut.iterator(); it.hasNext(); ) {
+            R r = it.next();
             if (r.answered()) {
-                handedOut.remove(r);
+                it.remove();
             } else if (now - r.createdNanos() - timeoutNanos > 0) {
-                handedOut.remove(r);
+                it.remove();
                 timedOut.accept(r);
             }
         }

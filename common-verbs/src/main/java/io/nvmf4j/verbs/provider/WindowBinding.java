@@ -38,7 +38,7 @@ public final class WindowBinding {
         }
         boolean read = remoteAccess.contains(AccessFlag.REMOTE_READ);
         boolean write = remoteAccess.contains(AccessFlag.REMOTE_WRITE);
-        if (!read && !write || remoteAccess.contains(AccessFlag.LOCAL_WRITE)
+        if ((!read && !write) || remoteAccess.contains(AccessFlag.LOCAL_WRITE)
                 || remoteAccess.contains(AccessFlag.MW_BIND)) {
             throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT,
                     "a window's rights are REMOTE_READ and/or REMOTE_WRITE: " + remoteAccess);

@@ -346,9 +346,9 @@ final class RdmapReceive {
 
     /** The local status of our oldest outstanding Read when the peer terminates. */
     private static WcStatus statusFor(TerminateMessage t) {
-        if (t.layer() == TerminateCodes.LAYER_DDP && t.errorType() == TerminateCodes.DDP_ETYPE_TAGGED_BUF
-                || t.layer() == TerminateCodes.LAYER_RDMAP
-                && t.errorType() == TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION) {
+        if ((t.layer() == TerminateCodes.LAYER_DDP && t.errorType() == TerminateCodes.DDP_ETYPE_TAGGED_BUF)
+                || (t.layer() == TerminateCodes.LAYER_RDMAP
+                && t.errorType() == TerminateCodes.RDMAP_ETYPE_REMOTE_PROTECTION)) {
             return WcStatus.REM_ACCESS_ERR;
         }
         if (t.layer() == TerminateCodes.LAYER_DDP && t.errorType() == TerminateCodes.DDP_ETYPE_UNTAGGED_BUF) {

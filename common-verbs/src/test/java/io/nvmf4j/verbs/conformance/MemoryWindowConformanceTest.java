@@ -232,6 +232,7 @@ class MemoryWindowConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("io.nvmf4j.verbs.conformance.ProviderUnderTest#available")
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @SuppressWarnings("try") // closing the window mid-block is the behaviour under test; the second close is a no-op
     void bindChecksTheRegionTheSliceAndTheRights(ProviderUnderTest provider) throws Exception {
         try (Loopback bench = Loopback.open(provider);
              MemoryWindow window = bench.server().pd().allocateWindow()) {

@@ -155,6 +155,7 @@ class BindingLayoutTest {
      * printed with %d). Needs libibverbs for the constants (the bindings class opens it).
      */
     @Test
+    @SuppressWarnings("restricted") // FFM: opens a C library; the module is granted native access
     void asyncEventQueuePairStateAndTheirConstantsMatchTheCHeaders() {
         assertEquals(16, ibv_async_event.sizeof());
         assertEquals(0, ibv_async_event.element$offset());

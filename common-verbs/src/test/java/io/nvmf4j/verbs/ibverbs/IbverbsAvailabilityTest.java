@@ -115,6 +115,7 @@ class IbverbsAvailabilityTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(loadable(soname), soname + " is not installed here");
     }
 
+    @SuppressWarnings("restricted") // FFM: opens a C library; the module is granted native access
     private static boolean loadable(String soname) {
         try (Arena arena = Arena.ofConfined()) {
             SymbolLookup.libraryLookup(soname, arena);

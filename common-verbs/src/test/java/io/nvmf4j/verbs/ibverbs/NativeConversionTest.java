@@ -43,6 +43,7 @@ class NativeConversionTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: opens a C library; the module is granted native access
     void connectRequestEventIsCopiedWithPrivateDataAndReadDepths() {
         try (Arena arena = Arena.ofConfined()) {
             SymbolLookup.libraryLookup(IbverbsAvailability.CM_SONAME, arena);

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 class WorkRequestEncoderTest {
 
     @BeforeAll
+    @SuppressWarnings("restricted") // FFM: opens a C library; the module is granted native access
     static void needsTheLibraries() {
         for (String soname : new String[] {IbverbsAvailability.VERBS_SONAME, IbverbsAvailability.CM_SONAME}) {
             try (Arena arena = Arena.ofConfined()) {
@@ -40,6 +41,7 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void rdmaWriteChainedBeforeSendWithInvalidateIsLinkedAndCarriesTheKeyInBothFieldsForSiw() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 3, 8, 1, 64, false);
@@ -83,6 +85,7 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void onIwarpTheFirstSendOrWriteAfterAReadIsFencedAndNothingElse() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             WorkRequestEncoder iwarp = new WorkRequestEncoder(arena, true, 1, 8, 1, 0, true);
@@ -115,6 +118,7 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void reusingTheEncoderOverwritesTheFieldsOfTheLastPost() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 8, 1, 0, false);
@@ -136,6 +140,7 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void smallSendMarkedInlineIsPostedInlineWhenTheQueuePairAllowsIt() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             WorkRequestEncoder encoder = new WorkRequestEncoder(arena, true, 1, 4, 1, 64, false);
@@ -174,6 +179,7 @@ class WorkRequestEncoderTest {
     }
 
     @Test
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     void receiveChainIsLinkedWithItsSgeArrays() throws Exception {
         try (Arena arena = Arena.ofConfined()) {
             WorkRequestEncoder encoder = new WorkRequestEncoder(arena, false, 2, 64, 1, 0, false);

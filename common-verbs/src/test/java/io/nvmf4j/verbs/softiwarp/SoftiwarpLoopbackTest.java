@@ -64,11 +64,10 @@ class SoftiwarpLoopbackTest {
 
     @Test
     void receivesAndSendsPostedInTheSetupHookWorkAsSoonAsTheConnectionIsUp() throws Exception {
-        io.nvmf4j.verbs.MemoryRegion[] serverMr = new io.nvmf4j.verbs.MemoryRegion[1];
-        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
-        MemorySegment early = arena.allocate(64);
-        early.fill((byte) 0x5a);
-        try (LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+             LoopbackPair p = new LoopbackPair(null, null, new byte[0], new byte[0])) {
+            MemorySegment early = arena.allocate(64);
+            early.fill((byte) 0x5a);
             // a second connection on the same devices: the server pre-posts, the client sends from its hook
             io.nvmf4j.verbs.MemoryRegion clientEarly = p.clientPd.register(early,
                     java.util.EnumSet.of(io.nvmf4j.verbs.AccessFlag.LOCAL_WRITE));
@@ -84,7 +83,7 @@ class SoftiwarpLoopbackTest {
                             throw new RuntimeException(e);
                         }
                     });
-            try (io.nvmf4j.verbs.RdmaConnection c = p.clientDevice.connectionManager().connect(
+            try (io.nvmf4j.verbs.RdmaConnection _ = p.clientDevice.connectionManager().connect(
                     p.listener.localAddress(), new io.nvmf4j.verbs.ConnectParams(p.clientPd, p.clientCq, p.clientCq,
                             io.nvmf4j.verbs.QueuePairAttributes.defaults(), new byte[0],
                             qp -> qp.postSend(new SendWorkRequest().wrId(78).local(clientEarly, 0, 64))),
@@ -98,8 +97,6 @@ class SoftiwarpLoopbackTest {
                 assertArrayEquals(bytes(early, 0, 64), bytes(p.serverMr.segment(), 512, 64));
             }
             clientEarly.close();
-        } finally {
-            arena.close();
         }
     }
 

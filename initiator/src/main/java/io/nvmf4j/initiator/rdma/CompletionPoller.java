@@ -51,6 +51,7 @@ final class CompletionPoller {
         return t;
     }
 
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
     private static void loop(CompletionQueue cq, int batch, long spinNanos, Sink sink) {
         WorkCompletion[] wcs = new WorkCompletion[batch];
         for (int i = 0; i < wcs.length; i++) {

@@ -28,6 +28,7 @@ final class SpinLock {
     /** Acquisitions by the owner; touched only by the owner. */
     private int holds;
 
+    @SuppressWarnings("ThreadPriorityCheck") // the holder may be descheduled: a bounded back-off after spinning, not a priority
     void lock() {
         Thread me = Thread.currentThread();
         if (owner == me) {

@@ -671,7 +671,7 @@ public final class ScriptedController implements AutoCloseable {
         return DataBlockDescriptor.inCapsule(0, len);
     }
 
-    static ArrayList<Object> none() {
+    static List<Object> none() {
         return new ArrayList<>();
     }
 }

@@ -1,5 +1,7 @@
 package io.nvmf4j.initiator.fuzz;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.initiator.ConnectOptions;
@@ -128,20 +130,20 @@ class InitiatorFuzzTest {
                     case 1, 5, 9 -> c.activeNamespaceIds();
                     case 2, 6, 10 -> {
                         IdentifyNamespace ns = c.identifyNamespace(1);
-                        ns.toString();
+                        assertNotNull(ns.toString());
                     }
                     case 3 -> {
                         target.script.hostileAdminData = InitiatorFuzzTest::answer;
                         connects++;
                         try (NvmeController other = NvmeController.connect(options())) {
-                            other.namespaces().forEach(Object::toString);
-                            other.identify().toString();
+                            other.namespaces().forEach(n -> assertNotNull(n.toString()));
+                            assertNotNull(other.identify().toString());
                         }
                     }
                     default -> {
                         DiscoveryLog log = Discovery.readLog(c, 3);
                         for (DiscoveryRecord r : log.records()) {
-                            r.toString();
+                            assertNotNull(r.toString());
                         }
                     }
                 }

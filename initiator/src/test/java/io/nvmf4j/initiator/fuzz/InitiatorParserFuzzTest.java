@@ -1,5 +1,7 @@
 package io.nvmf4j.initiator.fuzz;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.initiator.Discovery;
 import io.nvmf4j.initiator.DiscoveryRecord;
@@ -90,7 +92,7 @@ class InitiatorParserFuzzTest {
             }
             TransferLimits.maxBlocksPerCommand(512, maxTransfer, maxTransfer);
             try {
-                HostParsers.subsystemNqn(id).toString();
+                assertNotNull(HostParsers.subsystemNqn(id).toString());
             } catch (NvmfException e) {
                 // an invalid SUBNQN: the multipath controller refuses the path with its declared exception
             } catch (MalformedStructureException e) {
@@ -120,7 +122,7 @@ class InitiatorParserFuzzTest {
             int mdts = input.length > IdentifyNamespace.SIZE ? input[IdentifyNamespace.SIZE] & 0xFF : 0;
             int mpsmin = input.length > IdentifyNamespace.SIZE + 1 ? input[IdentifyNamespace.SIZE + 1] & 0xF : 0;
             long maxTransfer = HostParsers.maxTransferBytes(mdts, mpsmin);
-            id.toString();
+            assertNotNull(id.toString());
             if (id.nsze() == 0) {
                 return;
             }
@@ -132,9 +134,9 @@ class InitiatorParserFuzzTest {
             }
             TransferLimits.maxBlocksPerCommand(blockSize, maxTransfer, maxTransfer);
             for (int i = 0; i <= usable.nlbaf(); i++) {
-                usable.lbaFormat(i).toString();
+                assertNotNull(usable.lbaFormat(i).toString());
             }
-            usable.activeLbaFormat().toString();
+            assertNotNull(usable.activeLbaFormat().toString());
         }, NvmfException.class);
     }
 
@@ -164,11 +166,11 @@ class InitiatorParserFuzzTest {
             }
             for (DiscoveryLogEntry e : log.entries()) {
                 DiscoveryRecord r = HostParsers.discoveryRecord(e);
-                r.toString();
+                assertNotNull(r.toString());
                 r.trtypeName();
                 r.adrfamName();
                 r.subtypeName();
-                e.toString();
+                assertNotNull(e.toString());
             }
             if (target.reads > DISCOVERY_READS) {
                 throw new AssertionError(target.reads + " Get Log Page commands for one discovery log read");
@@ -346,7 +348,7 @@ class InitiatorParserFuzzTest {
             try {
                 Object v = m.invoke(view);
                 if (v != null) {
-                    v.toString();
+                    assertNotNull(v.toString());
                 }
             } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof RuntimeException re) {

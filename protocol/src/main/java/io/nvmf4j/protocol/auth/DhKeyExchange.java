@@ -93,6 +93,8 @@ public final class DhKeyExchange {
 
     /** A peer's DH value that cannot be used. */
     public static final class InvalidDhValueException extends Exception {
+        private static final long serialVersionUID = 1L;
+
         public InvalidDhValueException(String message) {
             super(message);
         }

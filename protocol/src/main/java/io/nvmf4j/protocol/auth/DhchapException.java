@@ -2,6 +2,7 @@ package io.nvmf4j.protocol.auth;
 
 /** A DH-HMAC-CHAP transaction failed: the reason code explanation and a detail that never contains a secret. */
 public final class DhchapException extends Exception {
+    private static final long serialVersionUID = 1L;
 
     private final DhchapFailureReason reason;
     private final boolean reportedByPeer;

@@ -37,8 +37,8 @@ public record RdmaTsas(int qptype, int prtype, int cms, int pkey) {
         Wire.checkUnsigned("RDMA_PKEY", pkey, 16);
     }
 
-    public static RdmaTsas of(RdmaQpType qpType, RdmaProviderType providerType, RdmaCms cms, int pkey) {
-        return new RdmaTsas(qpType.value(), providerType.value(), cms.value(), pkey);
+    public static RdmaTsas of(RdmaQpType qptype, RdmaProviderType providerType, RdmaCms cms, int pkey) {
+        return new RdmaTsas(qptype.value(), providerType.value(), cms.value(), pkey);
     }
 
     /** What Linux nvmet advertises for an RDMA port unless configured otherwise. */

@@ -9,6 +9,7 @@ import io.nvmf4j.protocol.StatusCode;
  * 16-byte descriptor as {@link #fieldOffset()}.
  */
 public final class SglDescriptorException extends MalformedStructureException {
+    private static final long serialVersionUID = 1L;
 
     /** What is wrong with the descriptor. */
     public enum Problem {

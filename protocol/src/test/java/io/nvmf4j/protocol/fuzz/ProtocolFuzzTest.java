@@ -1,5 +1,7 @@
 package io.nvmf4j.protocol.fuzz;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.protocol.MalformedStructureException;
@@ -65,7 +67,7 @@ class ProtocolFuzzTest {
         byte[] sqeBytes = Arrays.copyOf(input, SubmissionQueueEntry.SIZE);
         SubmissionQueueEntry sqe = SubmissionQueueEntry.wrap(MemorySegment.ofArray(sqeBytes));
         MemorySegment inCapsule = MemorySegment.ofArray(input).asSlice(Math.min(input.length, SubmissionQueueEntry.SIZE));
-        sqe.toString();
+        assertNotNull(sqe.toString());
         SglDescriptor sgl1 = null;
         try {
             sgl1 = SglDescriptor.decode(sqe.dptr());
@@ -186,7 +188,7 @@ class ProtocolFuzzTest {
                     IdentifyNamespace ns = IdentifyNamespace.wrap(padded(body, IdentifyNamespace.SIZE));
                     readAll(ns);
                     for (int i = 0; i <= ns.nlbaf() && i < 64; i++) {
-                        ns.lbaFormat(i).toString();
+                        assertNotNull(ns.lbaFormat(i).toString());
                     }
                 }
                 case 2 -> {
@@ -208,7 +210,7 @@ class ProtocolFuzzTest {
                     c.encode(out);
                     FuzzSupport.assertStable(c, ChangedNamespaceList.decode(out), input);
                 }
-                default -> Status.fromField(CompletionQueueEntry.wrap(padded(body, 16)).statusField()).toString();
+                default -> assertNotNull(Status.fromField(CompletionQueueEntry.wrap(padded(body, 16)).statusField()).toString());
             }
         }, MalformedStructureException.class);
     }
@@ -223,7 +225,7 @@ class ProtocolFuzzTest {
             DiscoveryLogEntry e = log.entry(i);
             readAll(e);
             Nqn nqn = e.subsystemNqn();
-            nqn.toString();
+            assertNotNull(nqn.toString());
         }
     }
 
@@ -237,7 +239,7 @@ class ProtocolFuzzTest {
             try {
                 Object v = m.invoke(view);
                 if (v != null) {
-                    v.toString();
+                    assertNotNull(v.toString());
                 }
             } catch (InvocationTargetException e) {
                 if (e.getCause() instanceof RuntimeException re) {

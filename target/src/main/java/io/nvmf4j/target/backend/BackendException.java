@@ -6,6 +6,7 @@ package io.nvmf4j.target.backend;
  * so nothing of this crosses the wire.
  */
 public final class BackendException extends Exception {
+    private static final long serialVersionUID = 1L;
 
     /** The error classes the I/O handler distinguishes; the errno they correspond to in Linux nvmet. */
     public enum Kind {

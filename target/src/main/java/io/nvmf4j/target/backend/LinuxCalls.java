@@ -58,6 +58,8 @@ final class LinuxCalls {
 
     /** A system call failed; {@link #errno()} is the value captured right after the call. */
     static final class ErrnoException extends Exception {
+        private static final long serialVersionUID = 1L;
+
         private final int errno;
 
         ErrnoException(String call, int errno) {
@@ -97,6 +99,7 @@ final class LinuxCalls {
     private LinuxCalls() {
     }
 
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static MethodHandle downcall(String name, FunctionDescriptor descriptor, Linker.Option... options) {
         MemorySegment symbol = LINKER.defaultLookup().find(name)
                 .orElseThrow(() -> new UnsatisfiedLinkError("libc symbol " + name + " not found"));
@@ -187,6 +190,7 @@ final class LinuxCalls {
         }
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     static String describe(int errno) {
         try {
             MemorySegment s = (MemorySegment) STRERROR.invokeExact(errno);

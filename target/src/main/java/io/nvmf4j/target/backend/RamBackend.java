@@ -27,6 +27,7 @@ public final class RamBackend implements NamespaceBackend {
      * that names the size (a management request or a config must not take the daemon's memory, or its thread, with
      * an OutOfMemoryError).
      */
+    @SuppressWarnings("MustBeClosedChecker") // the backend owns the arena and closes it in close(); closed here on failure
     public static RamBackend allocate(long sizeInBytes, int blockSize) {
         NamespaceBackend.requireBlockSize(blockSize);
         long bytes = sizeInBytes / blockSize * blockSize;

@@ -213,13 +213,13 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
             m.reads.increment();
             m.readLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
             if (ok) {
-                m.readBytes.increment(request.transferLength());
+                m.readBytes.increment((double) request.transferLength());
             }
         } else if (opcode == IoOpcode.WRITE.code()) {
             m.writes.increment();
             m.writeLatency.record(latencyNanos, TimeUnit.NANOSECONDS);
             if (ok) {
-                m.writeBytes.increment(request.transferLength());
+                m.writeBytes.increment((double) request.transferLength());
             }
         } else if (opcode == IoOpcode.FLUSH.code()) {
             m.flushes.increment();

@@ -48,6 +48,7 @@ final class BufferPool implements AutoCloseable {
      * @param bytes        memory wanted (rounded up to a whole number of largest blocks, at least two)
      * @param largestBlock the largest single buffer (rounded up to a power of two)
      */
+    @SuppressWarnings("MustBeClosedChecker") // the pool owns the arena and closes it in close()
     BufferPool(ProtectionDomain pd, long bytes, long largestBlock) throws VerbsException {
         long largest = Long.highestOneBit(Math.max(MIN_BLOCK, largestBlock) - 1) << 1;
         if (largest < MIN_BLOCK) {

@@ -356,6 +356,7 @@ final class PollGroup implements AutoCloseable {
     }
 
     /** One round of the poll loop: tasks, completions, buffer waiters, timeouts; then spin or block. */
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
     private void iterate() {
         boolean worked = runTasks();
         int n = cq.poll(completions);

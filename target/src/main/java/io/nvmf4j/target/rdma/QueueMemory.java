@@ -43,6 +43,7 @@ final class QueueMemory {
     private int freeTop;
 
     /** Allocates and registers the first {@code first} of {@code recvEntries} receive slots and their requests. */
+    @SuppressWarnings("MustBeClosedChecker") // this object owns the arena and closes it in close()
     QueueMemory(RdmaQueue queue, int recvEntries, int capsuleSize, int first) throws VerbsException {
         this.queue = queue;
         this.capsuleSize = capsuleSize;
@@ -97,6 +98,7 @@ final class QueueMemory {
      * After a successful Connect: the receive slots [{@code first}, {@code recvEntries}) and their requests. False
      * (logged) when there is no memory for them.
      */
+    @SuppressWarnings("MustBeClosedChecker") // kept as fullArena (closed in close()) once set, else closed here
     boolean grow(int first, int recvEntries) {
         Arena a = Arena.ofShared();
         try {

@@ -44,6 +44,7 @@ public enum RdmaRequestState {
     COMPLETED;
 
     /** Bit {@code s.ordinal()} set: {@code this -> s} is a transition. Filled once; read without allocating. */
+    @SuppressWarnings("ImmutableEnumChecker") // set only by the static initializer (the constants name each other)
     private long successors;
 
     static {

@@ -52,8 +52,8 @@ class BackendStallTest {
         BackendSettings settings = BackendSettings.DEFAULT.withMode(mode);
         try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, TransportObserver.NONE, oneGroup(), settings,
                 stalling);
-             AutoCloseable unstall = stalling::release; // before the target shuts down, whatever happens
-             ScriptedRdmaHost admin = RdmaHosts.adminEnabled(fixture)) {
+             AutoCloseable _ = stalling::release; // before the target shuts down, whatever happens
+             ScriptedRdmaHost _ = RdmaHosts.adminEnabled(fixture)) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost stalled = RdmaHosts.ioQueue(fixture, cntlid, 1);
                  ScriptedRdmaHost other = RdmaHosts.ioQueue(fixture, cntlid, 2)) {
@@ -63,7 +63,7 @@ class BackendStallTest {
                 await(() -> stalling.started.get() == 1, "the stalled read reaches its backend");
 
                 for (int i = 0; i < 20; i++) {
-                    long nsid = 1 + i % 2;
+                    long nsid = 1L + i % 2;
                     int blockSize = nsid == 1 ? 512 : 4096;
                     writeAndReadBack(other, nsid, blockSize, i);
                 }
@@ -88,8 +88,8 @@ class BackendStallTest {
         BackendSettings settings = BackendSettings.DEFAULT.withMode(mode).withTimeout(Duration.ofMillis(500));
         try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, TransportObserver.NONE, oneGroup(), settings,
                 stalling);
-             AutoCloseable unstall = stalling::release; // before the target shuts down, whatever happens
-             ScriptedRdmaHost admin = RdmaHosts.adminEnabled(fixture)) {
+             AutoCloseable _ = stalling::release; // before the target shuts down, whatever happens
+             ScriptedRdmaHost _ = RdmaHosts.adminEnabled(fixture)) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = RdmaHosts.ioQueue(fixture, cntlid, 1)) {
                 SubmissionQueueEntry r = io.readWrite(0x02, 3, 0, 8);

@@ -247,11 +247,9 @@ class HostilePeerTest {
         start(options(16384).withReadTimeout(Duration.ofSeconds(1)).withConnectTimeout(Duration.ofSeconds(4)),
                 new TargetMetrics(registry));
         long poolFree = fixture.transport.bufferBytesFree();
-        List<ScriptedRdmaHost> attackers = new ArrayList<>();
         for (int i = 0; i < 32; i++) {
             FreezingTcpProxy relay = keep(new FreezingTcpProxy(fixture.address));
             ScriptedRdmaHost a = keep(ScriptedRdmaHost.connect(relay.address(), 0, 32));
-            attackers.add(a);
             a.prepareConnect(0, 31, 0xFFFF, RdmaTargetFixture.SUBNQN, RdmaTargetFixture.HOST,
                     ScriptedRdmaHost.DEFAULT_HOST_ID, i < 28 ? MIB : 1024);
             relay.armFreeze();

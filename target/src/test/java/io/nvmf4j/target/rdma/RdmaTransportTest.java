@@ -190,7 +190,7 @@ class RdmaTransportTest {
     }
 
     private void writeThenReadBack(long nsid, int blockSize) throws Exception {
-        try (ScriptedRdmaHost admin = adminEnabled()) {
+        try (ScriptedRdmaHost _ = adminEnabled()) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = ioQueue(cntlid, 1)) {
                 int blocks = 16;
@@ -233,7 +233,7 @@ class RdmaTransportTest {
 
     @Test
     void writeWithInCapsuleDataLandsOnTheNamespace() throws Exception {
-        try (ScriptedRdmaHost admin = adminEnabled()) {
+        try (ScriptedRdmaHost _ = adminEnabled()) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = ioQueue(cntlid, 1)) {
                 byte[] bytes = pattern(4096, 7);
@@ -250,7 +250,7 @@ class RdmaTransportTest {
 
     @Test
     void inCapsuleDataBeyondTheCapsuleIsSglOffsetInvalid() throws Exception {
-        try (ScriptedRdmaHost admin = adminEnabled()) {
+        try (ScriptedRdmaHost _ = adminEnabled()) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = ioQueue(cntlid, 1)) {
                 SubmissionQueueEntry w = io.readWrite(0x01, 1, 0, 8);
@@ -294,7 +294,7 @@ class RdmaTransportTest {
 
     @Test
     void transfersBeyondMdtsAreRefused() throws Exception {
-        try (ScriptedRdmaHost admin = adminEnabled()) {
+        try (ScriptedRdmaHost _ = adminEnabled()) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = ioQueue(cntlid, 1)) {
                 long mdtsBytes = fixture.port.maxDataTransferBytes();

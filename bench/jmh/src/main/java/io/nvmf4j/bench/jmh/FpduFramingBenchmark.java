@@ -98,7 +98,7 @@ public class FpduFramingBenchmark {
         int mpaLength = DdpHeader.mpaLength(staging);
         int total = DdpHeader.MPA_HEADER_LENGTH + mpaLength;
         int pad = DdpHeader.padLength(mpaLength);
-        long acc = DdpHeader.opcode(staging) + (DdpHeader.tagged(staging) ? 1 : 0) + (DdpHeader.last(staging) ? 2 : 0)
+        long acc = (long) DdpHeader.opcode(staging) + (DdpHeader.tagged(staging) ? 1 : 0) + (DdpHeader.last(staging) ? 2 : 0)
                 + DdpUntaggedHeader.msn(staging) + DdpUntaggedHeader.queueNumber(staging);
         if (crc) {
             crc32c.reset();

@@ -46,6 +46,7 @@ public class MemoryWindowBenchmark {
     private long offset;
 
     @Setup
+    @SuppressWarnings("MustBeClosedChecker") // closed in tearDown(), as JMH pairs them
     public void setup() throws Exception {
         arena = Arena.ofShared();
         device = RdmaProviders.byName("softiwarp").openDevice(null);

@@ -42,6 +42,7 @@ public final class FileInfoBits {
     }
 
     /** The pointer libfuse passed, widened to the struct's size (upcall pointers arrive with size 0). */
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private static MemorySegment words(MemorySegment fileInfo) {
         return fileInfo.byteSize() >= fuse_file_info.sizeof() ? fileInfo : fileInfo.reinterpret(fuse_file_info.sizeof());
     }

@@ -197,10 +197,12 @@ public final class FuseSession implements AutoCloseable {
         }
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private static String cString(MemorySegment p) {
         return p.reinterpret(Integer.MAX_VALUE).getString(0);
     }
 
+    @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access
     private MemorySegment operations() {
         MemorySegment ops = fuse_lowlevel_ops.allocate(arena);
         ops.fill((byte) 0);

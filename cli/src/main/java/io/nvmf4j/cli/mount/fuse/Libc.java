@@ -18,6 +18,7 @@ public final class Libc {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final StructLayout CAPTURE = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE.varHandle(MemoryLayout_path());
+    @SuppressWarnings("restricted") // FFM: binds a C function; the module is granted native access
     private static final MethodHandle UMOUNT2 = LINKER.downcallHandle(
             LINKER.defaultLookup().find("umount2").orElseThrow(),
             FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT),
