@@ -17,6 +17,35 @@ import java.util.concurrent.Executors;
  */
 public final class MetricsEndpoint implements AutoCloseable {
 
+    /**
+     * Most connections the endpoint holds open at once ({@code jdk.httpserver.maxConnections}); beyond them the JDK
+     * server stops accepting until one closes.
+     */
+    static final int MAX_CONNECTIONS = 16;
+    /** Seconds a client has to send its whole request, and to take the whole response. */
+    static final int MAX_REQUEST_SECONDS = 5;
+    static final int MAX_RESPONSE_SECONDS = 10;
+
+    static {
+        // An endpoint anyone on the network may reach (--metrics-address 0.0.0.0) holds, for a peer that never
+        // authenticated, only a bounded share: the JDK server's defaults are unlimited connections and no time
+        // limit to send a request or read a response, so a client that connects and stays silent would hold a
+        // connection (and one that stops reading, the one metrics thread) forever. The JDK reads these once, when
+        // its first server is created, and only where the user has not set them (-D wins).
+        setIfAbsent("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
+        setIfAbsent("sun.net.httpserver.maxReqTime", MAX_REQUEST_SECONDS);
+        setIfAbsent("sun.net.httpserver.maxRspTime", MAX_RESPONSE_SECONDS);
+        setIfAbsent("sun.net.httpserver.maxReqHeaders", 64);
+        setIfAbsent("sun.net.httpserver.maxReqHeaderSize", 16 * 1024);
+        setIfAbsent("sun.net.httpserver.idleInterval", 10);
+    }
+
+    private static void setIfAbsent(String property, int value) {
+        if (System.getProperty(property) == null) {
+            System.setProperty(property, Integer.toString(value));
+        }
+    }
+
     private final HttpServer server;
     private final ExecutorService executor;
 
