@@ -26,10 +26,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link BackendIoMode#THREADS} mode everything goes to the workers.
  *
  * <p>Bounds: each namespace has at most {@link BackendWorkers#limit()} operations in flight; more wait here, in
- * order, and a namespace at its limit holds up only its own. An operation older than the timeout given to
- * {@link #expire} is answered {@code -ETIMEDOUT} and abandoned: its slot (and, through
- * {@link BackendCompletion#backendAbandoned()}, the caller's buffer) stays held until the kernel or the worker
- * really lets go of it.
+ * order, and a namespace at its limit holds up only its own. While a namespace is being read its writes in flight
+ * are kept small ({@link ReadLatencyGuard}), so that a read does not queue in the device behind megabytes of them.
+ * An operation older than the timeout given to {@link #expire} is answered {@code -ETIMEDOUT} and abandoned: its
+ * slot (and, through {@link BackendCompletion#backendAbandoned()}, the caller's buffer) stays held until the kernel
+ * or the worker really lets go of it.
  */
 public final class BackendIo implements AutoCloseable, CompletionHandler {
 
@@ -54,6 +55,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private int inFlight;
     private int waiting;
     private boolean released;
+    /** A write waits for its namespace's {@link ReadLatencyGuard}: the waiting list is tried every round. */
+    private boolean guardHeld;
     private boolean buffersRefusedLogged;
     /** The backend whose descriptor fills each slot of the ring's file table (empty when the ring has none). */
     private AsyncBackend[] fileOwners = new AsyncBackend[0];
@@ -230,7 +233,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (workerDoneStack.get() != null) {
             n += finishWorkerSlots(workerDoneStack.getAndSet(null));
         }
-        if (released && waitHead != null) {
+        if ((released || guardHeld) && waitHead != null) {
+            guardHeld = false;
             startWaiting();
         }
         released = false;
@@ -325,8 +329,21 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
 
     private boolean start(BackendSlot s) {
         BackendWorkers workers = s.backend.workers();
-        if (!workers.tryAcquire()) {
+        ReadLatencyGuard guard = workers.guard();
+        boolean write = s.op.writesData();
+        if (write && !guard.tryStartWrite(s.length, System.nanoTime())) {
+            // no write of ours ends to wake the list when another poll group holds the budget: ask every round
+            guardHeld = true;
             return false;
+        }
+        if (!workers.tryAcquire()) {
+            if (write) {
+                guard.writeEnded(s.length);
+            }
+            return false;
+        }
+        if (s.op == BackendOp.READ) {
+            guard.readStarted();
         }
         if (ring != null && ringRuns(s) && prepare(s)) {
             s.state = BackendSlot.State.RING;
@@ -438,7 +455,13 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     }
 
     private void finish(BackendSlot s, int result) {
-        s.backend.workers().release();
+        BackendWorkers workers = s.backend.workers();
+        workers.release();
+        if (s.op == BackendOp.READ) {
+            workers.guard().readEnded(System.nanoTime());
+        } else if (s.op.writesData()) {
+            workers.guard().writeEnded(s.length);
+        }
         inFlight--;
         released = true;
         if (s.abandoned) {

@@ -19,6 +19,11 @@ public enum BackendOp {
     /** Release a byte range, which then reads back as zeroes (fallocate PUNCH_HOLE, BLKDISCARD). */
     DEALLOCATE;
 
+    /** True for the operations that write a buffer to the backend. */
+    public boolean writesData() {
+        return this == WRITE || this == WRITE_FUA;
+    }
+
     /** True for the operations that move bytes through a buffer. */
     public boolean movesData() {
         return this == READ || this == WRITE || this == WRITE_FUA;

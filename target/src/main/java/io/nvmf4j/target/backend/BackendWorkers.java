@@ -24,6 +24,7 @@ public final class BackendWorkers {
     private final int limit;
     private final int threadCount;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final ReadLatencyGuard guard = new ReadLatencyGuard();
     private final ArrayBlockingQueue<BackendSlot> queue;
     private Thread[] threads;
     private volatile boolean closed;
@@ -42,6 +43,11 @@ public final class BackendWorkers {
     /** The most operations of this namespace in flight at once. */
     public int limit() {
         return limit;
+    }
+
+    /** What keeps this namespace's reads from waiting behind its writes. */
+    ReadLatencyGuard guard() {
+        return guard;
     }
 
     /** Operations of this namespace in flight now (on a ring or a worker). */

@@ -233,6 +233,42 @@ class BackendIoTest {
     }
 
     @Test
+    void whileAReadWaitsForTheDiskASecondLargeWriteWaitsForTheFirst() throws Exception {
+        BackendIo io = io(BackendIoMode.THREADS);
+        StallingBackend disk = new StallingBackend(4 * 128 * 1024, Duration.ofSeconds(30), 8);
+        open.add(disk);
+        int large = 128 * 1024;
+        Ends reads = new Ends();
+        Ends writes = new Ends();
+        io.submit(disk, BackendOp.READ, 0, BS, arena.allocate(BS, BS), reads);
+        io.submit(disk, BackendOp.WRITE, large, large, random(large, 5), writes);
+        io.submit(disk, BackendOp.WRITE, 2L * large, large, random(large, 6), writes);
+        assertEquals(1, io.waiting(), "the second write waits: the reader is not to queue behind both");
+        pollUntil(io, () -> disk.started.get() == 2);
+        io.poll();
+        assertEquals(1, io.waiting(), "and keeps waiting while the first write and the read are in the disk");
+        disk.release();
+        pollUntil(io, () -> writes.results.size() == 2 && reads.results.size() == 1);
+        assertEquals(List.of(large, large), writes.results);
+        assertEquals(0, io.waiting());
+    }
+
+    @Test
+    void withNoReaderLargeWritesGoAsDeepAsTheNamespaceAllows() throws Exception {
+        BackendIo io = io(BackendIoMode.THREADS);
+        StallingBackend disk = new StallingBackend(4 * 128 * 1024, Duration.ofSeconds(30), 8);
+        open.add(disk);
+        int large = 128 * 1024;
+        Ends writes = new Ends();
+        for (int i = 0; i < 4; i++) {
+            io.submit(disk, BackendOp.WRITE, (long) i * large, large, random(large, i), writes);
+        }
+        assertEquals(0, io.waiting());
+        disk.release();
+        pollUntil(io, () -> writes.results.size() == 4);
+    }
+
+    @Test
     void anOperationOlderThanTheTimeoutIsAnsweredAndItsLateEndReleasesWhatItHeld() throws Exception {
         BackendIo io = io(BackendIoMode.THREADS);
         StallingBackend slow = new StallingBackend(BS, Duration.ofSeconds(30), 4);
