@@ -40,11 +40,20 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private static final long ALIGNMENT = DescriptorIo.ALIGNMENT;
     /** Slots of the ring's registered file table; namespaces beyond it on one group use plain descriptors. */
     static final int FILE_SLOTS = 64;
+    /**
+     * Slots whose bounce buffer lives in memory registered with the ring, and its size: in-capsule write data (at
+     * most a port's inline size, 4 KiB by default as nvmet's) then goes as a fixed buffer too, so the kernel does
+     * not pin its page per write. Larger or later bounces are allocated plainly.
+     */
+    static final int REGISTERED_BOUNCE_SLOTS = 128;
+    static final long REGISTERED_BOUNCE_SIZE = 16 * 1024;
 
     private final BackendIoMode mode;
     private final IoUring ring;
     private final String name;
     private final Arena arena = Arena.ofShared();
+    /** Bounce memory registered with the ring beside the caller's buffers (null until {@link #registerBuffers}). */
+    private MemorySegment registeredBounces;
     private BackendSlot[] slots = new BackendSlot[0];
     private int slotCount;
     private BackendSlot free;
@@ -161,15 +170,20 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
 
     /**
      * Registers memory the data buffers come from (the poll group's pool) with the ring, so reads and writes into
-     * it go as fixed buffers. Best effort: a kernel or RLIMIT_MEMLOCK that refuses leaves plain reads and writes,
-     * said once in the log.
+     * it go as fixed buffers; the first bounce buffers are registered with it. Best effort: a kernel or
+     * RLIMIT_MEMLOCK that refuses leaves plain reads and writes, said once in the log.
      */
     public void registerBuffers(MemorySegment... memory) {
         if (ring == null) {
             return;
         }
+        if (registeredBounces == null) {
+            registeredBounces = arena.allocate(REGISTERED_BOUNCE_SLOTS * REGISTERED_BOUNCE_SIZE, ALIGNMENT);
+        }
+        MemorySegment[] all = Arrays.copyOf(memory, memory.length + 1);
+        all[memory.length] = registeredBounces;
         try {
-            ring.registerBuffers(memory);
+            ring.registerBuffers(all);
         } catch (IoUringException e) {
             if (!buffersRefusedLogged) {
                 buffersRefusedLogged = true;
@@ -380,7 +394,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         return switch (s.op) {
             case READ -> {
                 MemorySegment target = dataBuffer(s);
-                int index = s.bounced ? -1 : ring.registeredBufferIndex(target);
+                int index = ring.registeredBufferIndex(target);
                 yield index >= 0
                         ? ring.prepareReadFixed(fd, target, s.offset, index, ud)
                         : ring.prepareRead(fd, target, s.offset, ud);
@@ -388,7 +402,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
             case WRITE, WRITE_FUA -> {
                 MemorySegment source = dataBuffer(s);
                 int flags = s.op == BackendOp.WRITE_FUA ? IoUring.RWF_DSYNC : 0;
-                int index = s.bounced ? -1 : ring.registeredBufferIndex(source);
+                int index = ring.registeredBufferIndex(source);
                 yield index >= 0
                         ? ring.prepareWriteFixed(fd, source, s.offset, index, flags, ud)
                         : ring.prepareWrite(fd, source, s.offset, flags, ud);
@@ -410,7 +424,10 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
             return b;
         }
         if (s.bounce == null || s.bounce.byteSize() < s.length) {
-            s.bounce = arena.allocate(Math.max(s.length, ALIGNMENT), ALIGNMENT);
+            s.bounce = registeredBounces != null && s.index < REGISTERED_BOUNCE_SLOTS
+                    && s.length <= REGISTERED_BOUNCE_SIZE
+                    ? registeredBounces.asSlice(s.index * REGISTERED_BOUNCE_SIZE, REGISTERED_BOUNCE_SIZE)
+                    : arena.allocate(Math.max(s.length, ALIGNMENT), ALIGNMENT);
             s.bounceView = null;
         }
         if (s.bounceView == null || s.bounceView.byteSize() != s.length) {

@@ -175,6 +175,27 @@ class BackendIoTest {
 
     @ParameterizedTest
     @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void manyInCapsuleWritesAtOnceEachLandWhereItWasSentWithRegisteredBounces(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        io.registerBuffers(arena.allocate(64L * BS, BS));
+        int writes = BackendIo.REGISTERED_BOUNCE_SLOTS + 72; // past the registered bounces: the rest are plain
+        FileBackend file = file(writes);
+        assumeTrue(file.isDirect(), "the file system takes O_DIRECT");
+        Ends ends = new Ends();
+        byte[] expected = new byte[writes * BS];
+        for (int i = 0; i < writes; i++) {
+            MemorySegment inCapsule = arena.allocate(64 + BS, BS).asSlice(64, BS);
+            inCapsule.copyFrom(random(BS, 100 + i));
+            MemorySegment.copy(inCapsule, ValueLayout.JAVA_BYTE, 0, expected, i * BS, BS);
+            io.submit(file, BackendOp.WRITE, (long) i * BS, BS, inCapsule, ends);
+        }
+        pollUntil(io, () -> ends.results.size() == writes);
+        assertTrue(ends.results.stream().allMatch(r -> r == BS), () -> "every write whole: " + ends.results);
+        assertArrayEquals(expected, Files.readAllBytes(dir.resolve("ns.img")), "every block holds its own write");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
     void writeZeroesAndDeallocateReadBackAsZeroesAndFlushSucceeds(BackendIoMode mode) throws Exception {
         BackendIo io = io(mode);
         FileBackend file = file(32);
