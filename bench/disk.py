@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """One file of a real disk served three ways, in one run: fio on the file itself (the limit), SPDK's NVMe/TCP
-target over an AIO bdev of the file (the peer), `nvmf4j serve --file` (softiwarp) on it.
+target over an AIO bdev of the file (the peer), `nvmf4j serve --file` (softiwarp) on it; and beside them the TCP
+floor: bench/tcpdisk.c, the least any target can do per I/O with the command on a TCP socket and the data on the
+file through io_uring, one polling core each side as the targets and their hosts have.
 
   bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
                 [--nvmf4j-arg ARG]... [--only REGEX] [--keep-file] [--json FILE]
@@ -15,7 +17,10 @@ Sides, each round in alternating order (round 2 reverses round 1's), only the me
   * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on core 0 (--no-huge), TCP transport,
     `bdev_aio_create FILE Aio0 512` (libaio, O_DIRECT), listener on 127.0.0.1; spdk_nvme_perf on core 1;
   * nvmf4j: `nvmf4j serve --file FILE` (softiwarp, plus every --nvmf4j-arg, e.g. `--nvmf4j-arg=--backend-io
-    --nvmf4j-arg=uring`) under `taskset -c 0`; `nvmf4j perf` under `taskset -c 1`.
+    --nvmf4j-arg=uring`) under `taskset -c 0`; `nvmf4j perf` under `taskset -c 1`;
+  * floor (when gcc and liburing-dev build bench/tcpdisk.c): its server on core 0, its client on core 1, 16-byte
+    requests and answers over loopback TCP, O_DIRECT io_uring with fixed buffers and file (1 s warm-up, not
+    --ramp); no latency-under-load pair.
 The targets of the sides not being measured are stopped with SIGSTOP (SPDK's reactor busy-polls its core).
 Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4 KiB randread and randwrite
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
@@ -56,7 +61,7 @@ WORKLOADS = [
 # latency under load: the measured host, and the second host beside it
 LAT = ("lat-qd1-randread-4k", 1, 4096, "randread")
 LOAD = ("load-seqwrite-1m", 4, 1048576, "write")
-SIDES = ["fio", "spdk", "nvmf4j"]
+SIDES = ["fio", "floor", "spdk", "nvmf4j"]
 
 
 sp.LOG_PREFIX = "disk-bench"
@@ -190,6 +195,45 @@ def measure_fio(path, a, rnd):
     return res
 
 
+def build_floor():
+    """bench/tcpdisk.c compiled into bench/out, or None (said in the log) where it cannot be built."""
+    exe = os.path.join(OUT, "tcpdisk")
+    src = os.path.join(sp.ROOT, "bench", "tcpdisk.c")
+    if shutil.which("gcc") is None:
+        log("no TCP floor: gcc is not installed")
+        return None
+    r = subprocess.run(["gcc", "-O2", "-o", exe, src, "-luring"], capture_output=True, text=True)
+    if r.returncode != 0:
+        log("no TCP floor: bench/tcpdisk.c did not build (Debian: apt-get install liburing-dev):\n" + r.stderr[-500:])
+        return None
+    return exe
+
+
+TCPDISK = re.compile(r"([\d.]+) IOPS, ([\d.]+) MB/s, p50 ([\d.]+) us, p99 ([\d.]+) us, "
+                     r"server CPU per I/O ([\d.]+) us")
+
+
+def measure_floor(exe, path, a, rnd):
+    res = {}
+    for label, qd, size, rw in workloads_of(a):
+        log("round %d floor %s" % (rnd, label))
+        errlog = os.path.join(OUT, "disk-bench-floor-%s-r%d.log" % (label, rnd))
+        try:
+            r = subprocess.run([exe, path, rw, str(size), str(qd), str(a.seconds), TARGET_CPU, HOST_CPU],
+                               capture_output=True, text=True, timeout=a.seconds + 60)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        except subprocess.TimeoutExpired:
+            out, err, rc = "", "timed out", None
+        with open(errlog, "w") as f:
+            f.write(out + err)
+        m = TCPDISK.search(out) if rc == 0 else None
+        if m is None:
+            log("floor %s failed (exit %s); see %s" % (label, rc, errlog))
+        res[label] = m and {"iops": float(m[1]), "mb_per_s": float(m[2]), "p50": float(m[3]), "p99": float(m[4]),
+                            "cpu_us_per_io": float(m[5])}
+    return res
+
+
 def spdk_args(qd, size, rw):
     return ["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
 
@@ -313,6 +357,7 @@ def table(results):
             row[side + "_rounds"] = xs
         n = row["nvmf4j"]
         row["nvmf4j/fio"] = n / row["fio"] if row["fio"] and n is not None else None
+        row["nvmf4j/floor"] = n / row["floor"] if row["floor"] and n is not None else None
         row["nvmf4j/spdk"] = n / row["spdk"] if row["spdk"] and n is not None else None
         if any(row[s] is not None for s in SIDES):
             rows.append(row)
@@ -320,10 +365,11 @@ def table(results):
 
 
 def table_lines(rows):
-    head = ["figure", "unit", "fio", "SPDK aio", "nvmf4j", "nvmf4j/fio", "nvmf4j/SPDK"]
+    head = ["figure", "unit", "fio", "TCP floor", "SPDK aio", "nvmf4j", "nvmf4j/fio", "nvmf4j/floor", "nvmf4j/SPDK"]
     ratio = lambda v: "-" if v is None else "%.2fx" % v
-    lines = [[r["figure"], r["unit"], sp.fmt(r["fio"], r["unit"]), sp.fmt(r["spdk"], r["unit"]),
-              sp.fmt(r["nvmf4j"], r["unit"]), ratio(r["nvmf4j/fio"]), ratio(r["nvmf4j/spdk"])] for r in rows]
+    lines = [[r["figure"], r["unit"], sp.fmt(r["fio"], r["unit"]), sp.fmt(r["floor"], r["unit"]),
+              sp.fmt(r["spdk"], r["unit"]), sp.fmt(r["nvmf4j"], r["unit"]), ratio(r["nvmf4j/fio"]),
+              ratio(r["nvmf4j/floor"]), ratio(r["nvmf4j/spdk"])] for r in rows]
     w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
     f = lambda cols: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cols))
     return [f(head), "  ".join("-" * x for x in w)] + [f(l) for l in lines]
@@ -389,7 +435,8 @@ def main():
     if r.returncode != 0:
         die("bin/nvmf4j modules failed (the CLI does not build):\n" + r.stderr[-2000:])
 
-    sides = [s for s in SIDES if s != "spdk" or d]
+    floor = build_floor()
+    sides = [s for s in SIDES if (s != "spdk" or d) and (s != "floor" or floor)]
     spdk = serve = None
     sport = None
     results = []
@@ -416,6 +463,8 @@ def main():
             for side in order:
                 if side == "fio":
                     res[side] = measure_fio(path, a, rnd)
+                elif side == "floor":
+                    res[side] = measure_floor(floor, path, a, rnd)
                 elif side == "spdk":
                     sp.cont(spdk.p)
                     res[side] = measure_spdk(spdk, d, sport, a, rnd)
@@ -450,6 +499,8 @@ def main():
                "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
     notes = [disk_line(disk),
              "fio %s: ioengine=io_uring direct=1 on the file, taskset -c 1" % sh("fio", "--version"),
+             ("TCP floor: bench/tcpdisk.c, server on core 0 (non-blocking socket, io_uring O_DIRECT, fixed buffers and "
+              "file), client on core 1, loopback" if floor else "TCP floor: not measured (tcpdisk.c did not build)"),
              ("SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, bdev_aio_create FILE Aio0 512; spdk_nvme_perf -c 0x2 "
               "--no-huge" % sp.spdk_version(d)) if d else "SPDK: not measured (no --spdk DIR)",
              "nvmf4j: serve --file FILE%s%s (softiwarp) under taskset -c 0, perf under taskset -c 1" % (
@@ -471,7 +522,9 @@ def main():
                    "loadavg_after": load_after, "table": rows, "results": results,
                    "wall_seconds": time.time() - t0}, f, indent=2)
     log("wrote %s (%.0f s)" % (json_path, time.time() - t0))
-    missing = [r["figure"] + " " + r["unit"] for r in rows if any(r[s] is None for s in sides)]
+    # the floor has no second host: the latency-under-load rows have no floor figure
+    missing = [r["figure"] + " " + r["unit"] for r in rows
+               if any(r[s] is None for s in sides if s != "floor" or not r["result"].startswith(("lat-", "load")))]
     if missing:
         log("no figure (a run failed) for: " + ", ".join(missing))
     return 1 if missing else 0
