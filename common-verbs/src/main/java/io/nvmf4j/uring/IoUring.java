@@ -203,6 +203,11 @@ public final class IoUring implements AutoCloseable {
         return FIXED_FILE_BIT | slot;
     }
 
+    /** True when {@code fd} is a {@link #fixedFile} handle rather than a plain descriptor. */
+    public static boolean isFixedFile(int fd) {
+        return fd != -1 && (fd & FIXED_FILE_BIT) != 0;
+    }
+
     /** Index of the registered buffer containing {@code [address, address + length)} of the segment, or -1. */
     public int registeredBufferIndex(MemorySegment segment) {
         return buffers.indexOf(segment);
@@ -348,7 +353,7 @@ public final class IoUring implements AutoCloseable {
         }
         MemorySegment sqes = sq.sqes();
         byte flags = 0;
-        if (fd != -1 && (fd & FIXED_FILE_BIT) != 0) {
+        if (isFixedFile(fd)) {
             flags = Sqe.FLAG_FIXED_FILE;
             fd &= ~FIXED_FILE_BIT;
         }

@@ -69,6 +69,9 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private boolean buffersRefusedLogged;
     /** The backend whose descriptor fills each slot of the ring's file table (empty when the ring has none). */
     private AsyncBackend[] fileOwners = new AsyncBackend[0];
+    /** The backend {@link #file} answered last, and its handle then (a registered slot, or the plain descriptor). */
+    private AsyncBackend lastFileOwner;
+    private int lastFileHandle;
     private boolean filesRefusedLogged;
     private boolean closed;
 
@@ -123,6 +126,18 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
      * operation here, or its plain descriptor when the table is full or was refused.
      */
     private int file(AsyncBackend b) {
+        if (b == lastFileOwner) {
+            return lastFileHandle; // the common case, one namespace after another: no scan of the table
+        }
+        int handle = lookUpFile(b);
+        if (!b.isClosed()) {
+            lastFileOwner = b;
+            lastFileHandle = handle;
+        }
+        return handle;
+    }
+
+    private int lookUpFile(AsyncBackend b) {
         AsyncBackend[] owners = fileOwners;
         int empty = -1;
         for (int i = 0; i < owners.length; i++) {
@@ -153,6 +168,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         AsyncBackend[] owners = fileOwners;
         for (int i = 0; i < owners.length; i++) {
             if (owners[i] != null && owners[i].isClosed()) {
+                lastFileOwner = null; // a slot comes free: a backend answered with its plain descriptor may take it
                 owners[i] = null;
                 try {
                     ring.setFile(i, -1);
