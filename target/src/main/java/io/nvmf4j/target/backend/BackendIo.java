@@ -27,7 +27,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Bounds: each namespace has at most {@link BackendWorkers#limit()} operations in flight; more wait here, in
  * order, and a namespace at its limit holds up only its own. While a namespace is being read its writes in flight
- * are kept small ({@link ReadLatencyGuard}), so that a read does not queue in the device behind megabytes of them.
+ * are kept small ({@link ReadLatencyGuard}), so that a read does not queue in the device behind megabytes of them:
+ * a larger write then goes in pieces of {@link ReadLatencyGuard#PIECE_BYTES}, one after the other, and its caller
+ * hears of it once, when the last piece ended (or the first that failed).
  * An operation older than the timeout given to {@link #expire} is answered {@code -ETIMEDOUT} and abandoned: its
  * slot (and, through {@link BackendCompletion#backendAbandoned()}, the caller's buffer) stays held until the kernel
  * or the worker really lets go of it.
@@ -66,6 +68,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private boolean released;
     /** A write waits for its namespace's {@link ReadLatencyGuard}: the waiting list is tried every round. */
     private boolean guardHeld;
+    private long writePieces;
     private boolean buffersRefusedLogged;
     /** The backend whose descriptor fills each slot of the ring's file table (empty when the ring has none). */
     private AsyncBackend[] fileOwners = new AsyncBackend[0];
@@ -214,6 +217,11 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         return inFlight;
     }
 
+    /** Pieces of split writes that ended with more of their write to go (a write in n pieces counts n - 1). */
+    public long writePieces() {
+        return writePieces;
+    }
+
     /** Operations waiting for room under their namespace's bound. */
     public int waiting() {
         return waiting;
@@ -318,7 +326,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (result == -LinuxCalls.EAGAIN || result == -4 /* EINTR */) {
             return true;
         }
-        return s.op.movesData() && result >= 0 && result < s.length;
+        return s.op.movesData() && result >= 0 && result < s.piece;
     }
 
     /**
@@ -361,17 +369,28 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         BackendWorkers workers = s.backend.workers();
         ReadLatencyGuard guard = workers.guard();
         boolean write = s.op.writesData();
-        if (write && !guard.tryStartWrite(s.length, System.nanoTime())) {
-            // no write of ours ends to wake the list when another poll group holds the budget: ask every round
-            guardHeld = true;
-            return false;
+        long piece = s.length - s.written;
+        if (write) {
+            long now = System.nanoTime();
+            if (piece > ReadLatencyGuard.PIECE_BYTES && guard.readsActive(now)
+                    && DescriptorIo.aligned(s.buffer, s.backend.directIo())) {
+                // a read is to wait behind one piece of this write at most, not behind all of it
+                piece = ReadLatencyGuard.PIECE_BYTES;
+            }
+            if (!guard.tryStartWrite(piece, now)) {
+                // no write of ours ends to wake the list when another poll group holds the budget: ask every round
+                guardHeld = true;
+                return false;
+            }
         }
         if (!workers.tryAcquire()) {
             if (write) {
-                guard.writeEnded(s.length);
+                guard.writeEnded(piece);
             }
             return false;
         }
+        s.piece = piece;
+        s.guardBytes = write ? piece : 0;
         if (s.op == BackendOp.READ) {
             guard.readStarted();
         }
@@ -416,12 +435,13 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
                         : ring.prepareRead(fd, target, s.offset, ud);
             }
             case WRITE, WRITE_FUA -> {
-                MemorySegment source = dataBuffer(s);
+                // a piece of a split write is aligned (only such writes are split): no bounce
+                MemorySegment source = s.piece == s.length ? dataBuffer(s) : s.pieceBuffer();
                 int flags = s.op == BackendOp.WRITE_FUA ? IoUring.RWF_DSYNC : 0;
                 int index = ring.registeredBufferIndex(source);
                 yield index >= 0
-                        ? ring.prepareWriteFixed(fd, source, s.offset, index, flags, ud)
-                        : ring.prepareWrite(fd, source, s.offset, flags, ud);
+                        ? ring.prepareWriteFixed(fd, source, s.pieceOffset(), index, flags, ud)
+                        : ring.prepareWrite(fd, source, s.pieceOffset(), flags, ud);
             }
             case FLUSH -> ring.prepareFsync(fd, true, ud);
             case WRITE_ZEROES, DEALLOCATE -> ring.prepareFallocate(fd, s.backend.fallocateMode(s.op), s.offset,
@@ -493,10 +513,22 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (s.op == BackendOp.READ) {
             workers.guard().readEnded(System.nanoTime());
         } else if (s.op.writesData()) {
-            workers.guard().writeEnded(s.length);
+            workers.guard().writeEnded(s.guardBytes);
+            s.guardBytes = 0;
+        }
+        released = true;
+        if (!s.abandoned && s.op.writesData() && result == s.piece && s.morePieces()) {
+            // the next piece goes first among the waiting, so the write keeps its place behind nothing but reads
+            s.written += s.piece;
+            s.bounced = false;
+            writePieces++;
+            enqueueWaitingFirst(s);
+            return;
+        }
+        if (result >= 0 && s.written > 0) {
+            result = (int) (s.written + result); // the caller hears of the whole write
         }
         inFlight--;
-        released = true;
         if (s.abandoned) {
             Runnable late = s.lateEnd;
             free(s);
@@ -554,6 +586,16 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
             waitTail.next = s;
         }
         waitTail = s;
+        waiting++;
+    }
+
+    private void enqueueWaitingFirst(BackendSlot s) {
+        s.state = BackendSlot.State.WAITING;
+        s.next = waitHead;
+        waitHead = s;
+        if (waitTail == null) {
+            waitTail = s;
+        }
         waiting++;
     }
 

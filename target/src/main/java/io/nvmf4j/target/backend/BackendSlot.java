@@ -22,6 +22,15 @@ final class BackendSlot {
     BackendOp op;
     long offset;
     long length;
+    /**
+     * Bytes of a write already written by its earlier pieces: while its namespace is being read a large write goes
+     * to the disk {@link ReadLatencyGuard#PIECE_BYTES} at a time ({@link BackendIo}).
+     */
+    long written;
+    /** Bytes the current submission moves, from {@link #offset} + {@link #written}: {@link #length} unless split. */
+    long piece;
+    /** Write bytes this slot holds of its namespace's {@link ReadLatencyGuard} budget. */
+    long guardBytes;
     /** The caller's buffer (data operations), or null. */
     MemorySegment buffer;
     /** Engine-owned aligned memory used instead of {@link #buffer} when O_DIRECT cannot take the caller's. */
@@ -47,6 +56,21 @@ final class BackendSlot {
         this.index = index;
     }
 
+    /** Where the current submission starts in the backend. */
+    long pieceOffset() {
+        return offset + written;
+    }
+
+    /** The current submission's bytes: the caller's buffer, or the piece of it a split write is at. */
+    MemorySegment pieceBuffer() {
+        return buffer == null || (written == 0 && piece == length) ? buffer : buffer.asSlice(written, piece);
+    }
+
+    /** True while a split write has pieces left after the current one. */
+    boolean morePieces() {
+        return written + piece < length;
+    }
+
     long userData() {
         return ((long) generation << 32) | index;
     }
@@ -56,6 +80,9 @@ final class BackendSlot {
         backend = null;
         op = null;
         buffer = null;
+        written = 0;
+        piece = 0;
+        guardBytes = 0;
         bounced = false;
         done = null;
         abandoned = false;

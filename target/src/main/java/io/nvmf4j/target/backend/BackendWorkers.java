@@ -110,7 +110,7 @@ public final class BackendWorkers {
             }
             int result;
             try {
-                result = slot.backend.runBlocking(slot.op, slot.offset, slot.length, slot.buffer);
+                result = slot.backend.runBlocking(slot.op, slot.pieceOffset(), slot.piece, slot.pieceBuffer());
             } catch (RuntimeException e) {
                 LOG.log(Level.ERROR, "backend " + name + ": " + slot.op + " failed unexpectedly", e);
                 result = -LinuxCalls.EIO;

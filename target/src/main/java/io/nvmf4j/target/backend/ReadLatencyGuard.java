@@ -20,6 +20,12 @@ final class ReadLatencyGuard {
     static final long READ_WINDOW_NANOS = 2_000_000;
     /** Write bytes in flight while reads are active: one 128 KiB write, or 32 writes of 4 KiB. */
     static final long WRITE_BUDGET_BYTES = 128 * 1024;
+    /**
+     * While reads are active a larger write goes to the disk in pieces of this size, one after the other, so that a
+     * read waits behind at most one piece: fio on this project's test disk, a QD1 4 KiB reader beside one writer
+     * at QD1, had a p99 of 1.2 ms beside 1 MiB writes and 0.26 ms beside 128 KiB writes (0.12 ms alone).
+     */
+    static final long PIECE_BYTES = WRITE_BUDGET_BYTES;
 
     private final AtomicInteger readsInFlight = new AtomicInteger();
     private volatile long lastReadEnd = Long.MIN_VALUE / 2;

@@ -274,6 +274,36 @@ class BackendIoTest {
         assertEquals(0, io.waiting());
     }
 
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void aLargeWriteBesideAReadGoesInPiecesAndLandsWhole(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        int mib = 1024 * 1024;
+        FileBackend file = file(2 * mib / BS);
+        Ends ends = new Ends();
+        MemorySegment data = random(mib, 7);
+        io.submit(file, BackendOp.READ, 0, BS, arena.allocate(BS, BS), ends);
+        io.submit(file, BackendOp.WRITE_FUA, mib, mib, data, ends);
+        pollUntil(io, () -> ends.results.size() == 2);
+        assertTrue(ends.results.contains(mib), () -> "the write ends once, whole: " + ends.results);
+        assertTrue(io.writePieces() >= 1, "the write went in pieces while the read was in flight");
+        byte[] onDisk = Files.readAllBytes(dir.resolve("ns.img"));
+        assertArrayEquals(data.toArray(ValueLayout.JAVA_BYTE), java.util.Arrays.copyOfRange(onDisk, mib, 2 * mib));
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = BackendIoMode.class, names = {"URING", "THREADS"})
+    void aLargeWriteOfANamespaceNobodyReadsGoesWhole(BackendIoMode mode) throws Exception {
+        BackendIo io = io(mode);
+        int mib = 1024 * 1024;
+        FileBackend file = file(mib / BS);
+        Ends ends = new Ends();
+        io.submit(file, BackendOp.WRITE, 0, mib, random(mib, 8), ends);
+        pollUntil(io, () -> ends.results.size() == 1);
+        assertEquals(List.of(mib), ends.results);
+        assertEquals(0, io.writePieces());
+    }
+
     @Test
     void withNoReaderLargeWritesGoAsDeepAsTheNamespaceAllows() throws Exception {
         BackendIo io = io(BackendIoMode.THREADS);
