@@ -230,11 +230,18 @@ public abstract class FabricOptions {
         }
     }
 
+    /**
+     * Any name nvme-cli would pass to the kernel: a subsystem of Linux nvmet may be called {@code testnqn}, so only
+     * what cannot travel in the 256-byte NQN field is refused.
+     */
     private static Nqn parseNqn(String option, String text) {
         try {
             return Nqn.parse(text);
         } catch (RuntimeException e) {
-            throw new UsageProblem(option + " '" + text + "' is not an NQN: " + e.getMessage());
+            String m = e.getMessage();
+            int reason = m.indexOf("\": ");
+            throw new UsageProblem(option + " '" + text + "' is not a usable NQN: "
+                    + (reason >= 0 ? m.substring(reason + 3) : m));
         }
     }
 }

@@ -74,10 +74,11 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void aMalformedNqnIsOneUsageLine() {
-        CliRunner.Result r = CliRunner.run("identify", "-n", "not an nqn", "-a", "127.0.0.1");
+    void anNqnLinuxWouldRefuseIsOneUsageLine() {
+        CliRunner.Result r = CliRunner.run("identify", "-n", "n".repeat(300), "-a", "127.0.0.1");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
-        assertTrue(r.err().startsWith("nvmf4j: --nqn 'not an nqn' is not an NQN"), r.err());
+        assertTrue(r.err().startsWith("nvmf4j: --nqn 'nnn"), r.err());
+        assertTrue(r.err().endsWith("' is not a usable NQN: 300 bytes of UTF-8, more than 223\n"), r.err());
         assertEquals(1, r.err().lines().count(), r.err());
     }
 
