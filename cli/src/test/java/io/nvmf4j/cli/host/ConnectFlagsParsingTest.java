@@ -58,9 +58,10 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void hostIdIsDerivedFromAUuidHostNqnAsNvmeCliDoes() {
+    void hostIdIsDerivedFromAUuidHostNqnAsNvmeCliDoes(@TempDir Path dir) {
         String uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
         IdentifyCommand c = parseIdentify("identify", "-q", "nqn.2014-08.org.nvmexpress:uuid:" + uuid);
+        c.fabric.identitySources = io.nvmf4j.initiator.HostIdentity.Sources.of(dir, null); // no hostid file here
         assertEquals(UUID.fromString(uuid), c.fabric.hostIdentity().hostId());
     }
 
