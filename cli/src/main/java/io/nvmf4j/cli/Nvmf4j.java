@@ -45,6 +45,8 @@ public final class Nvmf4j implements Callable<Integer> {
         SUBCOMMANDS.put("smart-log", "io.nvmf4j.cli.host.SmartLogCommand");
         SUBCOMMANDS.put("error-log", "io.nvmf4j.cli.host.ErrorLogCommand");
         SUBCOMMANDS.put("list-subsys", "io.nvmf4j.cli.host.ListSubsysCommand");
+        SUBCOMMANDS.put("gen-hostnqn", "io.nvmf4j.cli.host.GenHostnqnCommand");
+        SUBCOMMANDS.put("show-hostnqn", "io.nvmf4j.cli.host.ShowHostnqnCommand");
         SUBCOMMANDS.put("perf", "io.nvmf4j.cli.perf.PerfCommand");
         SUBCOMMANDS.put("demo", "io.nvmf4j.cli.demo.DemoCommand");
         SUBCOMMANDS.put("mount", "io.nvmf4j.cli.mount.MountCommand");

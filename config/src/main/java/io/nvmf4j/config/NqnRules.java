@@ -1,6 +1,5 @@
 package io.nvmf4j.config;
 
-import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import java.nio.charset.StandardCharsets;
 
@@ -40,14 +39,7 @@ final class NqnRules {
 
     /** Which spec rule the name breaks, or null when it is a spec-form NQN. */
     static String specViolation(String nqn) {
-        try {
-            Nqn.parse(nqn);
-            return null;
-        } catch (MalformedStructureException e) {
-            String prefix = "invalid NQN \"" + nqn + "\": ";
-            String m = e.getMessage();
-            return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
-        }
+        return Nqn.standardViolation(nqn);
     }
 
     private static String describe(char c) {

@@ -3,28 +3,35 @@ package io.nvmf4j.initiator;
 import io.nvmf4j.initiator.rdma.HostCommand;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.io.FlushCommand;
 import io.nvmf4j.protocol.io.ReadCommand;
 import io.nvmf4j.protocol.io.WriteCommand;
 
 /**
- * A reusable zero-copy read or write: one NVMe command on a registered {@link IoBuffer}, owned by the caller, set
- * up with {@link #read}/{@link #write}, submitted with {@link Namespace#submit(IoRequest)} and, once its
- * {@link IoCompletionHandler} has run, set up and submitted again. Steady-state I/O this way allocates nothing:
- * no future, no per-I/O command object, no descriptor record (the queue writes the SQE and SGL1 in place).
+ * A reusable I/O command: a zero-copy read or write on a registered {@link IoBuffer}, or a Flush, owned by the caller,
+ * set up with {@link #read}/{@link #write}/{@link #flush}, submitted with {@link Namespace#submit(IoRequest)} and,
+ * once its {@link IoCompletionHandler} has run, set up and submitted again. Steady-state I/O this way allocates
+ * nothing: no future, no per-I/O command object, no descriptor record (the queue writes the SQE and SGL1 in place).
+ * A Flush is the same path as the data it makes durable, so a write-then-flush loop (a log, a database commit)
+ * needs no {@code CompletableFuture} either.
  *
  * <p>One request is one command, so it moves at most {@link Namespace#maxBlocksPerRequest()} blocks (MDTS and the
  * 16-bit NLB); larger transfers use the {@code *Async} forms, which split. A request may be in flight only once:
  * changing or submitting it again before its handler ran throws {@link IllegalStateException}. Not thread-safe: a
- * request belongs to one submitter at a time (the completion handler counts as its owner while it runs).
+ * request belongs to one submitter at a time (the completion handler counts as its owner while it runs). Which
+ * thread runs the handler, on success and on each kind of failure: see {@link IoCompletionHandler}.
  *
- * <p>Mirrors SPDK's caller-owned I/O model ({@code spdk_nvme_ns_cmd_read} with a per-request callback argument)
- * and Linux's preallocated {@code struct nvme_rdma_request} per tag.
+ * <p>Mirrors SPDK's caller-owned I/O model ({@code spdk_nvme_ns_cmd_read} / {@code spdk_nvme_ns_cmd_flush} with a
+ * per-request callback argument) and Linux's preallocated {@code struct nvme_rdma_request} per tag.
  */
 public final class IoRequest {
 
+    /** What the next submission sends. */
+    private enum Kind { READ, WRITE, FLUSH }
+
     private final IoCompletionHandler handler;
     private final Command command = new Command();
-    private boolean read;
+    private Kind kind = Kind.READ;
     private long slba;
     private int blocks;
     private boolean fua;
@@ -53,12 +60,29 @@ public final class IoRequest {
         return set(false, slba, blocks, buffer, offset);
     }
 
+    /**
+     * Sets this request up as a Flush (NVM Command Set 1.0, 3.2.2) of the namespace it is submitted to: the
+     * controller commits its volatile write cache, so the writes completed before it survive a power loss. No data,
+     * no buffer.
+     */
+    public IoRequest flush() {
+        requireIdle();
+        this.kind = Kind.FLUSH;
+        this.slba = 0;
+        this.blocks = 0;
+        this.buffer = null;
+        this.offset = 0;
+        this.fua = false;
+        this.statusField = 0;
+        return this;
+    }
+
     private IoRequest set(boolean read, long slba, int blocks, IoBuffer buffer, long offset) {
         requireIdle();
         if (buffer == null) {
             throw new NullPointerException("buffer");
         }
-        this.read = read;
+        this.kind = read ? Kind.READ : Kind.WRITE;
         this.slba = slba;
         this.blocks = blocks;
         this.buffer = buffer;
@@ -68,9 +92,12 @@ public final class IoRequest {
         return this;
     }
 
-    /** Force Unit Access (CDW12 bit 30) for the next submission; reset by {@link #read}/{@link #write}. */
+    /** Force Unit Access (CDW12 bit 30) for the next read or write; reset by {@link #read}/{@link #write}. */
     public IoRequest fua(boolean fua) {
         requireIdle();
+        if (kind == Kind.FLUSH) {
+            throw new IllegalStateException("a Flush has no FUA bit");
+        }
         this.fua = fua;
         return this;
     }
@@ -86,7 +113,12 @@ public final class IoRequest {
     }
 
     public boolean isRead() {
-        return read;
+        return kind == Kind.READ;
+    }
+
+    /** True when set up by {@link #flush()}. */
+    public boolean isFlush() {
+        return kind == Kind.FLUSH;
     }
 
     public long slba() {
@@ -97,6 +129,7 @@ public final class IoRequest {
         return blocks;
     }
 
+    /** The buffer of a read or write; null for a Flush. */
     public IoBuffer buffer() {
         return buffer;
     }
@@ -130,8 +163,12 @@ public final class IoRequest {
         requireIdle();
         this.nsid = nsid;
         this.statusField = 0;
-        command.zeroCopy(read ? HostCommand.Direction.CONTROLLER_TO_HOST : HostCommand.Direction.HOST_TO_CONTROLLER,
-                buffer.region(), offset, length);
+        if (kind == Kind.FLUSH) {
+            command.noData();
+        } else {
+            command.zeroCopy(kind == Kind.READ ? HostCommand.Direction.CONTROLLER_TO_HOST
+                    : HostCommand.Direction.HOST_TO_CONTROLLER, buffer.region(), offset, length);
+        }
         inFlight = true;
         return command;
     }
@@ -164,12 +201,20 @@ public final class IoRequest {
 
         @Override
         protected void encode(SubmissionQueueEntry sqe) {
-            encodeReadWrite(sqe, read, nsid, slba, blocks, fua);
+            if (kind == Kind.FLUSH) {
+                FlushCommand.encode(sqe, nsid);
+            } else {
+                encodeReadWrite(sqe, kind == Kind.READ, nsid, slba, blocks, fua);
+            }
         }
 
         @Override
         public String describe() {
-            return (read ? "Read" : "Write") + " nsid " + nsid + " slba " + slba + " blocks " + blocks;
+            return switch (kind) {
+                case FLUSH -> "Flush nsid " + nsid;
+                case READ -> "Read nsid " + nsid + " slba " + slba + " blocks " + blocks;
+                case WRITE -> "Write nsid " + nsid + " slba " + slba + " blocks " + blocks;
+            };
         }
 
         @Override

@@ -131,8 +131,10 @@ public final class Namespace implements NamespaceIo {
     }
 
     /**
-     * Submits a reusable request (see {@link IoRequest}): one command, zero copy, nothing allocated. Its handler
-     * runs on the completion thread of the queue, where the request may be set up and submitted again.
+     * Submits a reusable request (see {@link IoRequest}): one command (a read, write or Flush), zero copy, nothing
+     * allocated. Its handler runs on the completion thread of the queue, where the request may be set up and
+     * submitted again; after a failure it may run elsewhere, even inside this call (see
+     * {@link IoCompletionHandler}).
      *
      * @throws IllegalStateException    the request is still in flight
      * @throws IllegalArgumentException more than {@link #maxBlocksPerRequest()} blocks, or the range leaves the buffer
@@ -141,6 +143,19 @@ public final class Namespace implements NamespaceIo {
         if (request.inFlight()) {
             throw new IllegalStateException("I/O request is still in flight");
         }
+        long bytes = request.isFlush() ? 0 : checkedLength(request);
+        RdmaHostQueue queue = queue();
+        HostCommand command = request.arm(nsid, (int) bytes);
+        try {
+            queue.submit(command);
+        } catch (RuntimeException e) {
+            request.disarm(); // refused before it was queued or posted
+            throw e;
+        }
+    }
+
+    /** The bytes a read or write request moves, once its blocks and buffer range are checked. */
+    private long checkedLength(IoRequest request) {
         int blocks = request.blocks();
         int max = maxBlocksPerRequest();
         if (blocks < 1 || blocks > max) {
@@ -154,14 +169,7 @@ public final class Namespace implements NamespaceIo {
             throw new IllegalArgumentException(bytes + " bytes at offset " + offset + " exceed the buffer of "
                     + buffer.size() + " bytes");
         }
-        RdmaHostQueue queue = queue();
-        HostCommand command = request.arm(nsid, (int) bytes);
-        try {
-            queue.submit(command);
-        } catch (RuntimeException e) {
-            request.disarm(); // refused before it was queued or posted
-            throw e;
-        }
+        return bytes;
     }
 
     /** Most blocks one {@link IoRequest} may move: MDTS, the 16-bit NLB and the 24-bit keyed SGL length. */
@@ -170,7 +178,10 @@ public final class Namespace implements NamespaceIo {
                 KeyedSglDescriptor.MAX_LENGTH);
     }
 
-    /** Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. */
+    /**
+     * Flush (NVM Command Set 3.3.2): commit the volatile write cache of this namespace. Without a future or any
+     * allocation: {@link IoRequest#flush()} and {@link #submit(IoRequest)}.
+     */
     @Override
     public CompletableFuture<Void> flushAsync() {
         IoOperation op = new IoOperation(1);

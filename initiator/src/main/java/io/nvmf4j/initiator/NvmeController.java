@@ -52,7 +52,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Threads: futures returned by this class and {@link Namespace} complete on the completion thread of the queue
  * that carried the command; dependent stages run there too unless the caller moves them (use the {@code *Async}
- * methods of {@link CompletableFuture} with an executor for heavy work).
+ * methods of {@link CompletableFuture} with an executor for heavy work). A failure may complete them elsewhere: on
+ * the controller thread ({@code nvmf4j-ctrl-<port>}) when ctrl-loss-tmo expires, on the thread calling
+ * {@link #close()}, on the submitting thread when the command is refused before it is queued; the full list is in
+ * {@link IoCompletionHandler}.
  */
 public final class NvmeController implements AutoCloseable {
 

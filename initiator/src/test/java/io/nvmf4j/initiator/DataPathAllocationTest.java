@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Steady-state 4 KiB reads and writes through {@link IoRequest}s allocate nothing on the host: against the
+ * Steady-state 4 KiB reads and writes, and Flushes, through {@link IoRequest}s allocate nothing on the host: against the
  * project's Java target over softiwarp on 127.0.0.1, with com.sun.management.ThreadMXBean#getThreadAllocatedBytes
  * of the submitting thread (this one) and the I/O queue's completion thread over the measured window. Half the
  * I/Os are resubmitted from the completion handler (as {@code nvmf4j perf} does), half from this thread (the
@@ -53,13 +53,16 @@ class DataPathAllocationTest {
     private final IoRequest[] requests = new IoRequest[DEPTH];
     private final int[] uses = new int[DEPTH];
 
-    /** Slot s alternates: write its pattern (buffer slice s) to block s, read block s into slice DEPTH + s. */
+    /**
+     * Slot s cycles: write its pattern (buffer slice s) to block s, Flush, read block s into slice DEPTH + s (a
+     * commit loop's shape: the Flush goes through the same reusable request as the data).
+     */
     private void issue(IoRequest r) {
         int slot = (int) r.userData();
-        if ((uses[slot]++ & 1) == 0) {
-            r.write(slot, 1, buffer, (long) slot * IO);
-        } else {
-            r.read(slot, 1, buffer, (long) (DEPTH + slot) * IO);
+        switch (uses[slot]++ % 3) {
+            case 0 -> r.write(slot, 1, buffer, (long) slot * IO);
+            case 1 -> r.flush();
+            default -> r.read(slot, 1, buffer, (long) (DEPTH + slot) * IO);
         }
         ns.submit(r);
     }
@@ -75,7 +78,7 @@ class DataPathAllocationTest {
     }
 
     @Test
-    void steadyStateReadsAndWritesThroughIoRequestsAllocateNothing() throws Exception {
+    void steadyStateReadsWritesAndFlushesThroughIoRequestsAllocateNothing() throws Exception {
         THREADS.setThreadAllocatedMemoryEnabled(true);
         NvmeTarget target = new NvmeTarget();
         Port port = Port.rdma(1, "127.0.0.1", "0").build();

@@ -65,7 +65,9 @@ class IoRequestAgainstJavaTargetTest {
 
     @AfterEach
     void stopTarget() {
-        transport.close();
+        if (transport != null) {
+            transport.close();
+        }
         target.close();
     }
 
@@ -146,6 +148,63 @@ class IoRequestAgainstJavaTargetTest {
             ns.submit(r);
             assertNull(next().error());
             assertTrue(done.isEmpty(), "exactly one completion per submission");
+        }
+    }
+
+    @Test
+    void aFlushGoesThroughTheSameReusableRequestAsTheData() throws Exception {
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            IoRequest r = new IoRequest(handler);
+            ns.submit(r.write(8, 8, buf, 0));
+            assertNull(next().error());
+
+            ns.submit(r.flush());
+            Done flushed = next();
+            assertNull(flushed.error());
+            assertTrue(flushed.request() == r && r.isFlush() && !r.inFlight() && r.statusField() == 0);
+            assertTrue(flushed.thread().startsWith("nvmf4j-"), "on a completion thread: " + flushed.thread());
+            assertNull(r.buffer(), "a Flush carries no data");
+            assertThrows(IllegalStateException.class, () -> r.fua(true), "a Flush has no FUA bit");
+
+            ns.submit(r.read(8, 8, buf, 0));   // and the same request reads again
+            assertNull(next().error());
+            assertFalse(r.isFlush());
+        }
+    }
+
+    /** The handler contract of IoCompletionHandler: a refused submission completes inside submit, on its caller. */
+    @Test
+    void afterCloseTheHandlerRunsOnTheSubmittingThreadBeforeSubmitReturns() throws Exception {
+        NvmeController c = connect();
+        Namespace ns = c.namespace(1).orElseThrow();
+        c.close();
+        IoRequest r = new IoRequest(handler);
+        ns.submit(r.flush());
+        Done d = done.poll();
+        assertTrue(d != null, "the handler ran before submit returned");
+        assertEquals(Thread.currentThread().getName(), d.thread());
+        NvmfControllerLostException e = assertInstanceOf(NvmfControllerLostException.class, d.error());
+        assertTrue(e.getMessage().contains("Flush nsid 1"), e.getMessage());
+        assertFalse(r.inFlight());
+    }
+
+    /** ...and a request the controller could not reconnect for within ctrl-loss-tmo fails on the controller thread. */
+    @Test
+    void whenTheTargetStaysAwayTheRequestFailsOnTheControllerThreadAfterCtrlLossTmo() throws Exception {
+        try (NvmeController c = NvmeController.connect(ConnectOptions.builder(address, SUBNQN)
+                .host(HostIdentity.generate()).provider("softiwarp").ioQueues(1).queueSize(16)
+                .ctrlLossTimeout(Duration.ofSeconds(2)).reconnectDelay(Duration.ofMillis(300))
+                .connectTimeout(Duration.ofSeconds(2)).build())) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            transport.close();
+            transport = null;
+            IoRequest r = new IoRequest(handler);
+            ns.submit(r.flush());
+            Done d = next();
+            NvmfControllerLostException e = assertInstanceOf(NvmfControllerLostException.class, d.error());
+            assertTrue(e.getMessage().contains("ctrl-loss-tmo"), e.getMessage());
+            assertTrue(d.thread().startsWith("nvmf4j-ctrl-"), "failed on the controller thread: " + d.thread());
         }
     }
 }

@@ -10,17 +10,23 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * An NVMe Qualified Name (NVMe Base 2.0, 4.5 "NVMe Qualified Names"): UTF-8, at most 223 bytes, in one of two
- * forms,
+ * An NVMe Qualified Name (NVMe Base 2.0, 4.5 "NVMe Qualified Names"): the name of a host or an NVM subsystem, UTF-8,
+ * at most 223 bytes. The specification gives two forms,
  * <ul>
  *   <li>{@code nqn.yyyy-mm.<reverse domain name>:<string>}, e.g. {@code nqn.2014-08.com.example:nvme:disk1},
  *       where the date is a month in which the naming authority owned the domain;</li>
  *   <li>{@code nqn.2014-08.org.nvmexpress:uuid:<36-character UUID>}, for hosts and subsystems without a domain;</li>
  * </ul>
- * plus the well-known discovery subsystem NQN {@value #DISCOVERY_VALUE}. The checks mirror SPDK's
- * {@code nvmf_nqn_is_valid()}. On the wire an NQN fills a 256-byte field, NUL-terminated and NUL-padded
- * (Connect data SUBNQN/HOSTNQN, discovery log entry SUBNQN, Identify Controller SUBNQN; Linux
- * {@code NVMF_NQN_FIELD_LEN}).
+ * plus the well-known discovery subsystem NQN {@value #DISCOVERY_VALUE}.
+ *
+ * <p>What this type accepts is what Linux accepts, not only the specification's forms: Linux nvmet serves a
+ * subsystem of any name (nvmetcli's own example is {@code testnqn}), and nvme-cli and the kernel host connect to
+ * it, checking only that the name fits {@code NVMF_NQN_SIZE}. So {@link #parse} refuses what Linux refuses (empty,
+ * more than 223 bytes, a NUL that would cut the name short on the wire) and nothing else; {@link #isStandard()}
+ * and {@link #standardViolation} tell whether a name also follows the specification (the checks mirror SPDK's
+ * {@code nvmf_nqn_is_valid()}), for those who warn about or insist on it ({@link #parseStandard}). On the wire an
+ * NQN fills a 256-byte field, NUL-terminated and NUL-padded (Connect data SUBNQN/HOSTNQN, discovery log entry
+ * SUBNQN, Identify Controller SUBNQN; Linux {@code NVMF_NQN_FIELD_LEN}).
  */
 public final class Nqn {
 
@@ -43,21 +49,55 @@ public final class Nqn {
         this.value = value;
     }
 
-    /** Validates {@code text} as an NQN; the message of the exception says which rule it breaks. */
+    /**
+     * {@code text} as a name Linux would use: any text of 1 to 223 bytes of UTF-8 without NUL. The message of the
+     * exception says which limit it breaks.
+     */
     public static Nqn parse(String text) {
         if (text == null) {
             throw new MalformedStructureException("NQN is missing (null)");
         }
-        String problem = problem(text);
+        String problem = unusable(text);
         if (problem != null) {
             throw new MalformedStructureException("invalid NQN \"" + printable(text) + "\": " + problem);
         }
         return text.equals(DISCOVERY_VALUE) ? DISCOVERY : new Nqn(text);
     }
 
+    /**
+     * {@code text} as an NQN of one of the specification's forms; the message of the exception says which rule it
+     * breaks.
+     */
+    public static Nqn parseStandard(String text) {
+        Nqn nqn = parse(text);
+        String violation = standardViolation(text);
+        if (violation != null) {
+            throw new MalformedStructureException("invalid NQN \"" + printable(text) + "\": " + violation);
+        }
+        return nqn;
+    }
+
     /** True when {@link #parse} would accept {@code text}. */
     public static boolean isValid(String text) {
-        return text != null && problem(text) == null;
+        return text != null && unusable(text) == null;
+    }
+
+    /** True when {@code text} is an NQN of one of the specification's forms ({@link #parseStandard} accepts it). */
+    public static boolean isStandard(String text) {
+        return isValid(text) && standardViolation(text) == null;
+    }
+
+    /**
+     * Which rule of the specification's NQN forms {@code text} breaks, or null when it follows one of them. Only the
+     * form is judged: a text {@link #parse} refuses is reported by {@link #parse}.
+     */
+    public static String standardViolation(String text) {
+        return formProblem(text);
+    }
+
+    /** Whether this name also follows one of the specification's forms. */
+    public boolean isStandard() {
+        return formProblem(value) == null;
     }
 
     /** {@code nqn.2014-08.org.nvmexpress:uuid:<uuid>}, the host NQN form nvme-cli's {@code gen-hostnqn} makes. */
@@ -78,10 +118,13 @@ public final class Nqn {
         return value.equals(DISCOVERY_VALUE);
     }
 
-    /** The UUID of a {@code nqn.2014-08.org.nvmexpress:uuid:} NQN. */
+    /** The UUID of a {@code nqn.2014-08.org.nvmexpress:uuid:} NQN; empty for other names (and a malformed UUID). */
     public Optional<UUID> uuid() {
         if (value.startsWith(UUID_PREFIX)) {
-            return Optional.of(UUID.fromString(value.substring(UUID_PREFIX.length())));
+            String text = value.substring(UUID_PREFIX.length());
+            if (UUID_TEXT.matcher(text).matches()) {
+                return Optional.of(UUID.fromString(text));
+            }
         }
         return Optional.empty();
     }
@@ -97,9 +140,9 @@ public final class Nqn {
     }
 
     /**
-     * Reads and validates the NQN in a 256-byte field. Fails with a precise message when the field is shorter
-     * than 256 bytes, has no NUL terminator within 256 bytes, holds more than 223 bytes, is not UTF-8, or does not
-     * follow the NQN rules.
+     * Reads the NQN in a 256-byte field. Fails with a precise message when the field is shorter than 256 bytes, has
+     * no NUL terminator within 256 bytes, holds more than 223 bytes, is empty or is not UTF-8; a name of no standard
+     * form is returned as it is (a discovery log or Identify Controller from Linux nvmet may carry {@code testnqn}).
      */
     public static Nqn decode(MemorySegment field) {
         return parse(readField(field));
@@ -157,7 +200,8 @@ public final class Nqn {
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, f, 0, bytes.length);
     }
 
-    private static String problem(String text) {
+    /** Why Linux could not use {@code text} as a name at all (it must fit a NUL-terminated 256-byte field), or null. */
+    private static String unusable(String text) {
         if (text.isEmpty()) {
             return "empty";
         }
@@ -168,6 +212,11 @@ public final class Nqn {
         if (text.indexOf('\0') >= 0) {
             return "contains a NUL character at index " + text.indexOf('\0');
         }
+        return null;
+    }
+
+    /** Which rule of the specification's forms {@code text} breaks, or null. */
+    private static String formProblem(String text) {
         if (text.equals(DISCOVERY_VALUE)) {
             return null;
         }

@@ -40,7 +40,7 @@ public record SubsystemNqn(String value) {
 
     /** Whether the name also follows the NVMe NQN rules (NVMe Base 2.0, 4.5). */
     public boolean isStandard() {
-        return Nqn.isValid(value);
+        return Nqn.isStandard(value);
     }
 
     public boolean isDiscovery() {

@@ -76,7 +76,7 @@ public final class Connections {
                     return Nqn.parse(r.subnqn());
                 } catch (RuntimeException e) {
                     throw new CommandFailure("the discovery log at " + fabric.endpoint() + " lists subsystem '"
-                            + r.subnqn() + "', which is not a valid NQN", e);
+                            + r.subnqn() + "', which is not a usable NQN (" + e.getMessage() + ")", e);
                 }
             }
         }

@@ -29,8 +29,10 @@ public abstract class FabricOptions {
     static final String D_TRSVCID = "Transport service id: the port (default: ${DEFAULT-VALUE}).";
     static final String D_NQN = "Subsystem NQN (default: the first NVM subsystem the discovery log lists).";
     static final String D_TRANSPORT = "Transport type; only rdma (default: ${DEFAULT-VALUE}).";
-    static final String D_HOSTNQN = "Host NQN (default: /etc/nvme/hostnqn, else a generated uuid NQN).";
-    static final String D_HOSTID = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN).";
+    static final String D_HOSTNQN = "Host NQN (default: /etc/nvme/hostnqn, else the uuid NQN of the host ID; "
+            + "see show-hostnqn).";
+    static final String D_HOSTID = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN, else the "
+            + "DMI system UUID, else random).";
     static final String D_NR_IO_QUEUES = "Number of I/O queues to ask for.";
     static final String D_QUEUE_SIZE = "Entries per I/O queue, 16..1024 (default: 128).";
     static final String D_KATO = "Keep-alive timeout sent in Connect; 0 disables keep-alive (default: 5).";
@@ -149,23 +151,43 @@ public abstract class FabricOptions {
         return nqn == null ? null : parseNqn("--nqn", nqn);
     }
 
-    /** Host identity from -q/-I, falling back to /etc/nvme like nvme-cli. */
+    /** Where the host identity is looked up beside -q/-I: this machine's, unless a test names other files. */
+    HostIdentity.Sources identitySources = HostIdentity.Sources.system();
+    /** The identity once found: a command that connects twice (discovery, then the subsystem) is one host. */
+    private HostIdentity identity;
+
+    /**
+     * Host identity from -q/-I, else found as libnvme finds it ({@link HostIdentity#resolve}); a made-up identity is
+     * reported on stderr once, as nvme-cli reports it.
+     */
     public HostIdentity hostIdentity() {
-        HostIdentity system = hostnqn == null || hostid == null ? HostIdentity.fromSystem() : null;
-        Nqn host = hostnqn != null ? parseNqn("--hostnqn", hostnqn) : system.hostNqn();
-        UUID id;
+        return hostIdentity(System.err);
+    }
+
+    HostIdentity hostIdentity(java.io.PrintStream notices) {
+        if (identity != null) {
+            return identity;
+        }
+        Nqn host = hostnqn != null ? parseNqn("--hostnqn", hostnqn) : null;
+        UUID id = null;
         if (hostid != null) {
             try {
                 id = UUID.fromString(hostid);
             } catch (IllegalArgumentException e) {
                 throw new UsageProblem("--hostid '" + hostid + "' is not a UUID");
             }
-        } else if (hostnqn != null) {
-            id = HostIdentity.of(host).hostId();
-        } else {
-            id = system.hostId();
         }
-        return new HostIdentity(host, id);
+        HostIdentity.Resolved resolved;
+        try {
+            resolved = HostIdentity.resolve(identitySources, host, id);
+        } catch (IllegalStateException e) {
+            throw new CommandFailure("no host identity: " + e.getMessage(), e);
+        }
+        if (resolved.notice() != null) {
+            notices.println("nvmf4j: " + resolved.notice());
+        }
+        identity = resolved.identity();
+        return identity;
     }
 
     /** Options for {@code subsystem}; each connect option given becomes one builder call. */
@@ -230,11 +252,18 @@ public abstract class FabricOptions {
         }
     }
 
+    /**
+     * Any name nvme-cli would pass to the kernel: a subsystem of Linux nvmet may be called {@code testnqn}, so only
+     * what cannot travel in the 256-byte NQN field is refused.
+     */
     private static Nqn parseNqn(String option, String text) {
         try {
             return Nqn.parse(text);
         } catch (RuntimeException e) {
-            throw new UsageProblem(option + " '" + text + "' is not an NQN: " + e.getMessage());
+            String m = e.getMessage();
+            int reason = m.indexOf("\": ");
+            throw new UsageProblem(option + " '" + text + "' is not a usable NQN: "
+                    + (reason >= 0 ? m.substring(reason + 3) : m));
         }
     }
 }

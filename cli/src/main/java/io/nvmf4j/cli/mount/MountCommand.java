@@ -7,15 +7,20 @@ import io.nvmf4j.cli.host.ConnectFlags;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.UsageProblem;
 import io.nvmf4j.initiator.MultipathController;
+import io.nvmf4j.initiator.NamespaceIo;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,6 +37,8 @@ import picocli.CommandLine.Spec;
         description = {"Expose remote namespaces as local files nvme0n<nsid> through FUSE, optionally with a file "
                 + "system mounted from the first (--fs). Runs until Ctrl-C, SIGTERM or 'nvmf4j umount MOUNTPOINT'.",
             "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme --fs /mnt/data --mkfs",
+            "--mkfs formats only a namespace that holds no file system, partition table or volume header (as blkid "
+                + "finds them); --force formats over one.",
             "Several paths to one subsystem (multipath, ANA-aware, failover): -a takes a comma list, each entry ADDR "
                 + "(on -s) or ADDR:PORT, e.g. -a 10.0.0.1:4420,10.0.0.2:4420 (nvme-cli connects once per path and "
                 + "the kernel joins them; here one command names them all)."})
@@ -52,8 +59,13 @@ public final class MountCommand implements Callable<Integer> {
             description = "File system type for --fs (default: ${DEFAULT-VALUE}).")
     String fsType = "ext4";
 
-    @Option(names = "--mkfs", description = "Format the namespace with --fs-type first (destroys its contents).")
+    @Option(names = "--mkfs", description = "Format the namespace with --fs-type first (destroys its contents); "
+            + "refused when it already holds a file system, unless --force.")
     boolean mkfs;
+
+    @Option(names = {"-f", "--force"}, description = "With --mkfs: format even a namespace that already holds a "
+            + "file system, partition table or volume header (as mkfs -F).")
+    boolean force;
 
     @Option(names = "--daemon", description = "Detach: serve in the background once the mount is ready.")
     boolean daemon;
@@ -89,6 +101,9 @@ public final class MountCommand implements Callable<Integer> {
         if (mkfs && fsDirectory == null) {
             throw new UsageProblem("mount: --mkfs formats the file system of --fs DIR; give --fs");
         }
+        if (force && !mkfs) {
+            throw new UsageProblem("mount: --force only lets --mkfs format over an existing file system; give --mkfs");
+        }
         Path fsDir = fsDirectory == null ? null : fsDirectory.toAbsolutePath().normalize();
         if (fsDir != null && !Files.isDirectory(fsDir)) {
             throw new UsageProblem("mount: --fs " + fsDirectory + " is not a directory");
@@ -110,6 +125,7 @@ public final class MountCommand implements Callable<Integer> {
             MultipathController multipath = Connections.connectMultipath(fabric, paths, b -> b);
             controller = multipath.paths().getFirst();
             try {
+                refuseToFormatOver(multipath.namespaces(), controller);
                 session = MountSession.open(multipath, mp, out);
             } catch (RuntimeException e) {
                 multipath.close();
@@ -118,6 +134,7 @@ public final class MountCommand implements Callable<Integer> {
         } else {
             controller = Connections.connect(fabric, b -> b);
             try {
+                refuseToFormatOver(controller.namespaces(), controller);
                 session = MountSession.open(controller, mp, out);
             } catch (RuntimeException e) {
                 controller.close();
@@ -158,6 +175,52 @@ public final class MountCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /**
+     * With --mkfs and without --force: looks at the start of the namespace the file system goes on (the first) for
+     * what blkid would find there, and refuses to format over it. mkfs.ext4 asks before it does; a mount that
+     * re-runs its command line must not silently wipe the files it wrote the first time. Checked before the FUSE
+     * mount and the loop device, so a refusal leaves nothing behind.
+     */
+    private void refuseToFormatOver(List<? extends NamespaceIo> namespaces, NvmeController controller) {
+        if (!mkfs || force || namespaces.isEmpty()) {
+            return;
+        }
+        NamespaceIo ns = namespaces.getFirst();
+        byte[] head = readHead(ns, controller);
+        FilesystemSignatures.find(head, (int) ns.blockSize()).ifPresent(found -> {
+            throw new CommandFailure("mount: namespace " + ns.nsid() + " of "
+                    + controller.options().subsystemNqn().value() + " already holds " + found + "; --mkfs would "
+                    + "destroy it: leave out --mkfs to mount it as it is, or add --force to format it anyway");
+        });
+    }
+
+    /** The first {@link FilesystemSignatures#PROBE_BYTES} of {@code ns} (all of it when smaller). */
+    private static byte[] readHead(NamespaceIo ns, NvmeController controller) {
+        long blockSize = ns.blockSize();
+        long blocks = Math.min(ns.capacityBytes() / blockSize,
+                (FilesystemSignatures.PROBE_BYTES + blockSize - 1) / blockSize);
+        if (blocks == 0) {
+            return new byte[0];
+        }
+        byte[] head = new byte[Math.toIntExact(blocks * blockSize)];
+        long boundMillis = controller.options().commandTimeout().toMillis() + 5_000;
+        try {
+            ns.readAsync(0, blocks, MemorySegment.ofArray(head)).get(boundMillis, TimeUnit.MILLISECONDS);
+            return head;
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new CommandFailure("mount: cannot read namespace " + ns.nsid() + " to check it holds no file "
+                    + "system before --mkfs: " + cause.getMessage(), cause);
+        } catch (TimeoutException e) {
+            throw new CommandFailure("mount: reading namespace " + ns.nsid() + " to check it holds no file system "
+                    + "before --mkfs took more than " + boundMillis + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CommandFailure("mount: interrupted while checking namespace " + ns.nsid() + " before --mkfs",
+                    e);
+        }
     }
 
     private String statusLine(NvmeController controller, MountSession session, Path mp) {

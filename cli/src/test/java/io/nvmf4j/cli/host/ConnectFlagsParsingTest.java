@@ -58,9 +58,10 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void hostIdIsDerivedFromAUuidHostNqnAsNvmeCliDoes() {
+    void hostIdIsDerivedFromAUuidHostNqnAsNvmeCliDoes(@TempDir Path dir) {
         String uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
         IdentifyCommand c = parseIdentify("identify", "-q", "nqn.2014-08.org.nvmexpress:uuid:" + uuid);
+        c.fabric.identitySources = io.nvmf4j.initiator.HostIdentity.Sources.of(dir, null); // no hostid file here
         assertEquals(UUID.fromString(uuid), c.fabric.hostIdentity().hostId());
     }
 
@@ -74,10 +75,11 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void aMalformedNqnIsOneUsageLine() {
-        CliRunner.Result r = CliRunner.run("identify", "-n", "not an nqn", "-a", "127.0.0.1");
+    void anNqnLinuxWouldRefuseIsOneUsageLine() {
+        CliRunner.Result r = CliRunner.run("identify", "-n", "n".repeat(300), "-a", "127.0.0.1");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
-        assertTrue(r.err().startsWith("nvmf4j: --nqn 'not an nqn' is not an NQN"), r.err());
+        assertTrue(r.err().startsWith("nvmf4j: --nqn 'nnn"), r.err());
+        assertTrue(r.err().endsWith("' is not a usable NQN: 300 bytes of UTF-8, more than 223\n"), r.err());
         assertEquals(1, r.err().lines().count(), r.err());
     }
 

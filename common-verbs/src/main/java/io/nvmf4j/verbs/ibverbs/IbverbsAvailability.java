@@ -2,8 +2,12 @@ package io.nvmf4j.verbs.ibverbs;
 
 import io.nvmf4j.verbs.ProviderAvailability;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 
 /**
  * Why the ibverbs provider can or cannot be used here, in one sentence that names the way out. Probes the two
@@ -21,6 +25,32 @@ final class IbverbsAvailability {
     /** Probes the default sonames and the device list. */
     static ProviderAvailability probe() {
         return probe(VERBS_SONAME, CM_SONAME);
+    }
+
+    /**
+     * Probes as {@link #probe()}, but only when {@code verbsSysfs} lists a {@code uverbsN} device: libibverbs finds
+     * its devices there (rdma-core {@code find_sysfs_devs()}), so without one it can only answer "no device", and
+     * asking it would load two libraries through restricted FFM methods, which makes the JVM print a warning in a
+     * program that did not enable native access, though it will run on softiwarp.
+     */
+    static ProviderAvailability probe(Path verbsSysfs) {
+        if (!hasUserSpaceDevice(verbsSysfs)) {
+            return ProviderAvailability.unavailable(noUserSpaceDevice(verbsSysfs));
+        }
+        return probe();
+    }
+
+    static String noUserSpaceDevice(Path verbsSysfs) {
+        return "no RDMA device found (the kernel offers none to user space: no uverbs entry in " + verbsSysfs
+                + "; a NIC needs its driver and ib_uverbs loaded); " + WAY_OUT;
+    }
+
+    static boolean hasUserSpaceDevice(Path verbsSysfs) {
+        try (Stream<Path> entries = Files.list(verbsSysfs)) {
+            return entries.anyMatch(p -> p.getFileName().toString().startsWith("uverbs"));
+        } catch (IOException | RuntimeException e) {
+            return false;   // no such directory: no RDMA subsystem, no device
+        }
     }
 
     /**

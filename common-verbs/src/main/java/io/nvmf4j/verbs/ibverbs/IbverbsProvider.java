@@ -42,9 +42,14 @@ public final class IbverbsProvider implements RdmaProvider {
         return 100;
     }
 
+    /**
+     * Looks at the kernel's list of RDMA devices for user space first, in plain Java: where there is none (most
+     * machines, which then use softiwarp) the libraries are not loaded, so a program that never enabled native
+     * access gets no JVM warning about restricted methods it does not use.
+     */
     @Override
     public ProviderAvailability availability() {
-        return IbverbsAvailability.probe();
+        return IbverbsAvailability.probe(config.verbsSysfs());
     }
 
     @Override

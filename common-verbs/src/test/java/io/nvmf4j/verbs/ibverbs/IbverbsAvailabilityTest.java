@@ -16,11 +16,13 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.SymbolLookup;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What a user without RDMA hardware sees: one sentence that says what is missing and names
@@ -31,8 +33,6 @@ import org.junit.jupiter.api.Timeout;
 class IbverbsAvailabilityTest {
     private static final String NO_DEVICE_LIST =
             "no RDMA device found (ibv_get_device_list returned 0 devices); use --provider softiwarp";
-    private static final String NO_UVERBS = "no RDMA device found (ibv_get_device_list failed with ENOSYS: the kernel"
-            + " offers no RDMA device to user space, /sys/class/infiniband_verbs is missing); use --provider softiwarp";
 
     @Test
     void aMissingLibibverbsIsNamedBySonameWithThePackageToInstallAndTheWayOut() {
@@ -60,15 +60,29 @@ class IbverbsAvailabilityTest {
     }
 
     @Test
+    void withoutAUserSpaceDeviceTheLibrariesAreNotEvenLookedFor(@TempDir Path dir) throws Exception {
+        Path empty = Files.createDirectory(dir.resolve("infiniband_verbs"));
+        IbverbsProvider provider = new IbverbsProvider(new IbverbsConfig(20_000, Duration.ofSeconds(10), null, empty));
+        assertEquals("no RDMA device found (the kernel offers none to user space: no uverbs entry in " + empty
+                + "; a NIC needs its driver and ib_uverbs loaded); use --provider softiwarp",
+                provider.availability().reason());
+        assertOneSentenceWithTheWayOut(provider.availability().reason());
+        assertFalse(IbverbsAvailability.hasUserSpaceDevice(dir.resolve("absent")));
+        Files.createDirectory(empty.resolve("uverbs0"));
+        assertTrue(IbverbsAvailability.hasUserSpaceDevice(empty), "a device: the libraries are asked next");
+    }
+
+    @Test
     void onThisMachineTheReasonMatchesWhatIsInstalledAndPresent() throws Exception {
         ProviderAvailability availability = new IbverbsProvider().availability();
-        if (!loadable(IbverbsAvailability.VERBS_SONAME)) {
+        if (!IbverbsAvailability.hasUserSpaceDevice(Path.of("/sys/class/infiniband_verbs"))) {
+            assertEquals(IbverbsAvailability.noUserSpaceDevice(Path.of("/sys/class/infiniband_verbs")),
+                    availability.reason());
+        } else if (!loadable(IbverbsAvailability.VERBS_SONAME)) {
             assertEquals("libibverbs.so.1 not found: install rdma-core (Debian/Ubuntu: libibverbs1 and librdmacm1);"
                     + " use --provider softiwarp", availability.reason());
         } else if (!loadable(IbverbsAvailability.CM_SONAME)) {
             assertTrue(availability.reason().startsWith("librdmacm.so.1 not found"), availability.reason());
-        } else if (!Files.isDirectory(Path.of("/sys/class/infiniband_verbs"))) {
-            assertEquals(NO_UVERBS, availability.reason());
         } else if (countEntries(Path.of("/sys/class/infiniband")) == 0) {
             assertEquals(NO_DEVICE_LIST, availability.reason());
         } else {

@@ -22,10 +22,18 @@ public final class FlushCommand {
     }
 
     public static FlushCommand create(SubmissionQueueEntry sqe, long nsid) {
+        encode(sqe, nsid);
+        return new FlushCommand(sqe);
+    }
+
+    /**
+     * Clears {@code sqe} and writes a Flush in place, without a view object: what a reusable host request encodes
+     * on every submission (no allocation per command).
+     */
+    public static void encode(SubmissionQueueEntry sqe, long nsid) {
         sqe.clear();
         sqe.opcode(IoOpcode.FLUSH.code());
         sqe.nsid(nsid);
-        return new FlushCommand(sqe);
     }
 
     public SubmissionQueueEntry sqe() {
