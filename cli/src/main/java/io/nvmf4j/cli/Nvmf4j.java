@@ -71,7 +71,7 @@ public final class Nvmf4j implements Callable<Integer> {
             cl.addSubcommand(name, instantiate(name));
         }
         cl.addSubcommand("help", new CommandLine.HelpCommand());
-        return cl;
+        return WordWrappingHelp.install(cl);
     }
 
     /** The tree {@code args} need: the named subcommand alone, no subcommand for -V, else all of them. */
@@ -79,10 +79,10 @@ public final class Nvmf4j implements Callable<Integer> {
         if (args.length > 0 && SUBCOMMANDS.containsKey(args[0])) {
             CommandLine cl = root();
             cl.addSubcommand(args[0], instantiate(args[0]));
-            return cl;
+            return WordWrappingHelp.install(cl);
         }
         if (args.length == 1 && ("--version".equals(args[0]) || "-V".equals(args[0]))) {
-            return root();
+            return WordWrappingHelp.install(root());
         }
         return commandLine();
     }

@@ -5,7 +5,7 @@ package io.nvmf4j.config;
  * per-namespace block sizes from that section are merged into {@link SubsystemConfig#namespaces()} instead.
  *
  * @param provider           verbs provider
- * @param pollGroups         number of poll-group threads, 0 for one per available processor
+ * @param pollGroups         number of poll-group threads, 0 for half the available processors (at least 1)
  * @param spinBudgetMicros   how long an idle poll group busy-polls before it blocks (bench/tcprr.c: a wake-up costs
  *                           ~55 µs, so spinning a little longer than that keeps latency low)
  * @param bufferCount        registered data buffers per poll group

@@ -116,7 +116,10 @@ public final class Port {
         return treq;
     }
 
-    /** RDMA provider type of the discovery TSAS (iWARP for softiwarp and siw). */
+    /**
+     * RDMA provider type of the discovery TSAS: "not specified" unless set, as Linux nvmet reports for every RDMA
+     * port (its configfs sets it when the port's trtype is written, whatever the device speaks).
+     */
     public RdmaProviderType rdmaProviderType() {
         return rdmaProviderType;
     }
@@ -266,14 +269,18 @@ public final class Port {
         return "port " + portId + " (" + DiscoveryLogEntry.trtypeName(trtype) + " " + traddr + ":" + trsvcid + ")";
     }
 
+    /** TREQ bits 1:0 (nvmet's NVME_TREQ_SECURE_CHANNEL_MASK). */
+    private static final int SECURE_CHANNEL_MASK = 0x3;
+
     public static final class Builder {
         private final int portId;
         private final String traddr;
         private final String trsvcid;
         private final int trtype = DiscoveryLogEntry.TRTYPE_RDMA;
         private int adrfam;
-        private int treq = DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
-        private RdmaProviderType rdmaProviderType = RdmaProviderType.IWARP;
+        // nvmet's nvmet_ports_make(): a new port offers SQ flow control disable; the secure channel is not specified
+        private int treq = DiscoveryLogEntry.TREQ_NOT_SPECIFIED | DiscoveryLogEntry.TREQ_DISABLE_SQFLOW;
+        private RdmaProviderType rdmaProviderType = RdmaProviderType.NOT_SPECIFIED;
         private int inlineDataSize = DEFAULT_INLINE_DATA_SIZE;
         private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
         private int mdts = DEFAULT_MDTS;
@@ -294,8 +301,13 @@ public final class Port {
             return this;
         }
 
-        public Builder treq(int treq) {
-            this.treq = treq;
+        /**
+         * The secure channel requirement (TREQ bits 1:0). Bit 2, SQ flow control disable supported, stays set: nvmet's
+         * addr_treq attribute also changes only bits 1:0, and this target, like nvmet, accepts a Connect that asks
+         * for flow control to be off (a host that asks ignores SQHD).
+         */
+        public Builder treq(int secureChannel) {
+            this.treq = (this.treq & ~SECURE_CHANNEL_MASK) | (secureChannel & SECURE_CHANNEL_MASK);
             return this;
         }
 

@@ -7,7 +7,6 @@ import io.nvmf4j.config.NamespaceConfig;
 import io.nvmf4j.config.Nvmf4jSettings;
 import io.nvmf4j.config.PortAddress;
 import io.nvmf4j.config.PortConfig;
-import io.nvmf4j.config.Provider;
 import io.nvmf4j.config.Referral;
 import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
@@ -16,7 +15,6 @@ import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.AnaState;
 import io.nvmf4j.protocol.auth.DhchapKeys;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
-import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.target.backend.BlockDeviceBackend;
 import io.nvmf4j.target.backend.FileBackend;
 import io.nvmf4j.target.backend.NamespaceBackend;
@@ -188,9 +186,6 @@ public final class TargetConfigurator {
                     case "not required" -> DiscoveryLogEntry.TREQ_NOT_REQUIRED;
                     default -> DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
                 })
-                // softiwarp is iWARP; for ibverbs the binding knows the device and may override this
-                .rdmaProviderType(settings.provider() == Provider.IBVERBS
-                        ? RdmaProviderType.NOT_SPECIFIED : RdmaProviderType.IWARP)
                 .inlineDataSize(pc.param().effectiveInlineDataSize(settings))
                 .maxQueueSize(pc.param().effectiveMaxQueueSize(settings))
                 .mdts(pc.param().effectiveMdts(settings));

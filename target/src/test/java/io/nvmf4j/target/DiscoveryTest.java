@@ -79,7 +79,8 @@ class DiscoveryTest {
         assertEquals(1, Wire.u8(d, e1), "TRTYPE rdma");
         assertEquals(1, Wire.u8(d, e1 + 1), "ADRFAM ipv4");
         assertEquals(2, Wire.u8(d, e1 + 2), "SUBTYPE nvme subsystem");
-        assertEquals(0, Wire.u8(d, e1 + 3), "TREQ not specified");
+        // what nvmet reports for a new RDMA port: secure channel not specified, SQ flow control disable supported
+        assertEquals(4, Wire.u8(d, e1 + 3), "TREQ not specified, sq flow control disable supported");
         assertEquals(1, Wire.u16(d, e1 + 4), "PORTID");
         assertEquals(0xFFFF, Wire.u16(d, e1 + 6), "CNTLID dynamic");
         assertEquals(32, Wire.u16(d, e1 + 8), "ASQSZ");
@@ -87,7 +88,7 @@ class DiscoveryTest {
         assertEquals(SUBNQN, text(d, e1 + 256, 256), "SUBNQN");
         assertEquals("127.0.0.1", text(d, e1 + 512, 256), "TRADDR");
         assertEquals(1, Wire.u8(d, e1 + 768), "RDMA_QPTYPE connected");
-        assertEquals(5, Wire.u8(d, e1 + 769), "RDMA_PRTYPE iWARP");
+        assertEquals(1, Wire.u8(d, e1 + 769), "RDMA_PRTYPE not specified, as nvmet's configfs sets it");
         assertEquals(1, Wire.u8(d, e1 + 770), "RDMA_CMS rdma_cm");
         assertEquals(0, Wire.u16(d, e1 + 776), "RDMA_PKEY");
         assertEquals(DataDirection.CONTROLLER_TO_HOST, r.dataDirection());

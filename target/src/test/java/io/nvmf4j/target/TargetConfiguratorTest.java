@@ -13,6 +13,7 @@ import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.admin.IdentifyCommand;
+import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.target.backend.FileBackend;
 import io.nvmf4j.target.backend.RamBackend;
@@ -94,7 +95,9 @@ class TargetConfiguratorTest {
             Port port = target.ports().getFirst();
             assertEquals(3, port.portId());
             assertEquals(8192, port.inlineDataSize());
-            assertEquals(RdmaProviderType.IWARP, port.rdmaProviderType());
+            assertEquals(RdmaProviderType.NOT_SPECIFIED, port.rdmaProviderType());
+            // "treq": "not specified" sets the secure channel bits only; SQ flow control disable stays offered
+            assertEquals(DiscoveryLogEntry.TREQ_NOT_SPECIFIED | DiscoveryLogEntry.TREQ_DISABLE_SQFLOW, port.treq());
             assertEquals(java.util.List.of(s), port.subsystems());
 
             // and it serves: a host connects, gets controller ID 10, sees the OUI and IOCCSZ

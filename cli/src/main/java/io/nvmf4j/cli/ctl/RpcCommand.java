@@ -15,7 +15,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "rpc", mixinStandardHelpOptions = true,
         description = {"Call a method on a running nvmf4j serve (JSON-RPC over its Unix socket).",
             "  nvmf4j rpc rpc_get_methods",
-            "  nvmf4j rpc nvmf_subsystem_add_ns --param nqn=nqn.2026-12.io.nvmf4j:disk --param path=/srv/b.img"})
+            "  nvmf4j rpc nvmf_subsystem_add_ns --param nqn=nqn.2026-12.io.nvmf4j:disk \\",
+            "      --param path=/srv/b.img"})
 public final class RpcCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "METHOD")

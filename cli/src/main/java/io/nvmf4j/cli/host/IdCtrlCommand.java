@@ -20,6 +20,10 @@ public final class IdCtrlCommand implements Callable<Integer> {
     @Option(names = {"-b", "--raw-binary"}, description = "The raw structure on stdout (the same as -o binary).")
     boolean rawBinary;
 
+    @Option(names = {"-H", "--human-readable"},
+            description = "Decode the bit fields under their line (cmic, oacs, oncs, vwc, sgls ...), as nvme-cli.")
+    boolean human;
+
     @Mixin
     OutputOptions output;
 
@@ -31,6 +35,6 @@ public final class IdCtrlCommand implements Callable<Integer> {
         OutputOptions.Format format = output.format(rawBinary);
         // Admin queue only: Identify moves 4 KiB on it; no I/O queue is worth its set-up here.
         return device.run(0, controller -> device.print(format, controller.identify().segment(),
-                IdCtrlFormat::json, IdCtrlFormat::text));
+                IdCtrlFormat::json, (out, data) -> IdCtrlFormat.text(out, data, human)));
     }
 }

@@ -26,6 +26,10 @@ public final class IdNsCommand implements Callable<Integer> {
     @Option(names = {"-b", "--raw-binary"}, description = "The raw structure on stdout (the same as -o binary).")
     boolean rawBinary;
 
+    @Option(names = {"-H", "--human-readable"},
+            description = "Decode the bit fields (nsfeat, flbas, dpc, rescap ...) and the LBA formats, as nvme-cli.")
+    boolean human;
+
     @Mixin
     OutputOptions output;
 
@@ -38,7 +42,7 @@ public final class IdNsCommand implements Callable<Integer> {
         return device.run(0, controller -> {
             long id = nsid != null ? nsid : firstActive(controller);
             device.print(format, controller.identifyNamespace(id).segment(), IdNsFormat::json,
-                    (out, data) -> IdNsFormat.text(out, id, data));
+                    (out, data) -> IdNsFormat.text(out, id, data, human));
         });
     }
 

@@ -20,7 +20,8 @@ import picocli.CommandLine.Mixin;
         description = {"Read logical blocks into a file or stdout, with nvme read's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file.",
             BlockRangeOptions.COLLISIONS},
-        footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin   (8 blocks of 512)"})
+        footer = {"", "Example: nvmf4j read --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d out.bin",
+            "(-c is 0's based: 8 blocks of 512 bytes.)"})
 public final class ReadCommand implements Callable<Integer> {
 
     @Mixin

@@ -24,6 +24,9 @@ public final class SmartLogCommand implements Callable<Integer> {
     @Option(names = {"-b", "--raw-binary"}, description = "The raw log on stdout (the same as -o binary).")
     boolean rawBinary;
 
+    @Option(names = {"-H", "--human-readable"}, description = "Decode the critical warning bits, as nvme-cli.")
+    boolean human;
+
     @Mixin
     OutputOptions output;
 
@@ -36,7 +39,7 @@ public final class SmartLogCommand implements Callable<Integer> {
         return device.run(0, controller -> {
             MemorySegment log = controller.getLogPage(LogPageId.SMART.code(), nsid, 0, SmartHealthLog.SIZE, false);
             device.print(format, log, SmartLogFormat::json,
-                    (out, l) -> SmartLogFormat.text(out, device.fabric.endpoint(), nsid, l));
+                    (out, l) -> SmartLogFormat.text(out, device.fabric.endpoint(), nsid, l, human));
         });
     }
 }

@@ -20,7 +20,8 @@ import picocli.CommandLine.Mixin;
         description = {"Write a file or stdin to logical blocks, with nvme write's options: -s start block, "
                 + "-c block count (0's based), -z data size, -d file. Without -c and -z: the whole input.",
             BlockRangeOptions.COLLISIONS},
-        footer = {"", "Example: nvmf4j write --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d in.bin   (8 blocks of 512)"})
+        footer = {"", "Example: nvmf4j write --traddr 127.0.0.1 -s 0 -c 7 -z 4096 -d in.bin",
+            "(-c is 0's based: 8 blocks of 512 bytes.)"})
 public final class WriteCommand implements Callable<Integer> {
 
     @Mixin

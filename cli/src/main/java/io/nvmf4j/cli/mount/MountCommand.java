@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {"Expose remote namespaces as local files nvme0n<nsid> through FUSE, optionally with a file "
                 + "system mounted from the first (--fs). Runs until Ctrl-C, SIGTERM or 'nvmf4j umount MOUNTPOINT'.",
-            "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme --fs /mnt/data --mkfs",
+            "  nvmf4j mount -a 127.0.0.1 -n nqn.2026-12.io.nvmf4j:disk /mnt/nvme \\",
+            "      --fs /mnt/data --mkfs",
             "--mkfs formats only a namespace that holds no file system, partition table or volume header (as blkid "
                 + "finds them); --force formats over one.",
             "Several paths to one subsystem (multipath, ANA-aware, failover): -a takes a comma list, each entry ADDR "

@@ -41,8 +41,9 @@ import picocli.CommandLine.Spec;
         name = "perf", sortOptions = false,
         description = {"Measure IOPS, bandwidth and latency percentiles against a remote namespace "
                 + "(like SPDK's spdk_nvme_perf / fio), with spdk_nvme_perf's option letters.",
-            "Example: nvmf4j perf -r 'trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420' -q 32 -o 4096 "
-                + "-w randread -t 10 -a 1 -P 2",
+            "Example: nvmf4j perf \\",
+            "      -r 'trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420' \\",
+            "      -q 32 -o 4096 -w randread -t 10 -a 1 -P 2",
             "As in spdk_nvme_perf, -a is the warm-up time, not the address: the target is -r or --traddr "
                 + "(connect options are long-only here, their letters being SPDK's: -a -c -i -k -l -q -s -t -Q).",
             "Several paths to one subsystem (multipath, ANA-aware, failover): --traddr takes a comma list, each entry "

@@ -34,10 +34,14 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Serve files, block devices or RAM as NVMe namespaces over RDMA (NVMe-oF target).",
             "Either --config FILE (nvmetcli saveconfig.json) or the quick form, e.g.:",
-            "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk --listen 127.0.0.1:4420",
+            "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk \\",
+            "      --listen 127.0.0.1:4420",
             "SIGTERM or Ctrl-C stops it (exit 0); SIGHUP or `nvmf4j ctl reload` re-reads --config and applies what"
                     + " differs (ctl reload also where SIGHUP was ignored at start, e.g. under nohup)."})
 public final class ServeCommand implements Callable<Integer> {
+
+    /** What 0 (or no) poll-group count means: RdmaTransportOptions.defaultPollGroups(), in the words docs use. */
+    static final String POLL_GROUPS_DEFAULT = "half the available processors, at least 1";
 
     @Option(names = "--config", paramLabel = "FILE", description = "nvmetcli saveconfig.json (with an optional \"nvmf4j\" section)")
     Path config;
@@ -74,7 +78,8 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--provider", paramLabel = "softiwarp|ibverbs|auto", description = "RDMA provider (default auto)")
     String provider;
 
-    @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default: half the cores, at least 1)")
+    @Option(names = "--poll-groups", paramLabel = "N", description = "poll-group threads (default: "
+            + POLL_GROUPS_DEFAULT + "; the config file's nvmf4j.poll_groups.count, where 0 means the same)")
     Integer pollGroups;
 
     @Option(names = "--spin-budget", paramLabel = "MICROS",
@@ -93,9 +98,11 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "serve Prometheus text at http://127.0.0.1:PORT/metrics")
     Integer metricsPort;
 
-    @Option(names = "--rpc-socket", paramLabel = "PATH",
+    // the same names as ctl's and rpc's, so the path typed for one works for the other
+    @Option(names = {"--rpc-socket", "--socket"}, paramLabel = "PATH",
             description = "JSON-RPC management socket, mode 0600 (default /run/nvmf4j/nvmf4j.sock, or "
-                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock for a user who cannot write /run)")
+                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock for a user who cannot write /run); ctl and rpc take "
+                    + "the same --rpc-socket")
     Path rpcSocket;
 
     @Option(names = "--reservation-dir", paramLabel = "DIR",

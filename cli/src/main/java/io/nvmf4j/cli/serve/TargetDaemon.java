@@ -135,16 +135,18 @@ public final class TargetDaemon implements AutoCloseable {
             OperatorMetrics operator = null;
             if (settings.metricsPort() != null) {
                 PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-                targetMetrics = new TargetMetrics(registry);
-                for (Subsystem s : target.subsystems()) {
-                    if (!s.isDiscovery()) {
-                        targetMetrics.registerSubsystem(s.nqn().value());
-                    }
-                }
+                TargetMetrics meters = new TargetMetrics(registry);
+                targetMetrics = meters;
+                meters.registerNamespaces(target);
                 observer = targetMetrics;
                 target.authenticationObserver(targetMetrics);
-                operator = new OperatorMetrics(registry, target, buildVersion());
-                endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), operator::refresh);
+                OperatorMetrics snapshot = new OperatorMetrics(registry, target, buildVersion());
+                operator = snapshot;
+                // before each scrape: namespaces and subsystems added through ctl or a reload get their series
+                endpoint = new MetricsEndpoint(registry, metricsAddress, settings.metricsPort(), () -> {
+                    meters.registerNamespaces(target);
+                    snapshot.refresh();
+                });
                 if (!metricsAddress.isLoopbackAddress()) {
                     LOG.log(Level.WARNING, "metrics served beyond this host on {0}: anyone who reaches it sees subsystem"
                             + " NQNs and load", metricsAddress.getHostAddress());

@@ -81,6 +81,31 @@ class CtlCommandTest {
     }
 
     @Test
+    void listShowsARamNamespacesSizeOnce() throws Exception {
+        try (TestDaemons.WithSocket d = TestDaemons.withSocket(dir)) {
+            Run list = ctl("--socket", d.socket().toString(), "list");
+            assertEquals(0, list.exit(), list.err());
+            assertTrue(list.out().contains("\n  ns 1   ram  1048576 bytes  512-byte blocks\n"), list.out());
+        }
+    }
+
+    @Test
+    void ctlAndRpcTakeServesSocketOptionNameAndKeepTheirOwn() throws Exception {
+        try (TestDaemons.WithSocket d = TestDaemons.withSocket(dir)) {
+            String s = d.socket().toString();
+            for (String name : new String[] {"--rpc-socket", "--socket", "-s"}) {
+                Run list = ctl(name, s, "list");
+                assertEquals(0, list.exit(), name + ": " + list.err());
+                assertTrue(list.out().contains(TestDaemons.NQN), list.out());
+                Run methods = rpc("rpc_get_methods", name, s);
+                assertEquals(0, methods.exit(), name + ": " + methods.err());
+            }
+            Run after = ctl("list", "--rpc-socket", s);
+            assertEquals(0, after.exit(), "after the subcommand too: " + after.err());
+        }
+    }
+
+    @Test
     void noDaemonOnTheSocketIsOneLineNotAStackTrace() {
         Run r = ctl("--socket", dir.resolve("none.sock").toString(), "list");
         assertEquals(1, r.exit());

@@ -74,6 +74,31 @@ class OperatorMetricsTest {
         }
     }
 
+    @Test
+    void aNamespaceHasItsSeriesFromTheMomentItIsAddedNotFromItsFirstIo() throws Exception {
+        int port = TestDaemons.freePort();
+        int metricsPort = TestDaemons.freePort();
+        TargetDaemon d = TargetDaemon.start(QuickConfig.builder().nqn(NQN).ram("1M").listen("127.0.0.1:" + port)
+                .metricsPort(metricsPort).provider(Provider.SOFTIWARP).pollGroups(1).build(), false);
+        try {
+            String first = scrape(metricsPort);
+            assertEquals(0.0, sample(first, "nvmf4j_io_operations_total{nsid=\"1\",op=\"read\",subsystem=\""
+                    + NQN + "\"}"), "namespace 1 before any host connected\n" + first);
+            assertEquals(0.0, sample(first, "nvmf4j_io_queue_depth{nsid=\"1\",subsystem=\"" + NQN + "\"}"));
+            // what ctl add-namespace does, through the same live target
+            long nsid = d.live().addNamespace(NQN, 0, null, 2L << 20, 0, null);
+            String added = scrape(metricsPort);
+            for (String op : new String[] {"read", "write", "flush", "other"}) {
+                assertEquals(0.0, sample(added, "nvmf4j_io_operations_total{nsid=\"" + nsid + "\",op=\"" + op
+                        + "\",subsystem=\"" + NQN + "\"}"), added);
+            }
+            assertEquals(0.0, sample(added, "nvmf4j_io_latency_seconds_count{nsid=\"" + nsid
+                    + "\",op=\"write\",subsystem=\"" + NQN + "\"}"), added);
+        } finally {
+            d.close();
+        }
+    }
+
     /** The value of one series line ({@code name{labels} value}) in a scrape. */
     private static double sample(String scrape, String series) {
         for (String line : scrape.split("\n")) {

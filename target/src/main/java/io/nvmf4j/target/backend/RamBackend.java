@@ -71,7 +71,8 @@ public final class RamBackend implements NamespaceBackend {
 
     @Override
     public String description() {
-        return "ram " + memory.byteSize() + " bytes";
+        // what backs the namespace, like "file PATH"; its size is reported beside it (ctl list printed it twice)
+        return "ram";
     }
 
     @Override

@@ -181,6 +181,27 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
         subsystem(nqn);
     }
 
+    /**
+     * Registers the meters of every subsystem and namespace {@code target} has now, those added while it runs
+     * included, so each series shows at zero from the moment its namespace exists: a dashboard or an alert on
+     * {@code rate(nvmf4j_io_operations_total[5m])} otherwise has no series for an idle namespace, and a namespace's
+     * first I/O looked like a new series appearing. Cheap enough to call before every scrape.
+     */
+    public void registerNamespaces(io.nvmf4j.target.NvmeTarget target) {
+        for (io.nvmf4j.target.Subsystem s : target.subsystems()) {
+            if (s.isDiscovery()) {
+                continue;
+            }
+            String nqn = s.nqn().value();
+            subsystem(nqn);
+            for (Namespace ns : s.namespaces()) {
+                if (!namespaces.containsKey(ns)) {
+                    namespaces.computeIfAbsent(ns, n -> new NamespaceMeters(registry, nqn, n.nsid()));
+                }
+            }
+        }
+    }
+
     private SubsystemMeters subsystem(String nqn) {
         SubsystemMeters m = subsystems.get(nqn);
         if (m == null) {

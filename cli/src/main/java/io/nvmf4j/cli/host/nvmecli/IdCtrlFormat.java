@@ -102,9 +102,25 @@ public final class IdCtrlFormat {
 
     /** {@code nvme id-ctrl} (normal output): "name      : value" per field, then one line per power state. */
     public static void text(PrintWriter out, MemorySegment data) {
+        text(out, data, false);
+    }
+
+    /** As {@link #text(PrintWriter, MemorySegment)}; {@code human} adds {@code -H}'s decoding under bit fields. */
+    public static void text(PrintWriter out, MemorySegment data, boolean human) {
         out.println("NVME Identify Controller:");
+        HumanFields.Lines lines = new HumanFields.Lines(out);
         for (RawField f : FIELDS) {
             out.printf("%-10s: %s%n", f.name(), f.text(data));
+            if (!human) {
+                continue;
+            }
+            HumanFields.Decoder d = HumanFields.ID_CTRL.get(f.name());
+            if (d != null) {
+                d.print(lines, f.unsigned(data));
+            } else if (HumanFields.ID_CTRL_CAPACITIES.containsKey(f.name())) {
+                HumanFields.capacity(lines, new java.math.BigInteger(f.text(data)),
+                        HumanFields.ID_CTRL_CAPACITIES.get(f.name()));
+            }
         }
         long npss = NPSS.unsigned(data);
         for (int i = 0; i <= npss && i < 32; i++) {

@@ -76,21 +76,62 @@ public final class IdNsFormat {
         return root;
     }
 
+    /** The text lines in nvme-cli's order (not the JSON's): the optimal I/O fields only with NSFEAT bit 4. */
+    private static final List<String> TEXT_ORDER = List.of("nsze", "ncap", "nuse", "nsfeat", "nlbaf", "flbas", "mc",
+            "dpc", "dps", "nmic", "rescap", "fpi", "dlfeat", "nawun", "nawupf", "nacwu", "nabsn", "nabo", "nabspf",
+            "noiob", "nvmcap", "npwg", "npwa", "npdg", "npda", "nows", "mssrl", "mcl", "msrc", "nulbaf", "anagrpid",
+            "nsattr", "nvmsetid", "endgid", "nguid", "eui64");
+
     /** {@code nvme id-ns} (normal output). */
     public static void text(PrintWriter out, long nsid, MemorySegment data) {
+        text(out, nsid, data, false);
+    }
+
+    /**
+     * {@code nvme id-ns} as nvme-cli 2.3's nvme_show_id_ns() prints it; {@code human} is {@code -H}: the bit fields
+     * decoded under their line, and the LBA formats spelled out.
+     */
+    public static void text(PrintWriter out, long nsid, MemorySegment data, boolean human) {
         out.printf("NVME Identify Namespace %d:%n", nsid);
+        java.util.Map<String, RawField> byName = new java.util.HashMap<>();
         for (RawField f : fields(data)) {
-            out.printf("%-8s: %s%n", f.name(), f.text(data));
+            byName.put(f.name(), f);
+        }
+        HumanFields.Lines lines = new HumanFields.Lines(out);
+        for (String name : TEXT_ORDER) {
+            RawField f = byName.get(name);
+            if (f == null) {
+                continue;   // npwg..nows without NSFEAT bit 4
+            }
+            // nvme-cli's own spacing: a tab after "nsattr", 8 columns for the others
+            out.print(name.equals("nsattr") ? "nsattr\t: " + f.text(data) + "\n"
+                    : String.format("%-8s: %s%n", name, f.text(data)));
+            HumanFields.Decoder d = human ? HumanFields.ID_NS.get(name) : null;
+            if (d != null) {
+                d.print(lines, f.unsigned(data));
+            }
         }
         // FLBAS bits 3:0 and 6:5 select the format in use (NVMe Base 2.0, Figure 97).
         long flbas = FLBAS.unsigned(data);
         long inUse = (flbas & 0xf) | (flbas >> 5 & 0x3) << 4;
-        for (int i = 0; i <= NLBAF.unsigned(data) && i < 64; i++) {
-            out.printf("lbaf %2d : ms:%-3d lbads:%-2d rp:%s %s%n", i,
-                    dec("ms", LBAF_OFFSET + 4 * i, U16).unsigned(data),
-                    dec("ds", LBAF_OFFSET + 4 * i + 2, U8).unsigned(data),
-                    RawField.cHex(dec("rp", LBAF_OFFSET + 4 * i + 3, U8).unsigned(data)),
-                    i == inUse ? "(in use)" : "");
+        long formats = NLBAF.unsigned(data) + dec("nulbaf", 82, U8).unsigned(data);
+        for (int i = 0; i <= formats && i < 64; i++) {
+            long ms = dec("ms", LBAF_OFFSET + 4 * i, U16).unsigned(data);
+            long ds = dec("ds", LBAF_OFFSET + 4 * i + 2, U8).unsigned(data);
+            long rp = dec("rp", LBAF_OFFSET + 4 * i + 3, U8).unsigned(data);   // the byte, as nvme-cli prints it
+            String use = i == inUse ? "(in use)" : "";
+            if (human) {
+                out.printf("LBA Format %2d : Metadata Size: %-3d bytes - Data Size: %-2d bytes - Relative Performance:"
+                        + " %s %s %s%n", i, ms, 1L << ds, RawField.cHex(rp),
+                        switch ((int) rp) {
+                            case 3 -> "Degraded";
+                            case 2 -> "Good";
+                            case 1 -> "Better";
+                            default -> "Best";
+                        }, use);
+            } else {
+                out.printf("lbaf %2d : ms:%-3d lbads:%-2d rp:%s %s%n", i, ms, ds, RawField.cHex(rp), use);
+            }
         }
         out.flush();
     }
