@@ -1,17 +1,39 @@
 package io.nvmf4j.cli.ctl;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Supplier;
 import picocli.CommandLine.Option;
 
-/** {@code --socket PATH}: where the daemon's management socket is (serve's --rpc-socket). */
+/** {@code --socket PATH}: where the daemon's management socket is (serve's --rpc-socket); {@code --timeout}. */
 public final class SocketOption {
 
     @Option(names = {"--socket", "-s"}, paramLabel = "PATH", scope = picocli.CommandLine.ScopeType.INHERIT,
             description = "the daemon's management socket (default /run/nvmf4j/nvmf4j.sock if it exists, else "
-                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock)")
+                    + "$XDG_RUNTIME_DIR/nvmf4j/nvmf4j.sock; without it, the daemon reached is named on stderr)")
     Path socket;
 
+    @Option(names = "--timeout", paramLabel = "SECONDS", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "give up on a daemon that has not answered after SECONDS (default 60, as SPDK's rpc.py)")
+    double timeoutSeconds = RpcClient.DEFAULT_TIMEOUT.toSeconds();
+
+    /** Where the socket is when --socket is not given (tests point it elsewhere). */
+    Supplier<Path> defaults = SocketPaths::forClient;
+
     Path path() {
-        return socket != null ? socket : SocketPaths.forClient();
+        return socket != null ? socket : defaults.get();
+    }
+
+    /** Whether the user named the socket: if not, which daemon answered is worth saying. */
+    boolean explicit() {
+        return socket != null;
+    }
+
+    Duration timeout() {
+        if (!(timeoutSeconds > 0) || timeoutSeconds > 86_400) {
+            throw new IllegalArgumentException("--timeout must be between 0 and 86400 seconds, got "
+                    + timeoutSeconds);
+        }
+        return Duration.ofNanos((long) (timeoutSeconds * 1e9));
     }
 }

@@ -75,6 +75,14 @@ class ServeCommandTest {
     }
 
     @Test
+    void aRamNamespaceLargerThanTheMachineIsOneLineNotAStackTrace() {
+        String err = run(1, "--ram", "10T", "--nqn", NQN, "--no-rpc", "--listen", "127.0.0.1:1");
+        assertTrue(err.startsWith("nvmf4j serve: RAM namespace of 10 TiB (10995116277760 bytes) does not fit: "),
+                err);
+        assertEquals(1, err.strip().lines().count(), err);
+    }
+
+    @Test
     void unknownProviderIsRefused() {
         String err = run(1, "--ram", "1M", "--nqn", NQN, "--provider", "carrier-pigeon");
         assertTrue(err.contains("--provider"), err);
