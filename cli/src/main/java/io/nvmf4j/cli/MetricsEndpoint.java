@@ -57,7 +57,13 @@ public final class MetricsEndpoint implements AutoCloseable {
     /** On {@code address} (loopback by default; 0.0.0.0 for a Prometheus elsewhere), {@code beforeScrape} first. */
     public MetricsEndpoint(PrometheusMeterRegistry registry, InetAddress address, int port, Runnable beforeScrape)
             throws IOException {
-        server = HttpServer.create(new InetSocketAddress(address, port), 8);
+        try {
+            server = HttpServer.create(new InetSocketAddress(address, port), 8);
+        } catch (java.net.BindException e) {
+            // the JDK's text is the errno's alone ("Address already in use"): say which address, and whose flag
+            throw new java.net.BindException("metrics endpoint " + address.getHostAddress() + ":" + port + ": "
+                    + e.getMessage() + " (--metrics-port for another)");
+        }
         server.createContext("/metrics", exchange -> {
             try (exchange) {
                 if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {

@@ -57,7 +57,8 @@ final class FutureCommand extends HostCommand {
         if (statusField == 0) {
             future.complete(result);
         } else {
-            future.completeExceptionally(new NvmfStatusException(description, Status.fromField(statusField), fabrics));
+            future.completeExceptionally(new NvmfStatusException(description, Status.fromField(statusField), fabrics,
+                    result));
         }
     }
 

@@ -15,12 +15,27 @@ public class NvmfStatusException extends NvmfException {
     private final transient Status status;
     private final boolean fabricsCommand;
     private final String command;
+    private final long result;
 
     public NvmfStatusException(String command, Status status, boolean fabricsCommand) {
+        this(command, status, fabricsCommand, 0);
+    }
+
+    /** With the completion's command-specific result (DW0, DW1 in the high half), which some failures explain. */
+    public NvmfStatusException(String command, Status status, boolean fabricsCommand, long result) {
         super(command + ": " + describe(status, fabricsCommand));
         this.status = status;
         this.fabricsCommand = fabricsCommand;
         this.command = command;
+        this.result = result;
+    }
+
+    /**
+     * The completion's command-specific result: for a Connect refused with Connect Invalid Parameters or Invalid
+     * Host, DW0 holds IATTR/IPO, where the refused field is ({@link ConnectRefusal}).
+     */
+    public long result() {
+        return result;
     }
 
     /** "LBA_RANGE (0x4080): LBA Out of Range"; an unnamed code prints as "UNKNOWN (0x0512)". */

@@ -77,7 +77,7 @@ public final class CtlCommand implements Callable<Integer> {
         @Override
         public Integer call() {
             fill();
-            return Ctl.run(parent.out, parent.err, parent.socket.path(), method, params, this::print);
+            return Ctl.run("ctl", parent.out, parent.err, parent.socket, method, params, this::print);
         }
 
         abstract void fill();
@@ -118,8 +118,8 @@ public final class CtlCommand implements Callable<Integer> {
                             n.path("enabled").asBoolean() ? "" : "  (disabled)");
                 }
                 try {
-                    JsonNode controllers = RpcClient.call(parent.socket.path(), "nvmf_subsystem_get_controllers",
-                            Map.of("nqn", s.path("nqn").asText()));
+                    JsonNode controllers = RpcClient.call(parent.socket.path(), parent.socket.timeout(),
+                            "nvmf_subsystem_get_controllers", Map.of("nqn", s.path("nqn").asText()), false).result();
                     for (JsonNode c : controllers) {
                         o.printf("  ctrl %d  %s from %s  %d I/O queue(s)  kato %d s%n", c.path("cntlid").asInt(),
                                 c.path("hostnqn").asText(), c.path("address").asText(), c.path("io_queues").asInt(),
@@ -299,7 +299,10 @@ public final class CtlCommand implements Callable<Integer> {
             int id = result.path("portid").asInt();
             parent.out.println("port " + id);
             if (nqn != null) {
-                Ctl.run(parent.out, parent.err, parent.socket.path(), "nvmf_subsystem_add_listener",
+                SocketOption named = new SocketOption(); // the daemon was named once already
+                named.socket = parent.socket.path();
+                named.timeoutSeconds = parent.socket.timeoutSeconds;
+                Ctl.run("ctl", parent.out, parent.err, named, "nvmf_subsystem_add_listener",
                         Map.of("nqn", nqn, "portid", Integer.toString(id)), r -> parent.out.println("exports " + nqn));
             }
         }

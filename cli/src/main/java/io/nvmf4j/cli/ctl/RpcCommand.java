@@ -51,6 +51,6 @@ public final class RpcCommand implements Callable<Integer> {
             }
             named.put(p.substring(0, eq), p.substring(eq + 1));
         }
-        return Ctl.run(out, err, socket.path(), method, named, null);
+        return Ctl.run("rpc", out, err, socket, method, named, null);
     }
 }

@@ -8,6 +8,7 @@ import io.nvmf4j.initiator.MultipathController;
 import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.initiator.NvmfConnectException;
 import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.ConnectRefusal;
 import io.nvmf4j.initiator.NvmfStatusException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
@@ -90,7 +91,10 @@ public final class Connections {
             return new CommandFailure(where + FailureReport.connectReason(c, options.connectTimeout().toMillis()), e);
         }
         if (e instanceof NvmfStatusException s) {
-            return new CommandFailure(where + s.command() + ": " + FailureReport.statusText(s), e);
+            // which Connect field the target refused, as Linux logs it: the status name alone does not say
+            String meaning = ConnectRefusal.explain(s, options.subsystemNqn().value(),
+                    options.host().hostNqn().value()).map(m -> ": " + m).orElse("");
+            return new CommandFailure(where + s.command() + ": " + FailureReport.statusText(s) + meaning, e);
         }
         return new CommandFailure(where + FailureReport.stripQueueName(e.getMessage()), e);
     }

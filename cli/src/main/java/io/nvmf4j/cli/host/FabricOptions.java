@@ -101,7 +101,20 @@ public abstract class FabricOptions {
         if (port < 1 || port > 65535) {
             throw new UsageProblem("trsvcid " + port + " is not a port number");
         }
-        return new InetSocketAddress(traddr, port);
+        return resolved(traddr, port);
+    }
+
+    /**
+     * A host name is resolved as libnvme does for nvme-cli (the kernel's RDMA CM takes addresses only); one that does
+     * not resolve is said so, where the socket layer would throw a bare UnresolvedAddressException at connect.
+     */
+    private static InetSocketAddress resolved(String host, int port) {
+        InetSocketAddress a = new InetSocketAddress(host, port);
+        if (a.isUnresolved()) {
+            throw new CommandFailure("failed to resolve host " + host + ": traddr must be the target's IP address"
+                    + " or a name that resolves to one");
+        }
+        return a;
     }
 
     /**
@@ -133,7 +146,7 @@ public abstract class FabricOptions {
             if (port < 1 || port > 65535) {
                 throw new UsageProblem("trsvcid " + port + " is not a port number");
             }
-            out.add(new InetSocketAddress(host, port));
+            out.add(resolved(host, port));
         }
         return out;
     }

@@ -2,7 +2,11 @@ package io.nvmf4j.cli.host;
 
 import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.nvmecli.HexDump;
+import io.nvmf4j.initiator.NvmfStatusException;
+import io.nvmf4j.protocol.StatusCode;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,6 +48,26 @@ public final class GetLogCommand implements Callable<Integer> {
     @Mixin
     DeviceConnection device;
 
+    /**
+     * Logs that Linux nvmet (and nvmf4j's target, as nvmet) returns only whole, answering any other length with a
+     * bare Internal Error (nvmet_execute_get_log_page_smart(), _changed_ns()): their ID, name and size.
+     */
+    private static final Map<Integer, Map.Entry<String, Integer>> WHOLE_ONLY = Map.of(
+            0x02, Map.entry("SMART / Health Information", 512),
+            0x04, Map.entry("Changed Namespace List", 4096));
+
+    /** What an Internal Error for a partial read of a whole-only log means, and the length that works. */
+    Optional<String> partialReadHint(NvmfStatusException e) {
+        Map.Entry<String, Integer> whole = WHOLE_ONLY.get(logId);
+        if (whole == null || e.statusCode().orElse(null) != StatusCode.INTERNAL
+                || (logLen == whole.getValue() && lpo == 0)) {
+            return Optional.empty();
+        }
+        return Optional.of(String.format("the %s log (%02xh) is %d bytes, and targets like Linux nvmet return it "
+                + "only whole: read it with -l %d%s", whole.getKey(), logId, whole.getValue(), whole.getValue(),
+                lpo == 0 ? "" : " and no -o/--lpo"));
+    }
+
     @Override
     public Integer call() throws Exception {
         if (logLen <= 0) {
@@ -56,7 +80,13 @@ public final class GetLogCommand implements Callable<Integer> {
             throw new UsageProblem("get-log: -i/--log-id " + logId + " outside 0..255");
         }
         return device.run(0, controller -> {
-            MemorySegment log = controller.getLogPage(logId, nsid, lpo, logLen, rae);
+            MemorySegment log;
+            try {
+                log = controller.getLogPage(logId, nsid, lpo, logLen, rae);
+            } catch (NvmfStatusException e) {
+                throw partialReadHint(e).map(h -> new CommandFailure("get-log failed: "
+                        + FailureReport.statusText(e) + ": " + h, e)).orElseThrow(() -> e);
+            }
             if (rawBinary) {
                 RawOutput.write(log);
             } else {

@@ -165,8 +165,8 @@ public final class PerfCommand implements Callable<Integer> {
             try {
                 endpoint = new MetricsEndpoint(prometheus, new InetSocketAddress("127.0.0.1", metricsPort));
             } catch (IOException e) {
-                throw new CommandFailure("perf: cannot serve metrics on 127.0.0.1:" + metricsPort + ": "
-                        + e.getMessage(), e);
+                throw new CommandFailure(e instanceof java.net.BindException ? "perf: " + e.getMessage()
+                        : "perf: cannot serve metrics on 127.0.0.1:" + metricsPort + ": " + e.getMessage(), e);
             }
             err.println("perf: Prometheus metrics on http://127.0.0.1:" + endpoint.address().getPort() + "/metrics");
         } else {

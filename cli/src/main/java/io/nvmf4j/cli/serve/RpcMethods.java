@@ -53,6 +53,7 @@ public final class RpcMethods {
     private static Map<String, String> methods() {
         Map<String, String> m = new TreeMap<>();
         m.put("rpc_get_methods", "");
+        m.put("nvmf4j_get_daemon", "");
         m.put("nvmf_get_subsystems", "[nqn]");
         m.put("nvmf_create_subsystem", "nqn [serial_number] [model_number] [allow_any_host]");
         m.put("nvmf_delete_subsystem", "nqn");
@@ -98,6 +99,7 @@ public final class RpcMethods {
         }
         Object result = switch (method) {
             case "rpc_get_methods" -> METHODS.keySet();
+            case "nvmf4j_get_daemon" -> daemon();
             case "nvmf_get_subsystems" -> subsystems(p.optText("nqn"));
             case "nvmf_create_subsystem" -> {
                 live.createSubsystem(p.text("nqn"), p.optText("serial_number"), p.optText("model_number"),
@@ -194,6 +196,18 @@ public final class RpcMethods {
                     + "\"; rpc_get_methods lists them");
         };
         return result;
+    }
+
+    /**
+     * Who answers: with several daemons on a machine, ctl says which one it reached by the pid and the --config
+     * (what ps and systemctl status show) rather than by the socket alone, which a second daemon may have taken.
+     */
+    private Map<String, Object> daemon() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("pid", ProcessHandle.current().pid());
+        m.put("config", defaultSavePath == null ? null : defaultSavePath.toAbsolutePath().toString());
+        m.put("version", io.nvmf4j.cli.VersionProvider.version());
+        return m;
     }
 
     /**

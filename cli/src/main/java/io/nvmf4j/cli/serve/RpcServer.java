@@ -126,8 +126,9 @@ public final class RpcServer implements AutoCloseable {
                         } else {
                             serve(key);
                         }
-                    } catch (IOException | RuntimeException | StackOverflowError e) {
-                        // one client's trouble ends that client only
+                    } catch (IOException | RuntimeException | OutOfMemoryError | StackOverflowError e) {
+                        // one client's trouble ends that client only (OutOfMemoryError: a response too large to
+                        // buffer, say; the loop goes on once that client's buffers are dropped)
                         LOG.log(Level.DEBUG, "management connection closed: {0}", e.toString());
                         closeKey(key);
                     }
@@ -277,7 +278,10 @@ public final class RpcServer implements AutoCloseable {
         } catch (RpcError e) {
             LOG.log(Level.INFO, "rpc {0}: {1}", method.asText(), e.getMessage());
             return id == null ? null : error(id, e.code(), e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+            // A request the daemon cannot afford (an allocation the heap or the machine refuses, a recursion too
+            // deep) fails alone: the thread that serves every later request must not die with it. What the
+            // request allocated is garbage once it is answered.
             LOG.log(Level.WARNING, "rpc {0} failed: {1}", method.asText(), e.toString());
             return id == null ? null : error(id, RpcError.INTERNAL_ERROR, "internal error: " + e);
         }

@@ -39,6 +39,8 @@ class RpcServerTest {
         server = RpcServer.start(socket, (method, params) -> switch (method) {
             case "echo" -> params;
             case "boom" -> throw new IllegalStateException("handler bug");
+            // what Arena.allocate threw for ctl add-namespace --size 10T before sizes were checked
+            case "oom" -> throw new OutOfMemoryError("Unable to allocate 10995116281840 bytes");
             case "refuse" -> throw RpcError.refused("no, because");
             default -> throw new RpcError(RpcError.METHOD_NOT_FOUND, "no method \"" + method + "\"");
         });
@@ -109,6 +111,17 @@ class RpcServerTest {
     void aHandlerExceptionIsAnInternalErrorNotADeadDaemon() throws Exception {
         assertError(send("{\"jsonrpc\":\"2.0\",\"method\":\"boom\",\"id\":1}\n"), RpcError.INTERNAL_ERROR, "handler bug");
         assertError(send("{\"jsonrpc\":\"2.0\",\"method\":\"refuse\",\"id\":1}\n"), RpcError.REFUSED, "because");
+        assertStillServes();
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS)
+    void aRequestTheMachineCannotAffordIsAnErrorAndTheNextRequestIsServed() throws Exception {
+        assertError(send("{\"jsonrpc\":\"2.0\",\"method\":\"oom\",\"id\":1}\n"), RpcError.INTERNAL_ERROR,
+                "Unable to allocate");
+        assertStillServes();
+        assertError(send("{\"jsonrpc\":\"2.0\",\"method\":\"oom\",\"id\":2}\n"), RpcError.INTERNAL_ERROR,
+                "OutOfMemoryError");
         assertStillServes();
     }
 

@@ -75,6 +75,25 @@ class ServeCommandTest {
     }
 
     @Test
+    void aRamNamespaceLargerThanTheMachineIsOneLineNotAStackTrace() {
+        String err = run(1, "--ram", "10T", "--nqn", NQN, "--no-rpc", "--listen", "127.0.0.1:1");
+        assertTrue(err.startsWith("nvmf4j serve: RAM namespace of 10 TiB (10995116277760 bytes) does not fit: "),
+                err);
+        assertEquals(1, err.strip().lines().count(), err);
+    }
+
+    @Test
+    void aMetricsPortInUseNamesTheAddressAndPort() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            int busy = taken.getLocalPort();
+            String err = run(1, "--ram", "1M", "--nqn", NQN, "--no-rpc", "--listen", "127.0.0.1:" + freePort(),
+                    "--provider", "softiwarp", "--metrics-port", Integer.toString(busy));
+            assertTrue(err.contains("nvmf4j serve: metrics endpoint 127.0.0.1:" + busy
+                    + ": Address already in use (--metrics-port for another)"), err);
+        }
+    }
+
+    @Test
     void unknownProviderIsRefused() {
         String err = run(1, "--ram", "1M", "--nqn", NQN, "--provider", "carrier-pigeon");
         assertTrue(err.contains("--provider"), err);

@@ -6,7 +6,10 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -54,7 +57,12 @@ public final class FileBackend extends DescriptorBackend {
         if (!Files.isRegularFile(path)) {
             throw new IOException("not a regular file: " + path);
         }
-        FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileChannel channel;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (FileSystemException e) {
+            throw new IOException(openFailure(path, e), e);
+        }
         try {
             long bytes = channel.size() / blockSize * blockSize;
             if (bytes == 0) {
@@ -89,6 +97,32 @@ public final class FileBackend extends DescriptorBackend {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * Why a file could not be opened read-write, with the errno's name as the kernel would say it: Java's
+     * AccessDeniedException carries only the path, which left an operator with a read-only --file and no reason.
+     */
+    static String openFailure(Path path, FileSystemException e) {
+        String reason;
+        if (e instanceof AccessDeniedException) {
+            // the JDK raises it for EACCES only; a namespace is written, so read access is not enough
+            reason = "Permission denied (EACCES): the daemon, running as user " + System.getProperty("user.name")
+                    + ", needs to read and write it";
+        } else if (e instanceof NoSuchFileException) {
+            reason = "No such file or directory (ENOENT)";
+        } else {
+            String text = e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
+            String errno = switch (text) {
+                case "Read-only file system" -> " (EROFS)";
+                case "Operation not permitted" -> " (EPERM)";
+                case "Text file busy" -> " (ETXTBSY)";
+                case "Is a directory" -> " (EISDIR)";
+                default -> "";
+            };
+            reason = text + errno;
+        }
+        return "cannot open " + path + " for reading and writing: " + reason;
     }
 
     /** Whether I/O goes around the page cache. */

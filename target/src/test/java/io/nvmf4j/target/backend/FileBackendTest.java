@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -171,5 +172,32 @@ class FileBackendTest {
             assertFalse(backend.description().isEmpty());
             assertEquals(1, MemorySegment.ofArray(Files.readAllBytes(backend.path())).get(ValueLayout.JAVA_BYTE, 1023));
         }
+    }
+
+    @Test
+    void aFileTheDaemonMayNotWriteSaysPermissionDeniedAndWho() throws Exception {
+        Path file;
+        if ("root".equals(System.getProperty("user.name"))) {
+            // root writes any mode-0444 file; a sysfs attribute without a write method it cannot open read-write
+            file = Path.of("/sys/kernel/notes");
+            assumeTrue(Files.isRegularFile(file), "no /sys/kernel/notes here");
+        } else {
+            file = dir.resolve("read-only.img");
+            Files.write(file, new byte[4096]);
+            Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("r--r--r--"));
+        }
+        IOException e = assertThrows(IOException.class, () -> FileBackend.open(file, 512));
+        assertEquals("cannot open " + file + " for reading and writing: Permission denied (EACCES): the daemon,"
+                + " running as user " + System.getProperty("user.name") + ", needs to read and write it",
+                e.getMessage());
+    }
+
+    @Test
+    void aFileOnAReadOnlyFileSystemSaysSo() {
+        Path file = Path.of("/mnt/ro/disk.img");
+        // what the JDK throws for EROFS: the strerror text as the reason, no errno
+        String text = FileBackend.openFailure(file,
+                new java.nio.file.FileSystemException(file.toString(), null, "Read-only file system"));
+        assertEquals("cannot open /mnt/ro/disk.img for reading and writing: Read-only file system (EROFS)", text);
     }
 }
