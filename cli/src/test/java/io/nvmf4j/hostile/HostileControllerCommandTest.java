@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.cli.CliRunner;
+import io.nvmf4j.cli.FabricArgs;
 import io.nvmf4j.initiator.Discovery;
 import io.nvmf4j.initiator.fake.ScriptedController;
 import java.nio.file.Files;
@@ -37,11 +38,7 @@ class HostileControllerCommandTest {
 
     private String[] at(ScriptedController.Script script, String... args) throws Exception {
         controller = new ScriptedController(script);
-        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", Integer.toString(controller.address().getPort()),
-            "--provider", "softiwarp"};
-        String[] all = java.util.Arrays.copyOf(args, args.length + fabric.length);
-        System.arraycopy(fabric, 0, all, args.length, fabric.length);
-        return all;
+        return FabricArgs.at(controller.address().getPort(), args);
     }
 
     /** Item 1: a discovery log header claiming 1,500,000 records is refused before anything is allocated for them. */

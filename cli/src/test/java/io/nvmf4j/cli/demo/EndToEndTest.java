@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nvmf4j.cli.CliRunner;
+import io.nvmf4j.cli.FabricArgs;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -45,10 +46,7 @@ class EndToEndTest {
     }
 
     private static String[] at(String... args) {
-        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", port, "--provider", "softiwarp"};
-        String[] all = Arrays.copyOf(args, args.length + fabric.length);
-        System.arraycopy(fabric, 0, all, args.length, fabric.length);
-        return all;
+        return FabricArgs.at(target.address().getPort(), args);
     }
 
     @Test

@@ -4,19 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.nvmf4j.cli.CliRunner;
+import io.nvmf4j.cli.FabricArgs;
+import io.nvmf4j.cli.LoopbackTarget;
 import io.nvmf4j.target.Namespace;
-import io.nvmf4j.target.NvmeTarget;
-import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.backend.RamBackend;
-import io.nvmf4j.target.rdma.RdmaTransport;
-import io.nvmf4j.target.rdma.RdmaTransportOptions;
-import io.nvmf4j.target.rdma.TransportObserver;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,49 +28,29 @@ class MessagesThatNameTheCauseTest {
     static final String CLOSED = "nqn.2026-12.io.nvmf4j:closed";
     static final String ALLOWED = "nqn.2014-08.org.nvmexpress:uuid:aaaaaaaa-0000-4000-8000-000000000001";
     static final String STRANGER = "nqn.2014-08.org.nvmexpress:uuid:bbbbbbbb-0000-4000-8000-000000000002";
-    static NvmeTarget target;
-    static RdmaTransport transport;
+    static LoopbackTarget target;
     static String port;
 
     @BeforeAll
     static void startTarget() throws Exception {
-        target = new NvmeTarget();
         Subsystem open = Subsystem.builder(SubsystemNqn.of(OPEN)).serial("NVMF4JMSG0001").allowAnyHost(true).build();
         open.addNamespace(Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
         Subsystem closed = Subsystem.builder(SubsystemNqn.of(CLOSED)).serial("NVMF4JMSG0002").allowAnyHost(false)
                 .allowHost(ALLOWED).build();
         closed.addNamespace(Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
-        target.addSubsystem(open);
-        target.addSubsystem(closed);
-        transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
-                .withPollGroups(1).withSpinBudget(Duration.ofNanos(20_000)), TransportObserver.NONE);
-        int free;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            free = probe.getLocalPort();
-        }
-        Port p = Port.rdma(1, "127.0.0.1", Integer.toString(free)).build();
-        target.addPort(p);
-        p.addSubsystem(open);
-        p.addSubsystem(closed);
-        port = Integer.toString(transport.listen(p).getPort());
+        target = LoopbackTarget.serving(open, closed);
+        port = Integer.toString(target.port());
     }
 
     @AfterAll
     static void stop() {
-        if (transport != null) {
-            transport.close();
-        }
         if (target != null) {
             target.close();
         }
     }
 
     private static CliRunner.Result run(String... args) {
-        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", port, "--provider", "softiwarp", "--hostnqn",
-            STRANGER};
-        String[] all = Arrays.copyOf(args, args.length + fabric.length);
-        System.arraycopy(fabric, 0, all, args.length, fabric.length);
-        return CliRunner.run(all);
+        return CliRunner.run(FabricArgs.at(target.port(), args, "--hostnqn", STRANGER));
     }
 
     /** The last line of stderr: the failure (a warning about the host identity may come before it). */

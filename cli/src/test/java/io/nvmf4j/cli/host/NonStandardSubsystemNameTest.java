@@ -6,19 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nvmf4j.cli.CliRunner;
+import io.nvmf4j.cli.LoopbackTarget;
 import io.nvmf4j.target.Namespace;
-import io.nvmf4j.target.NvmeTarget;
-import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.backend.RamBackend;
-import io.nvmf4j.target.rdma.RdmaTransport;
-import io.nvmf4j.target.rdma.RdmaTransportOptions;
-import io.nvmf4j.target.rdma.TransportObserver;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,43 +25,24 @@ import org.junit.jupiter.api.Timeout;
 class NonStandardSubsystemNameTest {
 
     static final String NAME = "testnqn";
-    static NvmeTarget target;
-    static RdmaTransport transport;
-    static String port;
+    static LoopbackTarget target;
 
     @BeforeAll
     static void startTargetServingTestnqn() throws Exception {
-        target = new NvmeTarget();
         Subsystem s = Subsystem.builder(SubsystemNqn.of(NAME)).serial("NVMF4JTESTNQN01").allowAnyHost(true).build();
         s.addNamespace(Namespace.of(1, RamBackend.allocate(4L << 20, 512)));
-        target.addSubsystem(s);
-        transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
-                .withPollGroups(1).withSpinBudget(Duration.ofNanos(20_000)), TransportObserver.NONE);
-        int free;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            free = probe.getLocalPort();   // a real port, so the discovery log names it
-        }
-        Port p = Port.rdma(1, "127.0.0.1", Integer.toString(free)).build();
-        target.addPort(p);
-        p.addSubsystem(s);
-        port = Integer.toString(transport.listen(p).getPort());
+        target = LoopbackTarget.serving(s);
     }
 
     @AfterAll
     static void stop() {
-        if (transport != null) {
-            transport.close();
-        }
         if (target != null) {
             target.close();
         }
     }
 
     private static String[] at(String... args) {
-        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", port, "--provider", "softiwarp"};
-        String[] all = Arrays.copyOf(args, args.length + fabric.length);
-        System.arraycopy(fabric, 0, all, args.length, fabric.length);
-        return all;
+        return target.at(args);
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nvmf4j.cli.CliRunner;
+import io.nvmf4j.cli.FabricArgs;
 import io.nvmf4j.cli.demo.EmbeddedTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,10 +47,7 @@ class NvmeCliParityEndToEndTest {
     }
 
     private static String[] at(String... args) {
-        String[] fabric = {"--traddr", "127.0.0.1", "--trsvcid", port, "--provider", "softiwarp"};
-        String[] all = Arrays.copyOf(args, args.length + fabric.length);
-        System.arraycopy(fabric, 0, all, args.length, fabric.length);
-        return all;
+        return FabricArgs.at(target.address().getPort(), args);
     }
 
     private static byte[] random(int n, long seed) {
