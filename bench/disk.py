@@ -25,7 +25,10 @@ The targets of the sides not being measured are stopped with SIGSTOP (SPDK's rea
 Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4 KiB randread and randwrite
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
 QD1 alone, then the same beside a second host writing 1 MiB sequentially at QD4 into the same namespace (perf has
-no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu).
+no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu), at the nice
+level of --load-nice (default 0). Two hosts on one core take scheduler slices from each other, which two hosts on
+their own machines would not: `--load-nice 19` leaves the measured host's core to it whenever it is runnable (the
+second host runs on what it leaves), so that the pair measures what the target and the disk do to the reader.
 The last rows give CPU per I/O: fio's own (user + system over its run: the kernel's cost of the I/O, which a target
 pays on its core too) and each target process's (one polling core over its IOPS). The table gives the median of the
 rounds per figure, nvmf4j/fio and nvmf4j/SPDK; the JSON in bench/out/ keeps
@@ -188,7 +191,8 @@ def measure_fio(path, a, rnd):
         res["lat-alone"] = r and r.get(LAT[0])
         log("round %d fio %s beside %s" % (rnd, LAT[0], LOAD[0]))
         # the writer in a job of its own: fio pins both to the host core as the other sides' two hosts are
-        r = fio_run(path, [fio_job(LAT[0], *LAT[1:]), fio_job(LOAD[0], *LOAD[1:])], a.seconds, a.ramp,
+        r = fio_run(path, [fio_job(LAT[0], *LAT[1:]), fio_job(LOAD[0], *LOAD[1:]) + ["--nice=%d" % a.load_nice]],
+                    a.seconds, a.ramp,
                     "%s-loaded-r%d" % (LAT[0], rnd))
         res["lat-loaded"] = r and r.get(LAT[0])
         res["load"] = r and r.get(LOAD[0])
@@ -249,8 +253,8 @@ def measure_spdk(spdk, d, port, a, rnd):
         res["lat-alone"] = sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
                                         "disk-%s-alone-r%d" % (LAT[0], rnd), spdk.pid)
         log("round %d spdk %s beside %s" % (rnd, LAT[0], LOAD[0]))
-        load = sp.spdk_perf_cmd(d, port, spdk_args(*LOAD[1:]), a.seconds + a.ramp + LOAD_LEAD, 0,
-                                core_mask=hex(1 << int(a.load_cpu)))
+        load = niced(a, sp.spdk_perf_cmd(d, port, spdk_args(*LOAD[1:]), a.seconds + a.ramp + LOAD_LEAD, 0,
+                                         core_mask=hex(1 << int(a.load_cpu))))
         res["lat-loaded"], res["load"] = beside(
             load, sp.spdk_env(d), "disk-spdk-%s-r%d" % (LOAD[0], rnd), sp.parse_spdk_perf,
             lambda: sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
@@ -271,8 +275,8 @@ def measure_nvmf4j(serve, a, rnd):
                                           "disk-nvmf4j-%s-alone-r%d" % (LAT[0], rnd), HOST_CPU, None)
         log("round %d nvmf4j %s beside %s" % (rnd, LAT[0], LOAD[0]))
         lq, ls, lw = LOAD[1:]
-        load = sp.nvmf4j_perf_cmd(serve, ["-q", lq, "-o", ls, "-w", lw], a.seconds + a.ramp + LOAD_LEAD, 0,
-                                  "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), a.load_cpu, None)
+        load = niced(a, sp.nvmf4j_perf_cmd(serve, ["-q", lq, "-o", ls, "-w", lw], a.seconds + a.ramp + LOAD_LEAD,
+                                           0, "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), a.load_cpu, None))
         res["lat-loaded"], res["load"] = beside(
             load, sp.java_env(), "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), sp.parse_nvmf4j_perf,
             lambda: sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
@@ -284,6 +288,11 @@ def measure_nvmf4j(serve, a, rnd):
 # writes during the whole window (the measured host's own start-up, a JVM's or DPDK's, falls inside the lead).
 LOAD_LEAD = 8
 LOAD_START = 3   # seconds between starting the second host and the measured one (its connect, its JVM)
+
+
+def niced(a, cmd):
+    """The second host's command at --load-nice (fio sets its job's own nice)."""
+    return ["nice", "-n", str(a.load_nice)] + cmd if a.load_nice else cmd
 
 
 def beside(load_cmd, env, label, parse, measure):
@@ -393,6 +402,9 @@ def main():
                         "--nvmf4j-arg=uring")
     p.add_argument("--load-cpu", default=HOST_CPU, help="core of the second host in the latency-under-load pair "
                    "(default %s, the measured host's)" % HOST_CPU)
+    p.add_argument("--load-nice", type=int, default=0, choices=range(0, 20), metavar="N",
+                   help="nice level of the second host in that pair (default 0; 19: it runs only on what the "
+                        "measured host leaves of the core)")
     p.add_argument("--only", metavar="REGEX", help="only the workloads whose label matches (%s, %s)"
                    % (", ".join(w[0] for w in WORKLOADS), LAT[0]))
     p.add_argument("--keep-file", action="store_true", help="keep the created file (reused by the next run)")
@@ -507,7 +519,8 @@ def main():
                  " " + " ".join(a.nvmf4j_arg) if a.nvmf4j_arg else "",
                  ", %s" % serve_mode if serve_mode else ""),
              "latency under load: a second host (same stack, core %s) writes 1 MiB sequentially at QD4 into the "
-             "same namespace while the QD1 host runs" % a.load_cpu,
+             "same namespace while the QD1 host runs%s" % (
+                 a.load_cpu, ", at nice %d" % a.load_nice if a.load_nice else ""),
              "uptime before: " + up_before, "uptime after:  " + up_after]
     print()
     print(heading)
