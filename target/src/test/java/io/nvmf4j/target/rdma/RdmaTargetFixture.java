@@ -18,6 +18,13 @@ import java.time.Duration;
 /**
  * A target over softiwarp on 127.0.0.1 (ephemeral port): one subsystem allowing {@link #HOST}, namespace 1 a 1 MiB
  * RAM disk with 512-byte blocks, namespace 2 a 1 MiB file with 4096-byte blocks; one poll group, 4 MiB of buffers.
+ *
+ * <p>The file lives in tmpfs ({@code /dev/shm}) where there is one, else in the test's directory. These tests are
+ * about the transport, and a file on the machine's shared disk made them wait on whatever else writes to it:
+ * during a CI run's cli tests (fio through a FUSE mount beside them) DataPathAllocationTest's 4 KiB O_DIRECT write
+ * stayed 10.5 s in the kernel (submitted to the ring, its completion 10.5 s later), past the scripted host's 10 s
+ * wait. tmpfs takes O_DIRECT since Linux 6.6; before that the backend says so and goes buffered, through the same
+ * ring.
  */
 final class RdmaTargetFixture implements AutoCloseable {
 
@@ -33,6 +40,10 @@ final class RdmaTargetFixture implements AutoCloseable {
     final FileBackend file;
     final RdmaTransport transport;
     final InetSocketAddress address;
+    /** The file namespace's file. */
+    final Path image;
+    /** The tmpfs directory of the file namespace, removed on close (null: the file is in the test's directory). */
+    private final Path memoryDir;
 
     RdmaTargetFixture(Path dir) throws Exception {
         this(dir, 8);
@@ -62,29 +73,64 @@ final class RdmaTargetFixture implements AutoCloseable {
                 .allowHost(HOST).build();
         ram = RamBackend.allocate(NS_BYTES, 512);
         subsystem.addNamespace(Namespace.of(1, ram));
-        Path img = dir.resolve("ns2.img");
+        memoryDir = memoryBackedDirectory();
+        image = (memoryDir != null ? memoryDir : dir).resolve("ns2.img");
         try {
-            Files.write(img, new byte[(int) NS_BYTES]);
+            Files.write(image, new byte[(int) NS_BYTES]);
+            file = FileBackend.open(image, 4096);
+            subsystem.addNamespace(Namespace.of(2, file));
+            if (extra != null) {
+                subsystem.addNamespace(Namespace.of(3, extra));
+            }
+            target.backendSettings(backend);
+            target.addSubsystem(subsystem);
+            target.addPort(port);
+            port.addSubsystem(subsystem);
+            transport = RdmaTransport.open(target, options, observer);
+            InetSocketAddress bound = transport.listen(port);
+            address = new InetSocketAddress("127.0.0.1", bound.getPort());
+        } catch (Exception | Error e) {
+            try {
+                deleteMemoryDir();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** A new directory in tmpfs, or null where there is none to write to. */
+    private static Path memoryBackedDirectory() {
+        Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm) || !Files.isWritable(shm)) {
+            return null;
+        }
+        try {
+            return Files.createTempDirectory(shm, "nvmf4j-rdma-fixture-");
         } catch (IOException e) {
-            throw new IllegalStateException(e);
+            return null;
         }
-        file = FileBackend.open(img, 4096);
-        subsystem.addNamespace(Namespace.of(2, file));
-        if (extra != null) {
-            subsystem.addNamespace(Namespace.of(3, extra));
+    }
+
+    private void deleteMemoryDir() {
+        if (memoryDir == null) {
+            return;
         }
-        target.backendSettings(backend);
-        target.addSubsystem(subsystem);
-        target.addPort(port);
-        port.addSubsystem(subsystem);
-        transport = RdmaTransport.open(target, options, observer);
-        InetSocketAddress bound = transport.listen(port);
-        address = new InetSocketAddress("127.0.0.1", bound.getPort());
+        try {
+            Files.deleteIfExists(image);
+            Files.deleteIfExists(memoryDir);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot remove " + memoryDir, e);
+        }
     }
 
     @Override
     public void close() {
-        transport.close();
-        target.close();
+        try {
+            transport.close();
+            target.close();
+        } finally {
+            deleteMemoryDir();
+        }
     }
 }

@@ -225,7 +225,7 @@ class RdmaTransportTest {
     @Test
     void hostWriteWithKeyedSglIsFetchedByRdmaReadAndReadBackByRdmaWriteOnFile() throws Exception {
         writeThenReadBack(2, 4096);
-        byte[] onDisk = java.nio.file.Files.readAllBytes(dir.resolve("ns2.img"));
+        byte[] onDisk = java.nio.file.Files.readAllBytes(fixture.image);
         byte[] expected = pattern(16 * 4096, 2);
         assertArrayEquals(expected, java.util.Arrays.copyOfRange(onDisk, 3 * 4096, 19 * 4096),
                 "bytes in the file namespace");
