@@ -238,9 +238,15 @@ final class FabricsCommands {
         }
         ctrl.dhchapKeys(keys);
         if (keys != null) {
+            // The keep-alive timer starts when this queue authenticates (QueueAuthentication.afterStep): until
+            // then the host may send nothing but Authentication Send/Receive, and Linux starts its keep-alive
+            // work only once the controller is live, so a host whose DH work between Challenge and Reply takes
+            // longer than KATO (ffdhe8192 and the kernel's first-use crypto self-test on a slow machine) would
+            // be torn down mid-exchange. The authentication deadline bounds that time instead.
             sq.requireAuthentication(keys);
+        } else {
+            ctrl.startKeepAlive();
         }
-        ctrl.startKeepAlive();
         LOG.log(Level.INFO, "created {0} controller {1} for subsystem {2} for host {3} on {4}{5}",
                 subsystem.isDiscovery() ? "discovery" : "NVM", ctrl.id(), subsystem.nqn(), hostNqn, sq.port(),
                 keys != null ? " (DH-HMAC-CHAP required)" : "");

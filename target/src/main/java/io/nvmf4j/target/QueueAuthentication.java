@@ -325,6 +325,9 @@ final class QueueAuthentication {
         authenticated = session.authenticated();
         if (session.transactions() > transactionsBefore) {
             cancelDeadline();
+            if (session.transactions() == 1 && sq.qidValue() == 0) {
+                ctrl.startKeepAlive(); // held back since Connect (FabricsCommands)
+            }
             sq.target().authenticationObserver().authentication(AuthOutcome.SUCCESS);
             LOG.log(Level.INFO, "host {0} {1} on queue {2} of controller {3} ({4}): {5}, DH group {6}, {7}",
                     ctrl.hostNqn(), session.transactions() > 1 ? "re-authenticated" : "authenticated",

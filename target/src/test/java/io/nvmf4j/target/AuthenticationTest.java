@@ -211,6 +211,33 @@ class AuthenticationTest {
         assertEquals(List.of(AuthOutcome.TIMEOUT), outcomes);
     }
 
+    /**
+     * A Linux host in a slow VM spends seconds on its first ffdhe8192 Reply (DH work and the kernel's crypto
+     * self-test), during which it may send nothing: keep-alive must not end the controller before the queue has
+     * authenticated (only the authentication deadline may), and must run from then on.
+     */
+    @Test
+    void hostSlowerThanKatoBetweenChallengeAndReplyAuthenticatesAndKeepAliveRunsFromThen() throws Exception {
+        LoopHost host = fx.host();
+        assertEquals(0, host.connectAdmin(SUBNQN, 1000).cqe().statusField());
+        DhchapHostSession s = new DhchapHostSession(DhchapKeys.of(KEY, CTRL_KEY), HOST, SUBNQN, 1, RANDOM);
+        assertEquals(0, send(host, host.admin, s.start()).cqe().statusField());
+        DhchapReply reply = s.onChallenge(receive(host, host.admin));
+
+        // the host's DH work: longer than two keep-alive periods (a silent controller is ended after 2 x KATO)
+        assertFalse(host.admin.transport().disconnected.await(3500, TimeUnit.MILLISECONDS),
+                "keep-alive ended a controller whose admin queue was still authenticating");
+
+        assertEquals(0, send(host, host.admin, reply).cqe().statusField());
+        DhchapSuccess2 s2 = s.onSuccess1(receive(host, host.admin));
+        assertEquals(0, send(host, host.admin, s2).cqe().statusField());
+        assertEquals(List.of(AuthOutcome.SUCCESS), outcomes);
+        // authenticated: from now on a silent host loses its controller after KATO as any other
+        assertTrue(host.admin.transport().disconnected.await(10, TimeUnit.SECONDS),
+                "keep-alive runs once the admin queue authenticated");
+        assertEquals(1, host.admin.transport().disconnects.get());
+    }
+
     @Test
     void peerThatStopsAfterTheChallengeIsDroppedAfterTheTimeout() throws Exception {
         fx.target.authenticationTimeout(Duration.ofMillis(300));
