@@ -41,8 +41,8 @@ class SteadyStateAllocationTest {
      * Measured windows, judged by their median. An allocation per operation shows in every window; what a loaded
      * machine adds shows in one: bin/flaky beside a CI run failed 3 rounds of 20 with 4-15 KB in a single window
      * of 2,000 iterations, on one engine thread. There a thread descheduled mid-transfer sends an engine down a
-     * branch the warm-up never took (a socket full, a park), the JIT (most likely) deoptimizes the loop, and interpreted code
-     * allocates what C2's escape analysis removed (iterators, views) until it is compiled again.
+     * branch the warm-up never took (a socket full, a park), the JIT (most likely) deoptimizes the loop, and
+     * interpreted code allocates what C2's escape analysis removed (iterators, views) until it is compiled again.
      */
     private static final int WINDOWS = 5;
     private static final int WINDOW = 1_000;
