@@ -6,6 +6,8 @@
 # interop/run drives the checks; this script only builds and boots.
 #
 #   interop/lab.sh build      host packages, kernel, siw.ko, rootfs, initramfs (~70 s, ~600 MB)
+#   interop/lab.sh fetch      only the downloads of a build (kernel packages, debootstrap's packages as a tarball),
+#                             so that they can go on beside other work; a later build uses them (bin/test does this)
 #   interop/lab.sh built      exit 0 when the lab is built and current, 1 otherwise
 #   interop/lab.sh run CMD    boot the guest, run CMD (bash -c) inside it, power off
 #   interop/lab.sh shell      boot the guest with an interactive shell on the console
@@ -84,16 +86,30 @@ kernel_abi() {  # 6.1.0-57-amd64 (from the linux-image-amd64 metapackage) or 6.1
   apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{sub("linux-image-","",$2); print $2; exit}'
 }
 
-get_kernel() {
+# kernel_debs: sets KABI, KVER, KSER and downloads into debs/ the packages the kernel build needs that are not there
+# yet: the image, linux-source and, for 6.12, the headers that get_kernel unpacks. Each is downloaded into
+# debs/partial/ and moved into debs/ only when complete, so that a fetch stopped half way leaves nothing a build
+# would take for a whole package.
+kernel_debs() {
   KABI=$(kernel_abi)
   [ -n "$KABI" ] || { log "cannot find the kernel ABI from linux-image-amd64 (apt-get update?)"; exit 1; }
   KVER=$(apt-cache show --no-all-versions "linux-image-$KABI" | awk '/^Version:/{print $2; exit}')
   KSER=$LAB_KERNEL                       # 6.1 or 6.12: linux-source-$KSER
   log "kernel linux-image-$KABI $KVER (series $KSER)"
-  mkdir -p debs boot && cd debs
-  [ -e linux-image-"$KABI"_*.deb ] || apt-get download -q "linux-image-$KABI=$KVER" 2>&1 | grep -v unsandboxed || true
-  [ -e linux-source-"$KSER"_*.deb ] || apt-get download -q "linux-source-$KSER=$KVER" 2>&1 | grep -v unsandboxed || true
-  cd "$WORK"
+  local want=("linux-image-$KABI" "linux-source-$KSER") base=${KABI%-amd64} d
+  [ "$LAB_KERNEL" = 6.1 ] || want+=("linux-headers-$KABI" "linux-headers-$base-common" "linux-kbuild-$base")
+  mkdir -p debs/partial
+  for d in "${want[@]}"; do
+    [ -e "debs/${d}_$KVER"_*.deb ] && continue
+    (cd debs/partial && apt-get download -q "$d=$KVER" 2>&1 | grep -v unsandboxed || true)
+    mv debs/partial/"${d}_$KVER"_*.deb debs/ 2>/dev/null || { log "could not download $d=$KVER"; exit 1; }
+  done
+  rmdir debs/partial 2>/dev/null || true
+}
+
+get_kernel() {
+  kernel_debs
+  mkdir -p boot
   dpkg-deb --fsys-tarfile debs/linux-image-"$KABI"_*.deb | tar -x -C "$WORK" "./boot/vmlinuz-$KABI" "./boot/config-$KABI"
   # headers for building siw.ko out of tree (Debian does not enable CONFIG_RDMA_SIW)
   if [ "$LAB_KERNEL" = 6.1 ]; then
@@ -104,9 +120,6 @@ get_kernel() {
   # 6.12's linux-headers package depends on its linux-image: unpack the headers here instead of installing a
   # kernel on this machine (its Makefile names the common headers by absolute path; the rest is relative)
   local base=${KABI%-amd64} d
-  (cd debs && for d in "linux-headers-$KABI" "linux-headers-$base-common" "linux-kbuild-$base"; do
-     [ -e "${d}_"*.deb ] || apt-get download -q "$d=$KVER" 2>&1 | grep -v unsandboxed || true
-   done)
   rm -rf kheaders && mkdir -p kheaders
   for d in debs/linux-headers-"$KABI"_*.deb debs/linux-headers-"$base"-common_*.deb debs/linux-kbuild-"$base"_*.deb; do
     dpkg-deb -x "$d" kheaders
@@ -118,8 +131,29 @@ get_kernel() {
 build_siw() {
   log "building siw.ko out of tree"
   rm -rf siw-build && mkdir -p siw-build
-  dpkg-deb --fsys-tarfile debs/linux-source-"$KSER"_*.deb | tar -xO "./usr/src/linux-source-$KSER.tar.xz" \
-    | xz -dc -T2 | tar -x -C siw-build --strip-components=5 --wildcards "linux-source-$KSER/drivers/infiniband/sw/siw/*"
+  # only drivers/infiniband/sw/siw/ of linux-source's tar.xz: read until the archive has gone past that directory
+  # (tar writes a directory's entries together), not through the whole ~1 GB; dpkg-deb then complains of the
+  # broken pipe, so its stderr goes, and the files are checked instead
+  dpkg-deb --fsys-tarfile debs/linux-source-"$KSER"_*.deb 2>/dev/null | tar -xO "./usr/src/linux-source-$KSER.tar.xz" \
+    | python3 -c '
+import sys, tarfile
+dest, prefix = sys.argv[1], sys.argv[2]
+n = 0
+safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+with tarfile.open(fileobj=sys.stdin.buffer, mode="r|xz") as src:
+    for m in src:
+        if m.name.startswith(prefix) and m.isfile():
+            m.name = m.name[len(prefix):]
+            src.extract(m, dest, **safe)
+            n += 1
+        elif n:
+            break
+if not n:
+    sys.exit("no " + prefix + " in linux-source")
+print("siw sources: %d files" % n)
+sys.stdout.flush()
+sys.stdin.close()
+' siw-build "linux-source-$KSER/drivers/infiniband/sw/siw/" || { [ -s siw-build/Makefile ] && [ -s siw-build/siw_main.c ]; }
   make -s -C "$KDIR" M="$WORK/siw-build" CONFIG_RDMA_SIW=m modules 2>&1 | grep -v -e 'Skipping BTF' || true
   test -s siw-build/siw.ko
 }
@@ -137,8 +171,20 @@ rootfs_source() {
   return 1
 }
 
+# rootfs_tarball: prints a tarball of debootstrap's packages (`lab.sh fetch` makes one) in this lab directory or in
+# one of the ROOTFS_FROM directories; 1 when there is none. The packages are the same for every kernel.
+rootfs_tarball() {
+  local d
+  for d in "$WORK" ${ROOTFS_FROM:-$HERE/work $HERE/work-6.12}; do
+    [ -s "$d/debootstrap.tgz" ] && { echo "$d/debootstrap.tgz"; return 0; }
+  done
+  return 1
+}
+
+DEBOOTSTRAP_ARGS=(--variant=minbase --include="$GUEST_PKGS")
+
 build_rootfs() {
-  local src
+  local src tarball
   # a rootfs from an older recipe lacks the newest of GUEST_PKGS (dmsetup): made again
   if [ ! -x rootfs/usr/sbin/nvme ] || [ ! -x rootfs/usr/bin/rping ] || [ ! -x rootfs/usr/sbin/dmsetup ]; then
     rm -rf rootfs rootfs.copy
@@ -148,9 +194,14 @@ build_rootfs() {
       mkdir rootfs.copy
       tar -C "$src/rootfs" --numeric-owner --exclude=./usr/lib/modules -cf - . | tar -C rootfs.copy --numeric-owner -xpf -
       mv rootfs.copy rootfs
+    elif tarball=$(rootfs_tarball); then
+      log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from the packages fetched into $tarball"
+      debootstrap "${DEBOOTSTRAP_ARGS[@]}" --unpack-tarball="$tarball" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
+        || { tail -20 debootstrap.log; exit 1; }
+      rm -f rootfs/var/cache/apt/archives/*.deb
     else
       log "debootstrap $SUITE (minbase + RDMA/NVMe tools) from $MIRROR"
-      debootstrap --variant=minbase --include="$GUEST_PKGS" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
+      debootstrap "${DEBOOTSTRAP_ARGS[@]}" "$SUITE" rootfs "$MIRROR" > debootstrap.log 2>&1 \
         || { tail -20 debootstrap.log; exit 1; }
       rm -f rootfs/var/cache/apt/archives/*.deb
     fi
@@ -236,10 +287,29 @@ build() {
   rm -f stamp
   host_pkgs; get_kernel; build_siw; build_rootfs; build_initramfs
   mkdir -p share
-  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs kheaders  # 210 MB; re-downloaded in ~2 s if needed
+  [ "${KEEP_DEBS:-0}" = 1 ] || rm -rf debs kheaders debootstrap.tgz  # 300 MB; the debs re-download in ~5 s
   echo "$KABI" > kabi
   echo "$BUILD_VERSION" > stamp
   log "build done in $((SECONDS - t0))s; artifacts: $(du -sh "$WORK" | cut -f1) in $WORK"
+}
+
+# fetch: what build would download, and nothing else, so that it can run beside other work (bin/test runs it beside
+# mvn verify): the kernel packages (~5 s) and, when neither this lab nor another (ROOTFS_FROM) has a rootfs or a
+# fetched tarball, debootstrap's packages (its download and check take ~75 s of its ~100 s). Needs root (apt-get).
+fetch() {
+  local t0=$SECONDS
+  mkdir -p "$WORK" && cd "$WORK"
+  if built; then log "fetch: the lab is built; nothing to fetch"; return 0; fi
+  apt-get update -q >/dev/null
+  kernel_debs
+  if [ ! -x rootfs/usr/sbin/dmsetup ] && ! rootfs_source >/dev/null && ! rootfs_tarball >/dev/null; then
+    log "fetch: debootstrap $SUITE packages from $MIRROR into $WORK/debootstrap.tgz"
+    rm -rf debootstrap.fetch && mkdir debootstrap.fetch
+    debootstrap "${DEBOOTSTRAP_ARGS[@]}" --make-tarball="$WORK/debootstrap.fetch/debootstrap.tgz" "$SUITE" \
+        debootstrap.fetch/root "$MIRROR" > debootstrap-fetch.log 2>&1 || { tail -20 debootstrap-fetch.log; exit 1; }
+    mv debootstrap.fetch/debootstrap.tgz debootstrap.tgz && rm -rf debootstrap.fetch
+  fi
+  log "fetch done in $((SECONDS - t0))s"
 }
 
 built() {
@@ -297,11 +367,12 @@ boot() {  # boot <cmd-string|shell>
 
 case "${1:-}" in
   build)   build ;;
+  fetch)   fetch ;;
   built)   built ;;
   run)     shift; boot "$*" ;;
   shell)   boot shell ;;
   tapdown) for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done ;;
   clean)   for t in ${TAPDEV}0 ${TAPDEV}1; do ip link del $t 2>/dev/null || true; done
            rm -rf "$WORK" ;;
-  *) sed -n '2,34p' "$0"; exit 1 ;;
+  *) sed -n '2,36p' "$0"; exit 1 ;;
 esac
