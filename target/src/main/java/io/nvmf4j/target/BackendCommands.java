@@ -7,6 +7,8 @@ import io.nvmf4j.target.backend.AsyncBackend;
 import io.nvmf4j.target.backend.BackendException;
 import io.nvmf4j.target.backend.BackendIo;
 import io.nvmf4j.target.backend.BackendOp;
+import io.nvmf4j.target.backend.NamespaceBackend;
+import io.nvmf4j.target.backend.RamBackend;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -24,9 +26,15 @@ final class BackendCommands {
     private BackendCommands() {
     }
 
-    /** The poll group's backend I/O when {@code req}'s namespace can use it, else null (run synchronously). */
-    static BackendIo ioFor(Request req) {
-        if (!(req.ns.backend() instanceof AsyncBackend)) {
+    /**
+     * The poll group's backend I/O when {@code req}'s namespace can use it for {@code bytes}, else null (run
+     * synchronously): a file or block device always; a RAM namespace for more than one piece
+     * ({@link BackendIo#copy}), so that a large copy does not hold the poll thread in one call.
+     */
+    static BackendIo ioFor(Request req, long bytes) {
+        NamespaceBackend backend = req.ns.backend();
+        if (!(backend instanceof AsyncBackend)
+                && !(backend instanceof RamBackend && Long.compareUnsigned(bytes, BackendIo.copyPieceBytes()) > 0)) {
             return null;
         }
         return req.sq.transport().backendIo();
@@ -36,7 +44,11 @@ final class BackendCommands {
     static Status submit(BackendIo io, Request req, BackendOp op, long offset, long length, MemorySegment buffer) {
         req.backendOp = op;
         req.waitFor(ExecutionState.WAITING_FOR_BACKEND);
-        io.submit((AsyncBackend) req.ns.backend(), op, offset, length, buffer, req);
+        if (req.ns.backend() instanceof RamBackend ram) {
+            io.copy(ram, op, offset, length, buffer, req);
+        } else {
+            io.submit((AsyncBackend) req.ns.backend(), op, offset, length, buffer, req);
+        }
         return null;
     }
 
@@ -71,8 +83,9 @@ final class BackendCommands {
             case READ -> req.ns.statistics().recordRead(req.transferLength());
             case WRITE, WRITE_FUA -> req.ns.statistics().recordWrite(req.transferLength());
             case WRITE_ZEROES -> {
-                if (req.fua) {
-                    // Write Zeroes with FUA: the zeroes are stable before the completion (as the synchronous path)
+                if (req.fua && req.ns.backend() instanceof AsyncBackend) {
+                    // Write Zeroes with FUA: the zeroes are stable before the completion (as the synchronous path;
+                    // a RAM namespace has no cache to flush)
                     submit(req.sq.transport().backendIo(), req, BackendOp.FLUSH, 0, 0, null);
                     return;
                 }

@@ -146,7 +146,7 @@ final class IoCommands {
         if (!s.isSuccess()) {
             return s;
         }
-        BackendIo io = BackendCommands.ioFor(req);
+        BackendIo io = BackendCommands.ioFor(req, req.transferLength());
         if (io != null) {
             return BackendCommands.submit(io, req, BackendOp.READ, req.slba * backend.blockSize(),
                     req.transferLength(), req.data());
@@ -167,7 +167,7 @@ final class IoCommands {
             return s;
         }
         boolean fua = req.fua || !req.queue().controller().volatileWriteCacheEnabled();
-        BackendIo io = BackendCommands.ioFor(req);
+        BackendIo io = BackendCommands.ioFor(req, req.transferLength());
         if (io != null) {
             return BackendCommands.submit(io, req, fua ? BackendOp.WRITE_FUA : BackendOp.WRITE,
                     req.slba * backend.blockSize(), req.transferLength(), req.data());
@@ -186,7 +186,7 @@ final class IoCommands {
         if (!s.isSuccess()) {
             return s;
         }
-        BackendIo io = BackendCommands.ioFor(req);
+        BackendIo io = BackendCommands.ioFor(req, 0);
         if (io != null) {
             return BackendCommands.submit(io, req, BackendOp.FLUSH, 0, 0, null);
         }
@@ -208,11 +208,11 @@ final class IoCommands {
         if (!cmd.fitsIn(backend.blockCount())) {
             return lbaOutOfRange(req, cmd.slba());
         }
-        BackendIo io = BackendCommands.ioFor(req);
+        int bs = backend.blockSize();
+        BackendIo io = BackendCommands.ioFor(req, cmd.blocks() * (long) bs);
         if (io != null) {
             req.slba = cmd.slba();
             req.fua = cmd.fua();
-            int bs = backend.blockSize();
             return BackendCommands.submit(io, req, BackendOp.WRITE_ZEROES, cmd.slba() * bs, cmd.blocks() * ((long) bs),
                     null);
         }
@@ -243,26 +243,31 @@ final class IoCommands {
         }
         NamespaceBackend backend = req.ns.backend();
         List<DsmRange> ranges = cmd.decodeRanges(req.data());
-        BackendIo io = BackendCommands.ioFor(req);
+        long count = backend.blockCount();
+        long blocksInAll = 0;
+        // every range checked first, so that a bad one fails the command before any is deallocated
         for (DsmRange range : ranges) {
             long slba = range.startingLba();
             long blocks = range.lengthInBlocks();
-            long count = backend.blockCount();
             if (Long.compareUnsigned(slba, count) > 0 || blocks > count - slba) {
                 req.errorLba(slba);
                 req.errorLocation(SubmissionQueueEntry.OFFSET_DPTR);
                 return StatusCode.LBA_RANGE.withDnr();
             }
-            if (io != null) {
-                continue; // every range checked first, then deallocated one after the other below
-            }
+            blocksInAll += blocks; // at most 256 ranges of at most 2^32 blocks each: no overflow
+        }
+        BackendIo io = BackendCommands.ioFor(req, blocksInAll * backend.blockSize());
+        if (io != null) {
+            return BackendCommands.deallocate(io, req, ranges);
+        }
+        for (DsmRange range : ranges) {
             try {
-                backend.deallocate(slba, blocks);
+                backend.deallocate(range.startingLba(), range.lengthInBlocks());
             } catch (BackendException e) {
-                return backendFailure(req, e, slba);
+                return backendFailure(req, e, range.startingLba());
             }
         }
-        return io != null ? BackendCommands.deallocate(io, req, ranges) : Status.SUCCESS;
+        return Status.SUCCESS;
     }
 
     private static Status lbaOutOfRange(Request req, long slba) {

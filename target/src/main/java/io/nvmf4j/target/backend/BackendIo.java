@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * that O_DIRECT cannot take (in-capsule data right after its 64-byte SQE) through a per-slot bounce buffer. What
  * the ring has no opcode for, what it refuses (EINVAL of O_DIRECT, EOPNOTSUPP of fallocate) and short transfers
  * go to the namespace's {@link BackendWorkers}, whose synchronous code has the fallbacks. In
- * {@link BackendIoMode#THREADS} mode everything goes to the workers.
+ * {@link BackendIoMode#THREADS} mode everything goes to the workers. RAM namespaces' transfers larger than one
+ * piece are no storage I/O but copies on this thread: {@link #copy} moves them a piece per round
+ * ({@link MemoryCopies}), in either mode.
  *
  * <p>Bounds: each namespace has at most {@link BackendWorkers#limit()} operations in flight; more wait here, in
  * order, and a namespace at its limit holds up only its own. While a namespace is being read its writes in flight
@@ -54,6 +56,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     private final IoUring ring;
     private final String name;
     private final Arena arena = Arena.ofShared();
+    /** RAM namespaces' transfers larger than one piece, moved a piece per {@link #poll()} round. */
+    private final MemoryCopies copies;
     /** Bounce memory registered with the ring beside the caller's buffers (null until {@link #registerBuffers}). */
     private MemorySegment registeredBounces;
     private BackendSlot[] slots = new BackendSlot[0];
@@ -82,6 +86,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         this.mode = mode;
         this.ring = ring;
         this.name = name;
+        this.copies = new MemoryCopies(name);
     }
 
     /**
@@ -212,9 +217,12 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         }
     }
 
-    /** Operations submitted and not ended (waiting, on the ring, on a worker, or abandoned but not yet let go). */
+    /**
+     * Operations submitted and not ended (waiting, on the ring, on a worker, or abandoned but not yet let go), and
+     * RAM transfers not yet copied to their end.
+     */
     public int inFlight() {
-        return inFlight;
+        return inFlight + copies.pending();
     }
 
     /** Pieces of split writes that ended with more of their write to go (a write in n pieces counts n - 1). */
@@ -253,14 +261,34 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     }
 
     /**
+     * Starts a RAM namespace's {@code op} on {@code length} bytes at byte {@code offset} (a Read or Write of more
+     * than {@link #copyPieceBytes()}, or a Write Zeroes or Deallocate): it is copied one piece per {@link #poll()}
+     * round, so that other queues of the group wait behind a piece at most, and {@code done} hears of its end from
+     * the round that copied the last piece.
+     */
+    public void copy(RamBackend backend, BackendOp op, long offset, long length, MemorySegment buffer,
+                     BackendCompletion done) {
+        if (closed) {
+            throw new IllegalStateException(name + ": backend I/O is closed");
+        }
+        copies.submit(backend, op, offset, length, buffer, done);
+    }
+
+    /** The largest RAM transfer worth copying inline rather than through {@link #copy}: one round's piece. */
+    public static long copyPieceBytes() {
+        return MemoryCopies.PIECE_BYTES;
+    }
+
+    /**
      * One round for the poll loop: hands every finished operation to its completion, starts waiting ones that now
-     * have room, and submits everything prepared with one {@code io_uring_enter}. Returns how many ended.
+     * have room, submits everything prepared with one {@code io_uring_enter}, and copies one piece of a RAM
+     * transfer. Returns how many operations ended, plus one when a piece was copied (the loop is busy).
      */
     public int poll() {
-        if (inFlight == 0 && (ring == null || !ring.needsEnter())) {
-            return 0; // nothing can end: the poll loop of a RAM-only group pays two reads here
+        if (inFlight == 0 && copies.pending() == 0 && (ring == null || !ring.needsEnter())) {
+            return 0; // nothing can end: the poll loop of a RAM-only group pays three reads here
         }
-        int n = 0;
+        int n = copies.step();
         if (ring != null && ring.needsEnter()) {
             // what the last round prepared, and completion work the kernel left for this thread (COOP_TASKRUN)
             submitRing();

@@ -10,6 +10,9 @@ import java.lang.foreign.MemorySegment;
  */
 public final class RamBackend implements NamespaceBackend {
 
+    /** What Write Zeroes and Deallocate pieces copy from ({@link #copyPiece}: no slice allocated per piece). */
+    private static final MemorySegment ZEROES = Arena.global().allocate(MemoryCopies.PIECE_BYTES);
+
     private final Arena arena;
     private final MemorySegment memory;
     private final int blockSize;
@@ -101,6 +104,20 @@ public final class RamBackend implements NamespaceBackend {
     @Override
     public void deallocate(long lba, long blocks) throws BackendException {
         writeZeroes(lba, blocks);
+    }
+
+    /**
+     * One piece of a transfer {@link MemoryCopies} moves across poll rounds: {@code bytes} at byte {@code offset} of
+     * the namespace, to or from {@code buffer} at {@code bufferOffset} (Read, Write), or zeroed (Write Zeroes,
+     * Deallocate; {@code bytes} at most {@link MemoryCopies#PIECE_BYTES}). The range was checked by the command.
+     */
+    void copyPiece(BackendOp op, long offset, MemorySegment buffer, long bufferOffset, long bytes) {
+        switch (op) {
+            case READ -> MemorySegment.copy(memory, offset, buffer, bufferOffset, bytes);
+            case WRITE, WRITE_FUA -> MemorySegment.copy(buffer, bufferOffset, memory, offset, bytes);
+            case WRITE_ZEROES, DEALLOCATE -> MemorySegment.copy(ZEROES, 0, memory, offset, bytes);
+            case FLUSH -> throw new IllegalArgumentException("a RAM namespace has nothing to flush");
+        }
     }
 
     @Override

@@ -190,10 +190,13 @@ class RdmaTransportTest {
     }
 
     private void writeThenReadBack(long nsid, int blockSize) throws Exception {
+        writeThenReadBack(nsid, blockSize, 16);
+    }
+
+    private void writeThenReadBack(long nsid, int blockSize, int blocks) throws Exception {
         try (ScriptedRdmaHost _ = adminEnabled()) {
             int cntlid = fixture.subsystem.controllers().iterator().next().id();
             try (ScriptedRdmaHost io = ioQueue(cntlid, 1)) {
-                int blocks = 16;
                 int length = blocks * blockSize;
                 byte[] bytes = pattern(length, nsid);
                 MemorySegment.copy(MemorySegment.ofArray(bytes), 0, io.data, 65536, length);
@@ -220,6 +223,19 @@ class RdmaTransportTest {
         MemorySegment onDisk = java.lang.foreign.Arena.ofAuto().allocate(16 * 512, 4096);
         fixture.ram.read(3, onDisk);
         assertArrayEquals(expected, onDisk.toArray(ValueLayout.JAVA_BYTE), "bytes in the RAM namespace");
+    }
+
+    @Test
+    void aRamTransferOfMorePiecesThanOneIsCopiedAcrossPollRoundsAndReadsBackWhole() throws Exception {
+        int blocks = 1031; // 527,872 bytes: four whole 128 KiB pieces and a short one, each way
+        writeThenReadBack(1, 512, blocks);
+        byte[] expected = pattern(blocks * 512, 1);
+        MemorySegment onDisk = java.lang.foreign.Arena.ofAuto().allocate(blocks * 512L, 4096);
+        fixture.ram.read(3, onDisk);
+        assertArrayEquals(expected, onDisk.toArray(ValueLayout.JAVA_BYTE), "bytes in the RAM namespace");
+        MemorySegment after = java.lang.foreign.Arena.ofAuto().allocate(512, 4096);
+        fixture.ram.read(3 + blocks, after);
+        assertArrayEquals(new byte[512], after.toArray(ValueLayout.JAVA_BYTE), "nothing past the range");
     }
 
     @Test
