@@ -5,7 +5,8 @@ floor: bench/tcpdisk.c, the least any target can do per I/O with the command on 
 file through io_uring, one polling core each side as the targets and their hosts have.
 
   bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
-                [--nvmf4j-arg ARG]... [--only REGEX] [--keep-file] [--json FILE]
+                [--nvmf4j-arg ARG]... [--reader-arg ARG]... [--load-arg ARG]... [--load-cpu N] [--load-nice N]
+                [--only REGEX] [--keep-file] [--json FILE]
 
 The file: --file PATH (an existing file or block device: its contents are overwritten by the write workloads),
 or by default a 2 GiB file of random data created in --dir (default /var/tmp/nvmf4j-disk-bench; never put it in
@@ -271,15 +272,16 @@ def measure_nvmf4j(serve, a, rnd):
     if want_lat(a):
         qd, size, rw = LAT[1:]
         log("round %d nvmf4j %s alone" % (rnd, LAT[0]))
-        res["lat-alone"] = sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
-                                          "disk-nvmf4j-%s-alone-r%d" % (LAT[0], rnd), HOST_CPU, None)
+        res["lat-alone"] = sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw] + a.reader_arg, a.seconds,
+                                          a.ramp, "disk-nvmf4j-%s-alone-r%d" % (LAT[0], rnd), HOST_CPU, None)
         log("round %d nvmf4j %s beside %s" % (rnd, LAT[0], LOAD[0]))
         lq, ls, lw = LOAD[1:]
-        load = niced(a, sp.nvmf4j_perf_cmd(serve, ["-q", lq, "-o", ls, "-w", lw], a.seconds + a.ramp + LOAD_LEAD,
-                                           0, "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), a.load_cpu, None))
+        load = niced(a, sp.nvmf4j_perf_cmd(serve, ["-q", lq, "-o", ls, "-w", lw] + a.load_arg,
+                                           a.seconds + a.ramp + LOAD_LEAD, 0, "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd),
+                                           a.load_cpu, None))
         res["lat-loaded"], res["load"] = beside(
             load, sp.java_env(), "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), sp.parse_nvmf4j_perf,
-            lambda: sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw], a.seconds, a.ramp,
+            lambda: sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw] + a.reader_arg, a.seconds, a.ramp,
                                    "disk-nvmf4j-%s-loaded-r%d" % (LAT[0], rnd), HOST_CPU, None))
     return res
 
@@ -400,6 +402,11 @@ def main():
     p.add_argument("--nvmf4j-arg", action="append", default=[], metavar="ARG",
                    help="one more argument for nvmf4j serve (repeatable), e.g. --nvmf4j-arg=--backend-io "
                         "--nvmf4j-arg=uring")
+    p.add_argument("--reader-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument for the measured nvmf4j perf of the latency pair (repeatable), e.g. "
+                        "--reader-arg=--spin-us --reader-arg=1000000")
+    p.add_argument("--load-arg", action="append", default=[], metavar="ARG",
+                   help="one more argument for the second nvmf4j perf of that pair (repeatable)")
     p.add_argument("--load-cpu", default=HOST_CPU, help="core of the second host in the latency-under-load pair "
                    "(default %s, the measured host's)" % HOST_CPU)
     p.add_argument("--load-nice", type=int, default=0, choices=range(0, 20), metavar="N",
@@ -519,8 +526,10 @@ def main():
                  " " + " ".join(a.nvmf4j_arg) if a.nvmf4j_arg else "",
                  ", %s" % serve_mode if serve_mode else ""),
              "latency under load: a second host (same stack, core %s) writes 1 MiB sequentially at QD4 into the "
-             "same namespace while the QD1 host runs%s" % (
-                 a.load_cpu, ", at nice %d" % a.load_nice if a.load_nice else ""),
+             "same namespace while the QD1 host runs%s%s%s" % (
+                 a.load_cpu, ", at nice %d" % a.load_nice if a.load_nice else "",
+                 "; nvmf4j's measured host: perf " + " ".join(a.reader_arg) if a.reader_arg else "",
+                 "; nvmf4j's second host: perf " + " ".join(a.load_arg) if a.load_arg else ""),
              "uptime before: " + up_before, "uptime after:  " + up_after]
     print()
     print(heading)
@@ -530,7 +539,8 @@ def main():
         print(line)
     with open(json_path, "w") as f:
         json.dump({"date": stamp, "heading": heading, "notes": notes, "disk": disk, "spdk_dir": d,
-                   "nvmf4j_args": a.nvmf4j_arg, "rounds": a.rounds, "seconds": a.seconds, "ramp": a.ramp,
+                   "nvmf4j_args": a.nvmf4j_arg, "reader_args": a.reader_arg, "load_args": a.load_arg,
+                   "rounds": a.rounds, "seconds": a.seconds, "ramp": a.ramp,
                    "uptime_before": up_before, "uptime_after": up_after, "loadavg_before": load_before,
                    "loadavg_after": load_after, "table": rows, "results": results,
                    "wall_seconds": time.time() - t0}, f, indent=2)
