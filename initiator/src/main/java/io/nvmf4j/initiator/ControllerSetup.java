@@ -27,6 +27,7 @@ import io.nvmf4j.verbs.VerbsException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -281,10 +282,20 @@ final class ControllerSetup {
             throws NvmfException {
         try {
             return new RdmaHostQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize, buffers,
-                    options.commandTimeout(), options.spinBudget(), (queue, reason) -> c.recovery.queueFailed(reason));
+                    options.commandTimeout(), spinBudgetOf(qid), (queue, reason) -> c.recovery.queueFailed(reason));
         } catch (VerbsException e) {
             throw new NvmfConnectException(name + ": cannot register queue memory: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The admin queue's completion thread blocks at once: its commands are rare (Keep Alive every few seconds once
+     * connected) and none is latency-bound, as the Linux host, which polls only I/O queues. Spinning it with the
+     * I/O queues' budget put a second busy thread on an application's core: with {@code perf --spin-us 1000000}
+     * pinned to one core, the admin and I/O pollers took the core from each other 25,000 times a second.
+     */
+    private Duration spinBudgetOf(QueueId qid) {
+        return qid.isAdmin() ? Duration.ZERO : options.spinBudget();
     }
 
     private MemorySegment connectData(ControllerId cntlid) {

@@ -106,6 +106,42 @@ class InitiatorAgainstJavaTargetTest {
         }
     }
 
+    /**
+     * With a long spin budget (perf --spin-us 1000000) only the I/O queues' completion threads spin: the admin
+     * queue's blocks once its command is answered, so that a host pinned to one core has one busy thread, not two.
+     */
+    @Test
+    void onlyTheIoQueuesSpinTheAdminQueueBlocksBetweenItsCommands() throws Exception {
+        java.util.Set<Thread> before = Thread.getAllStackTraces().keySet();
+        try (NvmeController c = NvmeController.connect(ConnectOptions.builder(address, SUBNQN).host(host)
+                .provider("softiwarp").ioQueues(1).queueSize(32).commandTimeout(Duration.ofSeconds(15))
+                .spinBudget(Duration.ofSeconds(60)).build())) {
+            Namespace ram = c.namespace(1).orElseThrow();
+            MemorySegment block = MemorySegment.ofArray(new byte[512]);
+            ram.read(0, 1, block);
+            assertEquals("NVMF4JE2E0001", c.identify().serialNumber().strip());
+            Thread admin = pollerEndingWith("-admin", before);
+            Thread io = pollerEndingWith("-io1", before);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (admin.getState() == Thread.State.RUNNABLE && System.nanoTime() - deadline < 0) {
+                Thread.sleep(5);
+            }
+            assertTrue(admin.getState() == Thread.State.TIMED_WAITING || admin.getState() == Thread.State.WAITING,
+                    "the admin queue's completion thread still spins 10 s after its last command: "
+                            + admin.getState());
+            assertEquals(Thread.State.RUNNABLE, io.getState(), "an I/O queue spins for its whole budget");
+        }
+    }
+
+    /** The completion thread named {@code nvmf4j-*suffix} that this test's controller started. */
+    private static Thread pollerEndingWith(String suffix, java.util.Set<Thread> before) {
+        List<Thread> found = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> !before.contains(t) && t.getName().startsWith("nvmf4j-") && t.getName().endsWith(suffix))
+                .toList();
+        assertEquals(1, found.size(), "completion threads named *" + suffix + ": " + found);
+        return found.get(0);
+    }
+
     @Test
     void connectsIdentifiesAndListsBothNamespaces() throws Exception {
         try (NvmeController c = connect(3, 32)) {

@@ -3,11 +3,13 @@ package io.nvmf4j.initiator.rdma;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The queue's completion thread: busy-polls the CQ ({@code Thread.onSpinWait}, then {@code Thread.yield} once
- * {@link #YIELD_AFTER_NANOS} passed without a completion) for the spin budget, since a wake-up costs far more than
- * a polled round trip, then blocks for at most {@link #BLOCK_MILLIS}; every
+ * {@link #YIELD_AFTER_NANOS} passed without a completion; on cores of its own only while its pollers outnumber them)
+ * for the spin budget, since a wake-up costs far more than a polled round trip, then blocks for at most
+ * {@link #BLOCK_MILLIS}; every
  * {@link #TICK_NANOS} it gives the queue a tick for timeouts. One clock read per batch: it stamps the commands the
  * handlers resubmit on this thread.
  */
@@ -26,6 +28,27 @@ final class CompletionPoller {
      * p99 12.4-13.7 with, 14.2-23.3 without: the core is handed at once to the JVM's other threads).
      */
     static final long YIELD_AFTER_NANOS = 10_000;
+
+    /**
+     * The cores this process may run on: its affinity mask and cgroup quota, read once at start.
+     */
+    static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    /**
+     * Whether this process was given cores of its own (taskset to fewer than the machine's online CPUs, as perf is
+     * in the project's benchmarks, or as an SPDK reactor owns its core): its pollers then yield only while more of
+     * them spin than it has cores. {@code sched_yield} hands the core to any runnable thread, another process's too,
+     * and that thread then keeps it for a scheduler slice (a millisecond or more) whatever its nice level: a QD1
+     * reader pinned to a core that a nice-19 writer shared yielded on every read slower than 10 us, and its p99
+     * went from 72.7 us alone to 482 us beside the writer (bench/latency-pair.sh writer19, RAM) while the same
+     * placement in C, a reader that never yields, stayed at 1.0x. A process that shares every core with the rest
+     * of the machine (unpinned, a target on the same host) keeps yielding: there the thread it yields to is most
+     * often the one whose answer it waits for, and bench/run's unpinned rows lost 10-29% without it.
+     */
+    static final boolean OWN_CORES = CORES < OnlineCpus.count();
+
+    /** This process's pollers that are spinning now (between an empty poll and a completion or a block). */
+    private static final AtomicInteger SPINNING = new AtomicInteger();
 
     /** What the poller drives (the queue). */
     interface Sink {
@@ -65,17 +88,22 @@ final class CompletionPoller {
                 long spinUntil = spinStart + spinNanos;
                 long yieldFrom = spinStart + YIELD_AFTER_NANOS;
                 long now = spinStart;
-                while (n == 0 && sink.running()) {
-                    if (now - yieldFrom >= 0) {
-                        Thread.yield();
-                    } else {
-                        Thread.onSpinWait();
+                SPINNING.incrementAndGet();
+                try {
+                    while (n == 0 && sink.running()) {
+                        if (now - yieldFrom >= 0 && (!OWN_CORES || SPINNING.get() > CORES)) {
+                            Thread.yield();
+                        } else {
+                            Thread.onSpinWait();
+                        }
+                        n = cq.poll(wcs);
+                        now = System.nanoTime();
+                        if (n == 0 && now - spinUntil >= 0) {
+                            break;
+                        }
                     }
-                    n = cq.poll(wcs);
-                    now = System.nanoTime();
-                    if (n == 0 && now - spinUntil >= 0) {
-                        break;
-                    }
+                } finally {
+                    SPINNING.decrementAndGet();
                 }
                 if (n == 0) {
                     try {
