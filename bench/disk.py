@@ -27,9 +27,11 @@ Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
 QD1 alone, then the same beside a second host writing 1 MiB sequentially at QD4 into the same namespace (perf has
 no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu), at the nice
-level of --load-nice (default 0). Two hosts on one core take scheduler slices from each other, which two hosts on
-their own machines would not: `--load-nice 19` leaves the measured host's core to it whenever it is runnable (the
-second host runs on what it leaves), so that the pair measures what the target and the disk do to the reader.
+level of --load-nice (default 0; its session's autogroup gets that nice too). Two hosts on one core take
+scheduler slices from each other, which two hosts on their own machines would not: `--load-nice 19` leaves the
+measured host's core to it whenever it is runnable (the second host runs on what it leaves), so that the pair
+measures what the target and the disk do to the reader; the second host's MB/s in the measured window says how
+much it still wrote.
 The last rows give CPU per I/O: fio's own (user + system over its run: the kernel's cost of the I/O, which a target
 pays on its core too) and each target process's (one polling core over its IOPS). The table gives the median of the
 rounds per figure, nvmf4j/fio and nvmf4j/SPDK; the JSON in bench/out/ keeps
@@ -197,6 +199,8 @@ def measure_fio(path, a, rnd):
                     "%s-loaded-r%d" % (LAT[0], rnd))
         res["lat-loaded"] = r and r.get(LAT[0])
         res["load"] = r and r.get(LOAD[0])
+        if res["load"]:
+            res["load"]["mb_per_s_window"] = res["load"]["mb_per_s"]  # both jobs run the same window
     return res
 
 
@@ -257,7 +261,7 @@ def measure_spdk(spdk, d, port, a, rnd):
         load = niced(a, sp.spdk_perf_cmd(d, port, spdk_args(*LOAD[1:]), a.seconds + a.ramp + LOAD_LEAD, 0,
                                          core_mask=hex(1 << int(a.load_cpu))))
         res["lat-loaded"], res["load"] = beside(
-            load, sp.spdk_env(d), "disk-spdk-%s-r%d" % (LOAD[0], rnd), sp.parse_spdk_perf,
+            a, load, sp.spdk_env(d), "disk-spdk-%s-r%d" % (LOAD[0], rnd), sp.parse_spdk_perf,
             lambda: sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
                                  "disk-%s-loaded-r%d" % (LAT[0], rnd), spdk.pid))
     return res
@@ -280,7 +284,7 @@ def measure_nvmf4j(serve, a, rnd):
                                            a.seconds + a.ramp + LOAD_LEAD, 0, "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd),
                                            a.load_cpu, None))
         res["lat-loaded"], res["load"] = beside(
-            load, sp.java_env(), "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), sp.parse_nvmf4j_perf,
+            a, load, sp.java_env(), "disk-nvmf4j-%s-r%d" % (LOAD[0], rnd), sp.parse_nvmf4j_perf,
             lambda: sp.nvmf4j_perf(serve, ["-q", qd, "-o", size, "-w", rw] + a.reader_arg, a.seconds, a.ramp,
                                    "disk-nvmf4j-%s-loaded-r%d" % (LAT[0], rnd), HOST_CPU, None))
     return res
@@ -292,16 +296,32 @@ LOAD_LEAD = 8
 LOAD_START = 3   # seconds between starting the second host and the measured one (its connect, its JVM)
 
 
+def autogroup_nice(pid, nice):
+    """Gives the second host's session the nice level of --load-nice. It runs in a session of its own (so that it
+    can be stopped as a group), and with kernel.sched_autogroup_enabled each session is an autogroup that the
+    scheduler shares the CPU with as one task at the autogroup's nice level, whatever the nice of its threads: a
+    nice-19 second host in its own session took ~700 MiB/s of writes from a core that a measured host spinning at
+    nice 0 shared with it, against ~150 MiB/s in the measured host's session. fio's second job runs in fio's
+    session, where its nice applies as set."""
+    if nice:
+        try:
+            with open("/proc/%d/autogroup" % pid, "w") as f:
+                f.write(str(nice))
+        except OSError:
+            pass  # no autogroups in this kernel (or disabled): the thread's nice is the one that counts
+
+
 def niced(a, cmd):
     """The second host's command at --load-nice (fio sets its job's own nice)."""
     return ["nice", "-n", str(a.load_nice)] + cmd if a.load_nice else cmd
 
 
-def beside(load_cmd, env, label, parse, measure):
+def beside(a, load_cmd, env, label, parse, measure):
     """Runs load_cmd (the second host) in the background, measure() beside it, and returns (measured, load)."""
     errlog = os.path.join(OUT, "%s.log" % label)
     err = open(errlog, "w")
     p = subprocess.Popen(load_cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, start_new_session=True)
+    autogroup_nice(p.pid, a.load_nice)
     time.sleep(LOAD_START)
     measured = measure() if p.poll() is None else None
     if measured is None and p.poll() is not None:
@@ -316,9 +336,28 @@ def beside(load_cmd, env, label, parse, measure):
     load = parse(out or "") if p.returncode == 0 else None
     if load is not None:
         load.pop("perf_json", None)
+        load["mb_per_s_window"] = window_rate(errlog, LOAD_START + a.ramp, a.seconds)
     if measured is not None and load is None:
         log("the second host %s reported nothing (exit %s); see %s" % (label, p.returncode, errlog))
     return measured, load
+
+
+def window_rate(errlog, skip, seconds):
+    """The second host's MB/s over the measured host's window, from `nvmf4j perf`'s progress lines ("perf [  k/N s]
+    write: ... X MiB/s", one per second of its run): seconds skip+1 .. skip+seconds, the measured host having
+    started LOAD_START s after it and ramped for --ramp s (each JVM's own start-up, about as long, cancels out).
+    Its whole-run figure also counts the seconds it wrote alone; this one is what the measured host ran beside
+    (a nice-19 second host on the measured host's core wrote 3-17 MiB/s there, 730 MiB/s alone). None when the
+    log has no such lines (SPDK's perf prints none)."""
+    try:
+        text = open(errlog).read().replace("\r", "\n")
+    except OSError:
+        return None
+    rates = {}
+    for m in re.finditer(r"perf \[\s*(\d+)/\d+ s\] \w+: [\d,]+ IOPS, ([\d.]+) MiB/s", text):
+        rates[int(m.group(1))] = float(m.group(2)) * (1 << 20) / 1e6
+    window = [rates[k] for k in range(skip + 1, skip + seconds + 1) if k in rates]
+    return statistics.mean(window) if len(window) == seconds else None
 
 
 def workloads_of(a):
@@ -346,7 +385,8 @@ FIGURES = [
     ("QD1 4K randread p99, alone", "us", "lat-alone", "p99", "lower"),
     ("QD1 4K randread p50, beside 1M writes QD4", "us", "lat-loaded", "p50", "lower"),
     ("QD1 4K randread p99, beside 1M writes QD4", "us", "lat-loaded", "p99", "lower"),
-    ("  the second host's 1M writes QD4", "MB/s", "load", "mb_per_s", "higher"),
+    ("  the second host's 1M writes QD4, whole run", "MB/s", "load", "mb_per_s", "higher"),
+    ("  the second host's 1M writes QD4, in the window", "MB/s", "load", "mb_per_s_window", "higher"),
     # where the CPU of an I/O goes: fio's core (its own process, user + system) and the targets' core (whole process,
     # spinning included: a polling target is 100 % busy, so this is one core over its IOPS, an upper bound on work)
     ("CPU per I/O, 4K randread QD32", "us", "qd32-randread-4k", "cpu_us_per_io", "lower"),
