@@ -6,7 +6,7 @@ file through io_uring, one polling core each side as the targets and their hosts
 
   bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
                 [--nvmf4j-arg ARG]... [--reader-arg ARG]... [--load-arg ARG]... [--load-cpu N] [--load-nice N]
-                [--only REGEX] [--keep-file] [--json FILE]
+                [--floor-mode poll|wait] [--only REGEX] [--keep-file] [--json FILE]
 
 The file: --file PATH (an existing file or block device: its contents are overwritten by the write workloads),
 or by default a 2 GiB file of random data created in --dir (default /var/tmp/nvmf4j-disk-bench; never put it in
@@ -21,7 +21,8 @@ Sides, each round in alternating order (round 2 reverses round 1's), only the me
     --nvmf4j-arg=uring`) under `taskset -c 0`; `nvmf4j perf` under `taskset -c 1`;
   * floor (when gcc and liburing-dev build bench/tcpdisk.c): its server on core 0, its client on core 1, 16-byte
     requests and answers over loopback TCP, O_DIRECT io_uring with fixed buffers and file (1 s warm-up, not
-    --ramp); no latency-under-load pair.
+    --ramp); no latency-under-load pair. --floor-mode wait has both its sides sleep in poll(2) when idle instead
+    of spinning.
 The targets of the sides not being measured are stopped with SIGSTOP (SPDK's reactor busy-polls its core).
 Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4 KiB randread and randwrite
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
@@ -228,7 +229,7 @@ def measure_floor(exe, path, a, rnd):
         log("round %d floor %s" % (rnd, label))
         errlog = os.path.join(OUT, "disk-bench-floor-%s-r%d.log" % (label, rnd))
         try:
-            r = subprocess.run([exe, path, rw, str(size), str(qd), str(a.seconds), TARGET_CPU, HOST_CPU],
+            r = subprocess.run([exe, path, rw, str(size), str(qd), str(a.seconds), TARGET_CPU, HOST_CPU, a.floor_mode],
                                capture_output=True, text=True, timeout=a.seconds + 60)
             out, err, rc = r.stdout, r.stderr, r.returncode
         except subprocess.TimeoutExpired:
@@ -454,6 +455,10 @@ def main():
                         "measured host leaves of the core)")
     p.add_argument("--only", metavar="REGEX", help="only the workloads whose label matches (%s, %s)"
                    % (", ".join(w[0] for w in WORKLOADS), LAT[0]))
+    p.add_argument("--floor-mode", choices=["poll", "wait"], default="poll",
+                   help="the TCP floor's two sides busy-poll (default, as nvmf4j's poll threads do) or sleep in "
+                        "poll(2) when they have nothing to do (on a virtual machine a spinning core can slow the "
+                        "virtual disk)")
     p.add_argument("--keep-file", action="store_true", help="keep the created file (reused by the next run)")
     p.add_argument("--json", help="JSON output (default bench/out/disk-<date>.json)")
     a = p.parse_args()
@@ -559,7 +564,8 @@ def main():
     notes = [disk_line(disk),
              "fio %s: ioengine=io_uring direct=1 on the file, taskset -c 1" % sh("fio", "--version"),
              ("TCP floor: bench/tcpdisk.c, server on core 0 (non-blocking socket, io_uring O_DIRECT, fixed buffers and "
-              "file), client on core 1, loopback" if floor else "TCP floor: not measured (tcpdisk.c did not build)"),
+              "file), client on core 1, loopback, both sides %s" % (
+                  "busy-polling" if a.floor_mode == "poll" else "sleeping in poll(2) when idle") if floor else "TCP floor: not measured (tcpdisk.c did not build)"),
              ("SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, bdev_aio_create FILE Aio0 512; spdk_nvme_perf -c 0x2 "
               "--no-huge" % sp.spdk_version(d)) if d else "SPDK: not measured (no --spdk DIR)",
              "nvmf4j: serve --file FILE%s%s (softiwarp) under taskset -c 0, perf under taskset -c 1" % (

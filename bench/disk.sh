@@ -5,7 +5,7 @@
 #
 #   bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
 #                 [--nvmf4j-arg ARG]... [--reader-arg ARG]... [--load-arg ARG]... [--load-cpu N]
-#                 [--load-nice N] [--only REGEX] [--keep-file] [--json FILE]
+#                 [--load-nice N] [--floor-mode poll|wait] [--only REGEX] [--keep-file] [--json FILE]
 #
 # Default file: 2 GiB of random data created in /var/tmp/nvmf4j-disk-bench (never in the repository), removed at
 # the end unless --keep-file. ~4-5 min per round with SPDK. The measurement itself is bench/disk.py (its docstring

@@ -2,23 +2,30 @@
  * command comes over a TCP socket and the data goes to a file through io_uring, on one polling core, with the host
  * polling on the other. bench/disk.sh puts it beside fio on the file (which spends a whole core on the disk alone)
  * and beside nvmf4j (which spends its one core on the disk and on NVMe-oF over softiwarp, itself over TCP).
- *   tcpdisk FILE RW BS DEPTH SECONDS [SERVER_CPU CLIENT_CPU]
+ *   tcpdisk FILE RW BS DEPTH SECONDS [SERVER_CPU CLIENT_CPU [poll|wait]]
  *   RW  randread | randwrite | read | write   (read/write: sequential)
  * The server: one busy-polling thread with a non-blocking TCP socket (TCP_NODELAY) and an io_uring on the file
  * (O_DIRECT, the file and every buffer registered, COOP_TASKRUN): each round receives what the socket holds,
- * prepares one SQE per whole request, submits them with one io_uring_enter, reaps the CQ and sends every answer
- * with one send(). On the wire per I/O: a 16-byte request (tag, op, offset; for a write, BS bytes of data behind
- * it) and a 16-byte answer (tag, result; for a read, BS bytes behind it): no NVMe capsule, no RDMA framing, no
- * CRC. The client keeps DEPTH requests in flight, busy-polls its socket, and after 1 s of warm-up counts SECONDS.
+ * prepares one SQE per whole request, submits them with one io_uring_enter, reaps the CQ, queues every answer
+ * (its header, and a read's data straight from its registered buffer: no copy) and writes what the socket takes
+ * of that queue with one sendmsg(), never waiting for room: the next round goes on receiving and submitting while
+ * a 128 KiB answer is still leaving. On the wire per I/O: a 16-byte request (tag, op, offset; for a write, BS
+ * bytes of data behind it) and a 16-byte answer (tag, result; for a read, BS bytes behind it): no NVMe capsule,
+ * no RDMA framing, no CRC. The client keeps DEPTH requests in flight, busy-polls its socket, and after 1 s of
+ * warm-up counts SECONDS. With `wait` both sides sleep in poll(2) instead of spinning whenever a round found
+ * nothing to do (the server on its socket and its ring): on a virtual machine a spinning core can slow the
+ * virtual disk itself, and this says how far.
  * Prints one line: IOPS, MB/s, p50 and p99 (us), and the server's CPU (user + system) per I/O in us.
  * Build: gcc -O2 -o tcpdisk tcpdisk.c -luring  (Debian: liburing-dev) */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,12 +34,15 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define HDR 16
 #define MAX_DEPTH 256
+
+static int waiting; /* `wait`: sleep in poll(2) when a round found nothing to do */
 
 struct req { uint32_t tag, op; uint64_t offset; };
 struct ans { uint32_t tag; int32_t result; uint64_t pad; };
@@ -72,9 +82,14 @@ static void serve(int s, const char *path, int write_mode, size_t bs, int depth)
   for (int i = 0; i < depth; i++) { iov[i].iov_base = data + bs * i; iov[i].iov_len = bs; }
   if ((rc = io_uring_register_buffers(&ring, iov, depth)) < 0) { fprintf(stderr, "register_buffers: %s\n", strerror(-rc)); exit(1); }
   if ((rc = io_uring_register_files(&ring, &fd, 1)) < 0) { fprintf(stderr, "register_files: %s\n", strerror(-rc)); exit(1); }
-  size_t incap = (size_t)depth * (HDR + bs) * 2, outcap = (size_t)depth * (HDR + bs);
-  char *in = malloc(incap), *out = malloc(outcap);
+  size_t incap = (size_t)depth * (HDR + bs) * 2;
+  char *in = malloc(incap);
   size_t inoff = 0, inlen = 0;
+  /* answers not yet sent, in order: each a header and, for a read, its tag's buffer (which the client cannot
+   * reuse before it has the whole answer, so it stays put until sent); at most 2 * depth pending */
+  static struct ans hdrs[MAX_DEPTH];
+  static struct iovec q[4 * MAX_DEPTH];
+  int qh = 0, qt = 0;
   for (;;) {
     ssize_t k = recv(s, in + inlen, incap - inlen, MSG_DONTWAIT);
     if (k == 0) break;
@@ -103,19 +118,40 @@ static void serve(int s, const char *path, int write_mode, size_t bs, int depth)
     else if (IO_URING_READ_ONCE(*ring.sq.kflags) & IORING_SQ_TASKRUN) io_uring_get_events(&ring);
     struct io_uring_cqe *cqes[MAX_DEPTH];
     unsigned n = io_uring_peek_batch_cqe(&ring, cqes, MAX_DEPTH);
-    size_t outlen = 0;
     for (unsigned i = 0; i < n; i++) {
       uint64_t ud = io_uring_cqe_get_data64(cqes[i]);
-      struct ans a = { .tag = (uint32_t)ud, .result = cqes[i]->res };
-      memcpy(out + outlen, &a, HDR); outlen += HDR;
-      if (!(ud >> 32)) { memcpy(out + outlen, data + bs * a.tag, bs); outlen += bs; }
+      uint32_t tag = (uint32_t)ud;
+      hdrs[tag] = (struct ans){ .tag = tag, .result = cqes[i]->res };
+      q[qt++] = (struct iovec){ .iov_base = &hdrs[tag], .iov_len = HDR };
+      if (!(ud >> 32)) q[qt++] = (struct iovec){ .iov_base = data + bs * tag, .iov_len = bs };
     }
-    if (n) { io_uring_cq_advance(&ring, n); send_all(s, out, outlen); }
+    if (n) io_uring_cq_advance(&ring, n);
+    ssize_t sent = 0;
+    if (qh < qt) {
+      struct msghdr m = { .msg_iov = q + qh, .msg_iovlen = (size_t)(qt - qh < IOV_MAX ? qt - qh : IOV_MAX) };
+      sent = sendmsg(s, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (sent < 0 && errno != EAGAIN && errno != EINTR) die("sendmsg");
+      for (ssize_t left = sent; left > 0;) {
+        if ((size_t)left >= q[qh].iov_len) { left -= (ssize_t)q[qh].iov_len; qh++; }
+        else { q[qh].iov_base = (char *)q[qh].iov_base + left; q[qh].iov_len -= (size_t)left; left = 0; }
+      }
+      if (qh == qt) qh = qt = 0;
+      else if (qt > 2 * MAX_DEPTH) { memmove(q, q + qh, (size_t)(qt - qh) * sizeof *q); qt -= qh; qh = 0; }
+    }
+    if (waiting && k <= 0 && !prepared && n == 0 && sent <= 0) {
+      struct pollfd pf[2] = { { .fd = s, .events = POLLIN | (qh < qt ? POLLOUT : 0) },
+                              { .fd = ring.ring_fd, .events = POLLIN } };
+      poll(pf, 2, 10);
+    }
   }
 }
 
 int main(int argc, char **argv) {
-  if (argc < 6) { fprintf(stderr, "usage: tcpdisk FILE randread|randwrite|read|write BS DEPTH SECONDS [SERVER_CPU CLIENT_CPU]\n"); return 2; }
+  if (argc < 6 || (argc > 8 && strcmp(argv[8], "poll") && strcmp(argv[8], "wait"))) {
+    fprintf(stderr, "usage: tcpdisk FILE randread|randwrite|read|write BS DEPTH SECONDS [SERVER_CPU CLIENT_CPU [poll|wait]]\n");
+    return 2;
+  }
+  waiting = argc > 8 && !strcmp(argv[8], "wait");
   const char *path = argv[1], *rw = argv[2];
   size_t bs = (size_t)atol(argv[3]);
   int depth = atoi(argv[4]);
@@ -171,7 +207,10 @@ int main(int argc, char **argv) {
     ssize_t k = recv(c, in + inlen, incap - inlen, MSG_DONTWAIT);
     if (k == 0) { fprintf(stderr, "tcpdisk: the server closed the connection\n"); return 1; }
     if (k < 0 && errno != EAGAIN && errno != EINTR) die("recv");
-    if (k <= 0) continue;
+    if (k <= 0) {
+      if (waiting) { struct pollfd pf = { .fd = c, .events = POLLIN }; poll(&pf, 1, 10); }
+      continue;
+    }
     inlen += (size_t)k;
     double t = now();
     if (!counting && t >= count_from) { counting = 1; n = 0; t0 = t; }
