@@ -49,16 +49,19 @@ public final class IoUring implements AutoCloseable {
     private final MemorySegment callState;
     private final SubmissionQueue sq;
     private final CompletionQueue cq;
+    private final SqeSize sqeSize;
     private int ringFd;
     private RegisteredBuffers buffers = RegisteredBuffers.NONE;
     private int fileSlots;
     private MemorySegment filesUpdate;
 
-    private IoUring(Arena arena, MemorySegment callState, int ringFd, RingMemory memory, RingParams params) {
+    private IoUring(Arena arena, MemorySegment callState, int ringFd, RingMemory memory, RingParams params,
+            SqeSize sqeSize) {
         this.arena = arena;
         this.callState = callState;
         this.ringFd = ringFd;
-        this.sq = new SubmissionQueue(memory, params);
+        this.sqeSize = sqeSize;
+        this.sq = new SubmissionQueue(memory, params, sqeSize);
         this.cq = new CompletionQueue(memory, params);
     }
 
@@ -72,13 +75,22 @@ public final class IoUring implements AutoCloseable {
     }
 
     /**
-     * Sets up a ring of {@code entries} SQEs and {@code 2 * entries} CQEs ({@code IORING_SETUP_CQSIZE}) and maps it.
+     * Sets up a ring of {@code entries} 64-byte SQEs and {@code 2 * entries} CQEs ({@code IORING_SETUP_CQSIZE}) and
+     * maps it.
      *
      * @param entries a power of two, 1 to 32768
      * @throws IoUringException if {@code io_uring_setup} or {@code mmap} fails (EPERM, ENOSYS, ENOMEM, EMFILE...)
      */
-    @SuppressWarnings("MustBeClosedChecker") // the new IoUring owns the arena and closes it in close(); closed here on failure
     public static IoUring open(int entries) throws IoUringException {
+        return open(entries, SqeSize.SQE64);
+    }
+
+    /**
+     * {@link #open(int)} with SQEs of {@code sqeSize}: {@link SqeSize#SQE128} for URING_CMDs with more than 16 bytes
+     * of payload (EINVAL from a kernel before 5.19, which has no SQE128).
+     */
+    @SuppressWarnings("MustBeClosedChecker") // the new IoUring owns the arena and closes it in close(); closed here on failure
+    public static IoUring open(int entries, SqeSize sqeSize) throws IoUringException {
         if (entries < 1 || entries > MAX_ENTRIES || Integer.bitCount(entries) != 1) {
             throw new IllegalArgumentException("entries must be a power of two from 1 to " + MAX_ENTRIES + ": "
                     + entries);
@@ -89,11 +101,12 @@ public final class IoUring implements AutoCloseable {
             MemorySegment callState = Syscalls.newCallState(arena);
             // a polling owner reads the CQ without entering the kernel: let completions that need its task context
             // wait for its next enter instead of interrupting it (EINVAL before 5.19: without them)
+            int size = sqeSize.setupFlag();
             MemorySegment request = RingParams.request(arena, 2 * entries, RingParams.SETUP_CQSIZE
-                    | RingParams.SETUP_COOP_TASKRUN | RingParams.SETUP_TASKRUN_FLAG);
+                    | RingParams.SETUP_COOP_TASKRUN | RingParams.SETUP_TASKRUN_FLAG | size);
             long rc = Syscalls.syscall(callState, Syscalls.IO_URING_SETUP, entries, request.address(), 0, 0, 0, 0);
             if (rc == -Errno.EINVAL) {
-                request = RingParams.request(arena, 2 * entries);
+                request = RingParams.request(arena, 2 * entries, RingParams.SETUP_CQSIZE | size);
                 rc = Syscalls.syscall(callState, Syscalls.IO_URING_SETUP, entries, request.address(), 0, 0, 0, 0);
             }
             if (rc < 0) {
@@ -101,8 +114,8 @@ public final class IoUring implements AutoCloseable {
             }
             fd = (int) rc;
             RingParams params = RingParams.read(request);
-            RingMemory memory = RingMemory.map(arena, callState, fd, params);
-            return new IoUring(arena, callState, fd, memory, params);
+            RingMemory memory = RingMemory.map(arena, callState, fd, params, sqeSize);
+            return new IoUring(arena, callState, fd, memory, params, sqeSize);
         } catch (IoUringException | RuntimeException | Error e) {
             arena.close();
             if (fd >= 0) {
@@ -115,6 +128,11 @@ public final class IoUring implements AutoCloseable {
     /** The SQ size: how many SQEs can be prepared before a {@link #submit()}. */
     public int entries() {
         return sq.entries();
+    }
+
+    /** The size of this ring's SQEs, chosen at {@link #open(int, SqeSize)}. */
+    public SqeSize sqeSize() {
+        return sqeSize;
     }
 
     /**
@@ -249,6 +267,31 @@ public final class IoUring implements AutoCloseable {
         return prepare(Sqe.OP_FALLOCATE, fd, offset, length, mode, 0, 0, userData);
     }
 
+    /**
+     * {@code IORING_OP_URING_CMD}: command {@code cmdOp} with the bytes of {@code command} as its payload
+     * ({@code sqe->cmd}, the rest of it zeroed), for the driver of {@code fd} (a character device's or a socket's
+     * {@code uring_cmd}, e.g. ublk's {@code UBLK_U_CMD_*} and {@code UBLK_U_IO_*}). The payload is copied into the
+     * SQE, so {@code command} may be reused at once; what it points to must stay valid until the CQE. The CQE's
+     * result is the driver's. False when the SQ is full.
+     *
+     * @throws IllegalArgumentException if {@code command} is larger than {@link SqeSize#commandBytes()}
+     */
+    public boolean prepareUringCmd(int fd, int cmdOp, MemorySegment command, long userData) {
+        long length = command.byteSize();
+        if (length > sqeSize.commandBytes()) {
+            throw new IllegalArgumentException("a " + length + "-byte URING_CMD payload does not fit in the "
+                    + sqeSize.commandBytes() + " bytes of an " + sqeSize + " ring's sqe->cmd");
+        }
+        long at = prepareAt(Sqe.OP_URING_CMD, fd, 0, 0, 0, 0, 0, userData);
+        if (at < 0) {
+            return false;
+        }
+        MemorySegment sqes = sq.sqes();
+        sqes.set(JAVA_INT, at + Sqe.CMD_OP, cmdOp);
+        MemorySegment.copy(command, 0, sqes, at + Sqe.CMD, length);
+        return true;
+    }
+
     /** {@code IORING_OP_NOP}: completes with result 0; a round trip through the ring. */
     public boolean prepareNop(long userData) {
         return prepare(Sqe.OP_NOP, -1, 0, 0, 0, 0, 0, userData);
@@ -344,12 +387,20 @@ public final class IoUring implements AutoCloseable {
         }
     }
 
-    /** Fills the next SQE as liburing's {@code io_uring_prep_rw}: every field written, so no stale bytes remain. */
     private boolean prepare(byte opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex,
+            long userData) {
+        return prepareAt(opcode, fd, off, addr, len, opFlags, bufIndex, userData) >= 0;
+    }
+
+    /**
+     * Fills the next SQE as liburing's {@code io_uring_prep_rw}: every field written (and the second half of a
+     * 128-byte SQE zeroed), so no stale bytes remain. Returns its offset in the SQE array, or -1 when the SQ is full.
+     */
+    private long prepareAt(byte opcode, int fd, long off, long addr, int len, int opFlags, int bufIndex,
             long userData) {
         long at = sq.next();
         if (at < 0) {
-            return false;
+            return -1;
         }
         MemorySegment sqes = sq.sqes();
         byte flags = 0;
@@ -371,7 +422,16 @@ public final class IoUring implements AutoCloseable {
         sqes.set(JAVA_INT, at + Sqe.FILE_INDEX, 0);
         sqes.set(JAVA_LONG, at + Sqe.ADDR3, 0L);
         sqes.set(JAVA_LONG, at + Sqe.PAD2, 0L);
-        return true;
+        for (long b = Sqe.BASE_SIZE; b < sqeSize.bytes(); b += Long.BYTES) {
+            sqes.set(JAVA_LONG, at + b, 0L);
+        }
+        return at;
+    }
+
+    /** The SQE that the last successful prepare filled (for tests that check its bytes before the kernel does). */
+    MemorySegment lastPrepared() {
+        long at = sq.lastPrepared();
+        return sq.sqes().asSlice(at, sqeSize.bytes());
     }
 
     private void requireOpen() {

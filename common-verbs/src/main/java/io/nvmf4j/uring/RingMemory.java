@@ -18,7 +18,7 @@ record RingMemory(MemorySegment sqRing, MemorySegment cqRing, MemorySegment sqes
     static final long OFF_SQES = 0x10000000L;
 
     /** Maps the regions; on failure the ones already mapped are unmapped when the caller closes {@code arena}. */
-    static RingMemory map(Arena arena, MemorySegment callState, int ringFd, RingParams params)
+    static RingMemory map(Arena arena, MemorySegment callState, int ringFd, RingParams params, SqeSize sqeSize)
             throws IoUringException {
         long sqSize = params.sqRingSize();
         long cqSize = params.cqRingSize();
@@ -26,11 +26,11 @@ record RingMemory(MemorySegment sqRing, MemorySegment cqRing, MemorySegment sqes
             long size = Math.max(sqSize, cqSize);
             MemorySegment rings = mapped(arena, callState, ringFd, OFF_SQ_RING, size);
             return new RingMemory(rings, rings, mapped(arena, callState, ringFd, OFF_SQES,
-                    params.sqEntries() * Sqe.SIZE));
+                    (long) params.sqEntries() * sqeSize.bytes()));
         }
         MemorySegment sq = mapped(arena, callState, ringFd, OFF_SQ_RING, sqSize);
         MemorySegment cq = mapped(arena, callState, ringFd, OFF_CQ_RING, cqSize);
-        return new RingMemory(sq, cq, mapped(arena, callState, ringFd, OFF_SQES, params.sqEntries() * Sqe.SIZE));
+        return new RingMemory(sq, cq, mapped(arena, callState, ringFd, OFF_SQES, (long) params.sqEntries() * sqeSize.bytes()));
     }
 
     @SuppressWarnings("restricted") // FFM: sizes a pointer returned by C; the module is granted native access

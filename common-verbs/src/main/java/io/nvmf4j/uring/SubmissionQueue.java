@@ -25,10 +25,12 @@ final class SubmissionQueue {
     private final long flags;
     private final int mask;
     private final int entries;
+    private final int sqeBytes;
     /** The next SQE to fill; {@code *tail} lags it until {@link #publish()}. */
     private int sqeTail;
 
-    SubmissionQueue(RingMemory memory, RingParams params) {
+    SubmissionQueue(RingMemory memory, RingParams params, SqeSize sqeSize) {
+        this.sqeBytes = sqeSize.bytes();
         RingParams.SqOffsets off = params.sq();
         this.ring = memory.sqRing();
         this.sqes = memory.sqes();
@@ -58,9 +60,14 @@ final class SubmissionQueue {
         if (sqeTail - kernelHead >= entries) {
             return -1;
         }
-        long at = (sqeTail & mask) * Sqe.SIZE;
+        long at = (long) (sqeTail & mask) * sqeBytes;
         sqeTail++;
         return at;
+    }
+
+    /** The byte offset of the SQE {@link #next()} handed out last. */
+    long lastPrepared() {
+        return (long) ((sqeTail - 1) & mask) * sqeBytes;
     }
 
     /** Makes every filled SQE visible to the kernel. */
