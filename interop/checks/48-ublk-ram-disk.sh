@@ -1,0 +1,65 @@
+# The ublk server against the guest kernel's ublk_drv (Linux 6.12): UblkRamDisk (cli test tree, compiled here
+# against the CLI jar) runs in the guest and makes /dev/ublkbN over 64 MiB of RAM, one queue of 64 tags: ADD_DEV,
+# SET_PARAMS, FETCH_REQ per tag, START_DEV. In the guest: the size and block sizes the device reports, fio random
+# writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT), mkfs.ext4, a file written and read back through
+# the file system, fstrim (discard through the device), umount, fsck clean; then "stop": STOP_DEV and DEL_DEV, and
+# both device nodes are gone.
+GUEST_JAVA=1
+LAB_KERNEL=6.12
+CHECK_TIMEOUT=900
+
+host_part() {
+  local javac= j
+  for j in ${JAVA_HOME:+"$JAVA_HOME"} /usr/lib/jvm/temurin-25*; do [ -x "$j/bin/javac" ] && { javac=$j/bin/javac; break; }; done
+  [ -n "$javac" ] || { note "FAIL: no javac 25 on the host"; return 1; }
+  rm -rf "$SYNC/classes" && mkdir -p "$SYNC/classes"
+  "$javac" -d "$SYNC/classes" -cp "$ROOT/cli/target/nvmf4j.jar" \
+      "$ROOT/cli/src/test/java/io/nvmf4j/cli/ublk/UblkRamDisk.java" > "$SYNC/javac.log" 2>&1 ||
+    { note "FAIL: javac UblkRamDisk"; cat "$SYNC/javac.log"; return 1; }
+  signal staged
+}
+
+guest_part() {
+  . /lab/guest/java.sh
+  local rc=0 pid dev id size
+  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; return 1; }
+  await staged 300 > /dev/null || return 1
+  rm -f /tmp/ublk-ctl && mkfifo /tmp/ublk-ctl
+  "$GJ_JAVA" "${GJ_OPTS[@]}" -cp "$GJ_JAR:$SYNC/classes" io.nvmf4j.cli.ublk.UblkRamDisk --size-mib 64 \
+      < /tmp/ublk-ctl > "$SYNC/ublk.log" 2>&1 &
+  pid=$!
+  exec 3> /tmp/ublk-ctl
+  if ! wait_for_line "$SYNC/ublk.log" '^READY ' $pid 1500; then
+    note "FAIL: no ublk device"; cat "$SYNC/ublk.log"; exec 3>&-; kill $pid 2>/dev/null; return 1
+  fi
+  dev=$(sed -n 's/^READY //p' "$SYNC/ublk.log"); id=${dev#/dev/ublkb}
+  note "device $dev"
+  size=$(blockdev --getsize64 "$dev")
+  [ "$size" = 67108864 ] || { note "FAIL: size $size, not 64 MiB"; rc=1; }
+  [ "$(blockdev --getss "$dev")" = 512 ] || { note "FAIL: logical block size $(blockdev --getss "$dev")"; rc=1; }
+  [ "$(blockdev --getpbsz "$dev")" = 4096 ] || { note "FAIL: physical block size $(blockdev --getpbsz "$dev")"; rc=1; }
+  for bs in 4k 128k; do
+    note "fio randwrite bs=$bs iodepth=16 verify=crc32c"
+    timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
+        --iodepth=16 --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
+      { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
+  done
+  if [ $rc = 0 ]; then
+    note "mkfs.ext4, a file, fstrim, umount, fsck"
+    mkdir -p /mnt/ublk
+    { mkfs.ext4 -q -F "$dev" && mount "$dev" /mnt/ublk && head -c 8M /dev/urandom > /tmp/ublk-file &&
+      cp /tmp/ublk-file /mnt/ublk/file && sync && echo 3 > /proc/sys/vm/drop_caches &&
+      cmp /tmp/ublk-file /mnt/ublk/file && fstrim -v /mnt/ublk && umount /mnt/ublk &&
+      fsck.ext4 -n -f "$dev"; } > "$SYNC/fs.log" 2>&1 || { note "FAIL: the file system steps"; cat "$SYNC/fs.log"; rc=1; }
+    grep -E 'trimmed' "$SYNC/fs.log" | sed 's/^/  /'
+    umount /mnt/ublk 2>/dev/null
+  fi
+  echo stop >&3
+  exec 3>&-
+  wait $pid || { note "FAIL: UblkRamDisk exited $?"; rc=1; }
+  cat "$SYNC/ublk.log" | sed 's/^/  ublk: /'
+  grep -q '^STOPPED' "$SYNC/ublk.log" || { note "FAIL: no STOPPED line"; rc=1; }
+  [ ! -e "$dev" ] || { note "FAIL: $dev still exists"; rc=1; }
+  [ ! -e "/dev/ublkc$id" ] || { note "FAIL: /dev/ublkc$id still exists"; rc=1; }
+  return $rc
+}
