@@ -15,15 +15,15 @@ host_part() {
   rm -rf "$SYNC/classes" && mkdir -p "$SYNC/classes"
   "$javac" -d "$SYNC/classes" -cp "$ROOT/cli/target/nvmf4j.jar" \
       "$ROOT/cli/src/test/java/io/nvmf4j/cli/ublk/UblkRamDisk.java" > "$SYNC/javac.log" 2>&1 ||
-    { note "FAIL: javac UblkRamDisk"; cat "$SYNC/javac.log"; return 1; }
-  signal staged
+    { note "FAIL: javac UblkRamDisk"; cat "$SYNC/javac.log"; signal staged failed; return 1; }
+  signal staged ok
 }
 
 guest_part() {
   . /lab/guest/java.sh
   local rc=0 pid dev id size
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; return 1; }
-  await staged 300 > /dev/null || return 1
+  [ "$(await staged 300)" = ok ] || { note "FAIL: the host did not stage UblkRamDisk"; return 1; }
   rm -f /tmp/ublk-ctl && mkfifo /tmp/ublk-ctl
   "$GJ_JAVA" "${GJ_OPTS[@]}" -cp "$GJ_JAR:$SYNC/classes" io.nvmf4j.cli.ublk.UblkRamDisk --size-mib 64 \
       < /tmp/ublk-ctl > "$SYNC/ublk.log" 2>&1 &

@@ -48,9 +48,13 @@ public final class MountCommand implements Callable<Integer> {
     @Mixin
     ConnectFlags fabric;
 
-    @Parameters(index = "0", paramLabel = "MOUNTPOINT",
-            description = "An existing empty directory for the files (with files: -o nonempty).")
+    @Parameters(index = "0", paramLabel = "MOUNTPOINT", arity = "0..1",
+            description = "An existing empty directory for the files (with files: -o nonempty); none with --ublk.")
     Path mountpoint;
+
+    @Option(names = "--ublk", description = "Give each namespace as a block device /dev/ublkbN (Linux ublk_drv, "
+            + "root) instead of files in a FUSE directory: mkfs, mount, fstrim and blkid act on it directly.")
+    boolean ublk;
 
     @Option(names = "--fs", paramLabel = "DIR",
             description = "Also attach a loop device to the first namespace's file and mount it on DIR.")
@@ -85,6 +89,20 @@ public final class MountCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLogging.configure(verbose);
+        if (ublk) {
+            if (mountpoint != null || fsDirectory != null || mkfs || daemon || !options.isEmpty()) {
+                throw new UsageProblem("mount: --ublk makes block devices and takes no MOUNTPOINT, --fs, --mkfs, "
+                        + "--daemon or -o: run mkfs and mount on /dev/ublkbN");
+            }
+            try {
+                return UblkMount.run(fabric, spec.commandLine().getOut());
+            } catch (io.nvmf4j.cli.mount.ublk.UblkException e) {
+                throw new CommandFailure("mount: " + e.getMessage(), e);
+            }
+        }
+        if (mountpoint == null) {
+            throw new UsageProblem("mount: give a MOUNTPOINT for the namespace files (or --ublk for block devices)");
+        }
         Path mp = mountpoint.toAbsolutePath().normalize();
         if (!Files.isDirectory(mp)) {
             throw new UsageProblem("mount: " + mountpoint + " is not a directory");

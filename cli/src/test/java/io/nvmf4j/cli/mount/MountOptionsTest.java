@@ -12,7 +12,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** mount refuses a mount point with files unless -o nonempty (checked before anything connects). */
+/**
+ * mount refuses a mount point with files unless -o nonempty, and --ublk with what only a FUSE mount takes (checked
+ * before anything connects).
+ */
 class MountOptionsTest {
 
     @Test
@@ -42,5 +45,37 @@ class MountOptionsTest {
         CliRunner.Result r = CliRunner.run("mount", "-o", "noatime", dir.toString());
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
         assertEquals("nvmf4j: mount: unknown mount option 'noatime' (nvmf4j takes -o nonempty)\n", r.err());
+    }
+
+    @Test
+    void withoutMountpointOrUblkTheUsageSaysWhichToGive() {
+        CliRunner.Result r = CliRunner.run("mount", "-a", "127.0.0.1", "-s", "9");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode(), r.err());
+        assertEquals("nvmf4j: mount: give a MOUNTPOINT for the namespace files (or --ublk for block devices)\n",
+                r.err());
+    }
+
+    @Test
+    void ublkTakesNoMountpointNorTheFuseMountsOptions(@TempDir Path dir) {
+        String expected = "nvmf4j: mount: --ublk makes block devices and takes no MOUNTPOINT, --fs, --mkfs, "
+                + "--daemon or -o: run mkfs and mount on /dev/ublkbN\n";
+        CliRunner.Result withDir = CliRunner.run("mount", "--ublk", dir.toString());
+        assertEquals(FailureReport.EXIT_USAGE, withDir.exitCode(), withDir.err());
+        assertEquals(expected, withDir.err());
+        CliRunner.Result withFs = CliRunner.run("mount", "--ublk", "--fs", dir.toString());
+        assertEquals(expected, withFs.err());
+        CliRunner.Result withDaemon = CliRunner.run("mount", "--ublk", "--daemon");
+        assertEquals(expected, withDaemon.err());
+    }
+
+    @Test
+    void ublkWithoutTheKernelModuleSaysToLoadIt() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/dev/ublk-control")),
+                "this kernel has ublk_drv loaded");
+        CliRunner.Result r = CliRunner.run("mount", "--ublk", "-a", "127.0.0.1", "-s", "9", "-n",
+                "nqn.2026-12.io.nvmf4j:absent");
+        assertEquals(FailureReport.EXIT_FAILURE, r.exitCode(), r.err());
+        assertEquals("nvmf4j: mount: open /dev/ublk-control failed: ENOENT (is the ublk_drv module loaded? "
+                + "modprobe ublk_drv)\n", r.err());
     }
 }

@@ -46,7 +46,8 @@ public final class UblkRamDisk {
         try (Arena arena = Arena.ofShared(); UblkControl control = UblkControl.open()) {
             MemorySegment ram = arena.allocate(size, 4096);
             long served;
-            try (UblkDevice device = UblkDevice.start(control, queues, depth, MAX_IO_BYTES, params, ramHandler(ram))) {
+            try (UblkDevice device = UblkDevice.start(control, queues, depth, MAX_IO_BYTES, params,
+                    BlockRequestHandler.synchronous(ramHandler(ram)))) {
                 System.out.println("READY " + device.blockDevice());
                 System.out.flush();
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -60,7 +61,7 @@ public final class UblkRamDisk {
         }
     }
 
-    private static BlockRequestHandler ramHandler(MemorySegment ram) {
+    private static BlockRequestHandler.Synchronous ramHandler(MemorySegment ram) {
         return (op, flags, offset, length, buffer) -> {
             if (offset < 0 || length < 0 || offset + length > ram.byteSize()) {
                 return -EIO;

@@ -3,12 +3,34 @@ package io.nvmf4j.cli.mount.ublk;
 import java.lang.foreign.MemorySegment;
 
 /**
- * What serves a ublk device's requests: called on the queue's own thread with the request's operation
- * ({@code IoDescriptor.OP_*}), flags ({@code IoDescriptor.F_*}), byte offset and length, and the tag's buffer (a
- * write's data is in it; a read's goes into it). Returns the bytes moved for a read or write, 0 for the others, or
- * {@code -errno} (the block layer turns it into an I/O error for the request).
+ * What serves a ublk device's requests. {@link #start} is called on the queue's own thread with the request's
+ * operation ({@code IoDescriptor.OP_*}), flags ({@code IoDescriptor.F_*}), byte offset and length, and the tag's
+ * buffer (a write's data is in it; a read's goes into it). It must end the request exactly once through
+ * {@code done}, with the bytes moved for a read or write, 0 for the others, or {@code -errno} (the block layer
+ * turns it into an I/O error for the request): at once on the queue's thread, or later from any thread.
  */
-@FunctionalInterface
 public interface BlockRequestHandler {
-    int serve(int op, int flags, long offset, long length, MemorySegment buffer);
+
+    /** Called once per queue before its first request, with every buffer the queue will hand out. */
+    default void attach(int queueId, MemorySegment buffers, int bufferBytes) throws UblkException {
+    }
+
+    void start(int queueId, int tag, int op, int flags, long offset, long length, MemorySegment buffer,
+            RequestCompletion done);
+
+    /** Ends a request; {@link UblkQueue} implements it. */
+    interface RequestCompletion {
+        void complete(int tag, int result);
+    }
+
+    /** A handler that answers every request before it returns (RAM, tests). */
+    @FunctionalInterface
+    interface Synchronous {
+        int serve(int op, int flags, long offset, long length, MemorySegment buffer);
+    }
+
+    static BlockRequestHandler synchronous(Synchronous serve) {
+        return (queueId, tag, op, flags, offset, length, buffer, done) ->
+                done.complete(tag, serve.serve(op, flags, offset, length, buffer));
+    }
 }

@@ -1,5 +1,9 @@
 package io.nvmf4j.cli.mount.ublk;
 
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,19 +29,22 @@ public final class UblkDevice implements AutoCloseable {
     private final DeviceInfo info;
     private final int charFd;
     private final List<UblkQueue> queues;
+    private final Arena memory;
     private boolean closed;
 
-    private UblkDevice(UblkControl control, DeviceInfo info, int charFd, List<UblkQueue> queues) {
+    private UblkDevice(UblkControl control, DeviceInfo info, int charFd, List<UblkQueue> queues, Arena memory) {
         this.control = control;
         this.info = info;
         this.charFd = charFd;
         this.queues = queues;
+        this.memory = memory;
     }
 
     /**
      * Creates and starts a device of {@code queues} queues of {@code depth} tags, requests up to
      * {@code maxIoBytes}, described by {@code params}, served by {@code handler} on the queues' threads.
      */
+    @SuppressWarnings("MustBeClosedChecker") // the device owns the arena and closes it in close(); undo() on failure
     public static UblkDevice start(UblkControl control, int queues, int depth, int maxIoBytes, DeviceParams params,
             BlockRequestHandler handler) throws UblkException {
         if (depth < 1 || depth > DeviceInfo.MAX_QUEUE_DEPTH || queues < 1) {
@@ -48,11 +55,18 @@ public final class UblkDevice implements AutoCloseable {
         int id = info.devId();
         int charFd = -1;
         List<UblkQueue> started = new ArrayList<>();
+        // the tags' buffers and the eventfd's 1: shared, since a handler's completion thread touches them
+        Arena memory = Arena.ofShared();
         try {
             control.setParams(id, params);
             charFd = openWhenPresent("/dev/ublkc" + id);
+            MemorySegment one = memory.allocateFrom(JAVA_LONG, 1L);
+            long pageSize = UblkLinux.pageSize();
+            int bufferBytes = info.maxIoBytes();
             for (int q = 0; q < queues; q++) {
-                UblkQueue queue = new UblkQueue(charFd, q, depth, info.maxIoBytes(), handler);
+                MemorySegment buffers = memory.allocate((long) depth * bufferBytes, pageSize);
+                handler.attach(q, buffers, bufferBytes);
+                UblkQueue queue = new UblkQueue(charFd, q, depth, bufferBytes, buffers, one, handler);
                 Thread.ofPlatform().name("ublk-" + id + "-q" + q).start(queue);
                 started.add(queue);
             }
@@ -60,22 +74,22 @@ public final class UblkDevice implements AutoCloseable {
                 var _ = queue.fetched().get(QUEUE_WAIT_SECONDS, TimeUnit.SECONDS);
             }
             control.startDevice(id, ProcessHandle.current().pid());
-            return new UblkDevice(control, info, charFd, started);
+            return new UblkDevice(control, info, charFd, started, memory);
         } catch (UblkException | RuntimeException e) {
-            undo(control, id, charFd, started);
+            undo(control, id, charFd, started, memory);
             throw e;
         } catch (ExecutionException e) {
-            undo(control, id, charFd, started);
+            undo(control, id, charFd, started, memory);
             if (e.getCause() instanceof UblkException u) {
                 throw u;
             }
             throw new IllegalStateException("ublk queue failed", e.getCause());
         } catch (TimeoutException e) {
-            undo(control, id, charFd, started);
+            undo(control, id, charFd, started, memory);
             throw new UblkException("waiting " + QUEUE_WAIT_SECONDS + " s for the queues' FETCH_REQs", 110);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            undo(control, id, charFd, started);
+            undo(control, id, charFd, started, memory);
             throw new UblkException("interrupted while starting ublk device " + id, 4);
         }
     }
@@ -112,13 +126,18 @@ public final class UblkDevice implements AutoCloseable {
         } catch (UblkException e) {
             first = e;
         }
-        undo(control, info.devId(), charFd, queues);
+        undo(control, info.devId(), charFd, queues, memory);
         if (first != null) {
             throw first;
         }
     }
 
-    private static void undo(UblkControl control, int id, int charFd, List<UblkQueue> queues) {
+    /**
+     * Ends the queues, closes the char device, DEL_DEV, and frees the buffers once nothing can touch them: a handler
+     * still holding a request (an initiator command that never ended) keeps the memory rather than see it freed.
+     */
+    private static void undo(UblkControl control, int id, int charFd, List<UblkQueue> queues, Arena memory) {
+        boolean allEnded = true;
         for (UblkQueue q : queues) {
             q.stop();
         }
@@ -126,10 +145,12 @@ public final class UblkDevice implements AutoCloseable {
             try {
                 q.ended().get(QUEUE_WAIT_SECONDS, TimeUnit.SECONDS);
             } catch (ExecutionException | TimeoutException e) {
+                allEnded = false;
                 LOG.log(System.Logger.Level.WARNING, "ublk device {0}: a queue did not end cleanly: {1}", id,
                         e.toString());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                allEnded = false;
                 break;
             }
         }
@@ -140,6 +161,9 @@ public final class UblkDevice implements AutoCloseable {
             control.deleteDevice(id);
         } catch (UblkException e) {
             LOG.log(System.Logger.Level.WARNING, "ublk device {0}: {1}", id, e.getMessage());
+        }
+        if (allEnded && queues.stream().allMatch(UblkQueue::idle)) {
+            memory.close();
         }
     }
 

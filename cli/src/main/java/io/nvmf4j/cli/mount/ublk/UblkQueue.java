@@ -7,41 +7,68 @@ import io.nvmf4j.uring.SqeSize;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One ublk queue, run by one thread from start to end (the driver takes a queue's commands only from the task that
  * sent its first FETCH_REQ): its own ring, its descriptors mapped read-only from {@code /dev/ublkcN}, a buffer of
  * {@code max_io_buf_bytes} per tag. It sends FETCH_REQ for every tag, says so through {@link #fetched()}, then
  * answers each request that arrives as a completion with COMMIT_AND_FETCH_REQ carrying the handler's result, the
- * loop of ublksrv's {@code ublksrv_process_io} and SPDK's {@code ublk_poll}. It ends when every tag's fetch has
- * ended (UBLK_IO_RES_ABORT after STOP_DEV) or {@link #stop()} wakes it through an eventfd read kept on its ring.
+ * loop of ublksrv's {@code ublksrv_process_io} and SPDK's {@code ublk_poll}.
+ *
+ * <p>A handler that answers later (the initiator, from its completion thread) ends requests through
+ * {@link #complete} from any thread: the tag goes on a lock-free stack and, when the stack was empty, an eventfd
+ * is written, whose read the queue keeps armed on its ring, so the thread waiting in {@code io_uring_enter} wakes
+ * and commits everything on the stack (no allocation, one write per burst). The same eventfd ends the queue
+ * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
-final class UblkQueue implements Runnable, CompletionHandler {
-    private static final long STOP = -1L;
+final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandler.RequestCompletion {
+    private static final long WAKE = -1L;
+    private static final int EMPTY = -1;
 
     private final int charFd;
     private final int queueId;
     private final int depth;
     private final int bufferBytes;
     private final BlockRequestHandler handler;
-    private final int stopFd;
+    private final MemorySegment buffers;
+    private final int wakeFd;
+    private final MemorySegment one;
+    /** Tags ended by other threads: a Treiber stack threaded through {@link #next}, {@link #EMPTY} at the bottom. */
+    private final AtomicInteger ready = new AtomicInteger(EMPTY);
+    /** Requests the handler holds: started, not yet ended. The eventfd stays open while any are. */
+    private final AtomicInteger held = new AtomicInteger();
+    private final int[] next;
+    private final int[] results;
+    private volatile boolean stopRequested;
+    private volatile Thread owner;
     private final CompletableFuture<Void> fetched = new CompletableFuture<>();
     private final CompletableFuture<Void> ended = new CompletableFuture<>();
     private IoUring ring;
     private MemorySegment descriptors;
-    private MemorySegment buffers;
     private MemorySegment command;
+    private MemorySegment wakeValue;
     private boolean stopping;
     private int live;
     private long served;
 
-    UblkQueue(int charFd, int queueId, int depth, int bufferBytes, BlockRequestHandler handler) throws UblkException {
+    /**
+     * @param buffers {@code depth * bufferBytes} of memory any thread may touch (a shared arena's): tag t's buffer is
+     *                at {@code t * bufferBytes}
+     * @param one     8 bytes holding the long 1, what {@link #complete} writes to the eventfd
+     */
+    UblkQueue(int charFd, int queueId, int depth, int bufferBytes, MemorySegment buffers, MemorySegment one,
+            BlockRequestHandler handler) throws UblkException {
         this.charFd = charFd;
         this.queueId = queueId;
         this.depth = depth;
         this.bufferBytes = bufferBytes;
+        this.buffers = buffers;
+        this.one = one;
         this.handler = handler;
-        this.stopFd = UblkLinux.eventfd();
+        this.next = new int[depth];
+        this.results = new int[depth];
+        this.wakeFd = UblkLinux.eventfd();
     }
 
     /** Completes once every tag's FETCH_REQ is with the driver (then START_DEV can end), or with what failed. */
@@ -61,24 +88,50 @@ final class UblkQueue implements Runnable, CompletionHandler {
 
     /** Wakes the queue thread and ends it (any thread). */
     void stop() {
-        UblkLinux.signal(stopFd);
+        stopRequested = true;
+        UblkLinux.signal(wakeFd, one);
+    }
+
+    /** Whether the handler holds no request of this queue (so its buffers may be freed). */
+    boolean idle() {
+        return held.get() == 0;
+    }
+
+    /** Ends request {@code tag} with {@code result}: from the queue's thread at once, else through the stack. */
+    @Override
+    public void complete(int tag, int result) {
+        if (Thread.currentThread() == owner) {
+            held.decrementAndGet();
+            commit(tag, result);
+            return;
+        }
+        results[tag] = result;
+        int head;
+        do {
+            head = ready.get();
+            next[tag] = head;
+        } while (!ready.compareAndSet(head, tag)); // the CAS publishes results[tag] and next[tag]
+        if (head == EMPTY) {
+            UblkLinux.signal(wakeFd, one);
+        }
+        held.decrementAndGet(); // last: the queue closes the eventfd only once nothing is held
     }
 
     @Override
     public void run() {
         long pageSize = UblkLinux.pageSize();
+        owner = Thread.currentThread();
         try (Arena arena = Arena.ofConfined()) {
             descriptors = UblkLinux.mapReadOnly(arena, charFd, IoDescriptor.mapOffset(queueId, pageSize),
                     IoDescriptor.mapLength(depth, pageSize));
-            buffers = arena.allocate((long) depth * bufferBytes, pageSize);
             command = arena.allocate(IoCommand.SIZE, 8);
-            MemorySegment stopValue = arena.allocate(8, 8);
+            wakeValue = arena.allocate(8, 8);
             try (IoUring r = IoUring.open(Integer.highestOneBit(2 * depth + 1), SqeSize.SQE128)) {
                 ring = r;
                 for (int tag = 0; tag < depth; tag++) {
                     send(UblkCommands.U_IO_FETCH_REQ, tag, 0);
                 }
-                ring.prepareRead(stopFd, stopValue, 0, STOP);
+                ring.prepareRead(wakeFd, wakeValue, 0, WAKE);
                 ring.submit();
                 live = depth;
                 // a FETCH the driver refuses ends at once: its CQE is there now, before anyone waits on START_DEV
@@ -88,7 +141,12 @@ final class UblkQueue implements Runnable, CompletionHandler {
                 }
                 fetched.complete(null);
                 while (live > 0 && !stopping) {
-                    if (ring.reap(this) == 0) {
+                    int n = ring.reap(this);
+                    if (ready.get() != EMPTY) {
+                        drainReady();
+                        n++;
+                    }
+                    if (n == 0) {
                         ring.submitAndWait(1);
                     }
                 }
@@ -103,15 +161,37 @@ final class UblkQueue implements Runnable, CompletionHandler {
             ended.completeExceptionally(e);
             throw e;
         } finally {
-            UblkLinux.close(stopFd);
+            if (held.get() == 0) {
+                UblkLinux.close(wakeFd);
+            } else {
+                // a request the handler still holds will signal it when it ends: keep the descriptor open (a
+                // closed number could be reused by another file by then) rather than risk that write
+                System.getLogger(UblkQueue.class.getName()).log(System.Logger.Level.WARNING,
+                        "ublk queue {0} ended with {1} request(s) still held by the handler", queueId, held.get());
+            }
             ended.complete(null);
+        }
+    }
+
+    /** Commits every tag that other threads ended. */
+    private void drainReady() {
+        int tag = ready.getAndSet(EMPTY);
+        while (tag != EMPTY) {
+            int after = next[tag];
+            commit(tag, results[tag]);
+            tag = after;
         }
     }
 
     @Override
     public void completed(long userData, int result, int flags) {
-        if (userData == STOP) {
-            stopping = true;
+        if (userData == WAKE) {
+            if (stopRequested) {
+                stopping = true;
+                return;
+            }
+            drainReady();
+            ring.prepareRead(wakeFd, wakeValue, 0, WAKE); // armed again: the next burst's write wakes us
             return;
         }
         int tag = (int) userData;
@@ -122,15 +202,18 @@ final class UblkQueue implements Runnable, CompletionHandler {
         MemorySegment d = IoDescriptor.of(descriptors, tag);
         int op = IoDescriptor.op(d);
         long length = IoDescriptor.sectors(d) << 9;
-        int answer;
         if (length > bufferBytes && (op == IoDescriptor.OP_READ || op == IoDescriptor.OP_WRITE)) {
-            answer = -5; // EIO: larger than max_io_buf_bytes, which the driver should never send
-        } else {
-            answer = handler.serve(op, IoDescriptor.flags(d), IoDescriptor.startSector(d) << 9, length,
-                    buffers.asSlice((long) tag * bufferBytes, Math.min(length, bufferBytes)));
+            commit(tag, -5); // EIO: larger than max_io_buf_bytes, which the driver never sends
+            return;
         }
+        held.incrementAndGet();
+        handler.start(queueId, tag, op, IoDescriptor.flags(d), IoDescriptor.startSector(d) << 9, length,
+                buffers.asSlice((long) tag * bufferBytes, Math.min(length, bufferBytes)), this);
+    }
+
+    private void commit(int tag, int result) {
         served++;
-        send(UblkCommands.U_IO_COMMIT_AND_FETCH_REQ, tag, answer);
+        send(UblkCommands.U_IO_COMMIT_AND_FETCH_REQ, tag, result);
     }
 
     private void send(int op, int tag, int result) {

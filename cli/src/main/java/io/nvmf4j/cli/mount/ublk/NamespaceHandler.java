@@ -1,0 +1,169 @@
+package io.nvmf4j.cli.mount.ublk;
+
+import io.nvmf4j.initiator.IoBuffer;
+import io.nvmf4j.initiator.IoCompletionHandler;
+import io.nvmf4j.initiator.IoRequest;
+import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.NvmfStatusException;
+import io.nvmf4j.protocol.StatusCode;
+import io.nvmf4j.protocol.admin.IdentifyController;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A remote namespace behind a ublk device: each ublk queue's tag buffers are registered with the controller once
+ * (the target's RDMA Read and Write go straight into them: no copy), ublk queue q sends on NVMe I/O queue
+ * {@code q mod ioQueueCount}, and each tag has its own reusable {@link IoRequest}, so a read or write costs no
+ * allocation; its completion, on the initiator's completion thread, ends the ublk request through the queue's
+ * eventfd. Flush goes as a Flush (when the controller reports a volatile write cache), FUA as FUA, discard as a
+ * Deallocate and write-zeroes as Write Zeroes (deallocating unless REQ_NOUNMAP), as Linux's nvme driver maps them
+ * ({@code nvme_setup_cmd}); errors as its {@code nvme_error_status()} would, through the errno ublk takes.
+ */
+public final class NamespaceHandler implements BlockRequestHandler {
+    private static final int EIO = 5;
+    private static final int EINVAL = 22;
+    private static final int ENOSPC = 28;
+    private static final int ENODATA = 61;
+    private static final int EOPNOTSUPP = 95;
+    private static final int EBADE = 52;
+    private static final int EREMOTEIO = 121;
+
+    private final NvmeController controller;
+    private final Namespace namespace;
+    private final int blockShift;
+    private final PerQueue[] queues;
+
+    /** A handler for {@code ublkQueues} queues over {@code namespace} of {@code controller}. */
+    public NamespaceHandler(NvmeController controller, Namespace namespace, int ublkQueues) {
+        long blockSize = namespace.blockSize();
+        if (Long.bitCount(blockSize) != 1 || blockSize < 512) {
+            throw new IllegalArgumentException("namespace " + namespace.nsid() + " has " + blockSize
+                    + "-byte blocks; a block device needs a power of two of at least 512");
+        }
+        this.controller = controller;
+        this.namespace = namespace;
+        this.blockShift = Long.numberOfTrailingZeros(blockSize);
+        this.queues = new PerQueue[ublkQueues];
+    }
+
+    /**
+     * The ublk parameters for this namespace: its block size as both logical and physical size, its capacity, the
+     * largest request the controller takes (MDTS) within {@code maxIoBytes}, a volatile cache and FUA when the
+     * controller has a volatile write cache (VWC), discard and write zeroes when ONCS says the commands exist.
+     */
+    public DeviceParams params(int maxIoBytes) {
+        IdentifyController id = controller.identify();
+        long largest = Math.min(maxIoBytes, (long) namespace.maxBlocksPerRequest() << blockShift);
+        int attributes = (id.vwc() & IdentifyController.VWC_PRESENT) != 0
+                ? DeviceParams.ATTR_VOLATILE_CACHE | DeviceParams.ATTR_FUA : 0;
+        DeviceParams.Discard discard = null;
+        boolean dsm = (id.oncs() & IdentifyController.ONCS_DSM) != 0;
+        boolean zeroes = (id.oncs() & IdentifyController.ONCS_WRITE_ZEROES) != 0;
+        if (dsm || zeroes) {
+            int blockSectors = 1 << (blockShift - 9);
+            // Write Zeroes' NLB is 16 bits (65,536 blocks); a Deallocate range's is 32 bits, kept to 2^22 sectors
+            discard = new DeviceParams.Discard(0, 1 << blockShift, dsm ? 1 << 22 : 0,
+                    zeroes ? (int) Math.min(65536L * blockSectors, 1 << 22) : 0, 1);
+        }
+        return new DeviceParams(attributes, blockShift, blockShift, blockShift, blockShift,
+                (int) (largest >> 9), namespace.capacityBytes() >> 9, discard);
+    }
+
+    @Override
+    public void attach(int queueId, MemorySegment buffers, int bufferBytes) throws UblkException {
+        try {
+            IoBuffer registered = controller.registerBuffer(buffers);
+            int depth = (int) (buffers.byteSize() / bufferBytes);
+            queues[queueId] = new PerQueue(namespace.onQueue(queueId % controller.ioQueueCount()), registered,
+                    bufferBytes, depth);
+        } catch (NvmfException e) {
+            throw new UblkException("registering queue " + queueId + "'s buffers for RDMA (" + e.getMessage() + ")",
+                    EIO);
+        }
+    }
+
+    @Override
+    public void start(int queueId, int tag, int op, int flags, long offset, long length, MemorySegment buffer,
+            RequestCompletion done) {
+        PerQueue q = queues[queueId];
+        q.done = done;
+        long mask = (1L << blockShift) - 1;
+        if ((offset & mask) != 0 || (length & mask) != 0) {
+            done.complete(tag, -EINVAL); // the logical block size we gave makes this impossible
+            return;
+        }
+        long slba = offset >> blockShift;
+        int blocks = (int) (length >> blockShift);
+        IoRequest r = q.requests[tag];
+        q.lengths[tag] = (int) Math.min(length, Integer.MAX_VALUE);
+        try {
+            switch (op) {
+                case IoDescriptor.OP_READ -> q.pinned.submit(r.read(slba, blocks, q.buffer, (long) tag * q.bufferBytes));
+                case IoDescriptor.OP_WRITE -> q.pinned.submit(r.write(slba, blocks, q.buffer,
+                        (long) tag * q.bufferBytes).fua((flags & IoDescriptor.F_FUA) != 0));
+                case IoDescriptor.OP_FLUSH -> {
+                    q.lengths[tag] = 0;
+                    q.pinned.submit(r.flush());
+                }
+                case IoDescriptor.OP_DISCARD -> whenDone(namespace.deallocateAsync(slba, blocks), done, tag);
+                case IoDescriptor.OP_WRITE_ZEROES -> whenDone(namespace.writeZeroesAsync(slba, blocks,
+                        (flags & IoDescriptor.F_NOUNMAP) == 0), done, tag);
+                default -> done.complete(tag, -EOPNOTSUPP);
+            }
+        } catch (RuntimeException e) {
+            // refused before it was sent (larger than MDTS, outside the buffer): the driver sees an I/O error
+            done.complete(tag, -EIO);
+        }
+    }
+
+    private static void whenDone(CompletableFuture<Void> f, RequestCompletion done, int tag) {
+        f.whenComplete((v, e) -> done.complete(tag, e == null ? 0
+                : -errno(e instanceof java.util.concurrent.CompletionException c ? c.getCause() : e)));
+    }
+
+    /** The errno Linux's nvme_error_status() ends up as for this failure (BLK_STS_* through blk_status_to_errno). */
+    static int errno(Throwable error) {
+        if (error instanceof NvmfStatusException s) {
+            StatusCode code = s.statusCode().orElse(null);
+            if (code == null) {
+                return EIO;
+            }
+            return switch (code) {
+                case LBA_RANGE -> EREMOTEIO;                     // BLK_STS_TARGET
+                case RESERVATION_CONFLICT -> EBADE;              // BLK_STS_RESV_CONFLICT
+                case INVALID_OPCODE, INVALID_FIELD -> EOPNOTSUPP; // BLK_STS_NOTSUPP
+                case CAP_EXCEEDED -> ENOSPC;                     // BLK_STS_NOSPC
+                case READ_ERROR, WRITE_FAULT -> ENODATA;         // BLK_STS_MEDIUM
+                default -> EIO;
+            };
+        }
+        return EIO;
+    }
+
+    /** One ublk queue's side: the NVMe queue it sends on, its registered buffers, a request per tag. */
+    private static final class PerQueue {
+        final Namespace pinned;
+        final IoBuffer buffer;
+        final int bufferBytes;
+        final IoRequest[] requests;
+        final int[] lengths;
+        volatile RequestCompletion done;
+
+        PerQueue(Namespace pinned, IoBuffer buffer, int bufferBytes, int depth) {
+            this.pinned = pinned;
+            this.buffer = buffer;
+            this.bufferBytes = bufferBytes;
+            this.requests = new IoRequest[depth];
+            this.lengths = new int[depth];
+            IoCompletionHandler ended = (request, error) -> {
+                int tag = (int) request.userData();
+                done.complete(tag, error == null ? lengths[tag] : -errno(error));
+            };
+            for (int t = 0; t < depth; t++) {
+                requests[t] = new IoRequest(ended).userData(t);
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+# `nvmf4j mount --ublk` in the 6.12 guest (Java in the guest, softiwarp) against `nvmf4j serve --file` on the host
+# (64 MiB image, reached as 10.0.2.2): the namespace becomes /dev/ublkbN, with the namespace's size and block size;
+# fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through it, mkfs.ext4, a file read
+# back after drop_caches, fstrim (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0
+# and the device is gone; then the host finds the guest's file system in the image (its ext4 superblock magic).
+GUEST_JAVA=1
+LAB_KERNEL=6.12
+CHECK_TIMEOUT=900
+
+host_part() {
+  . "$ROOT/interop/checks/kernel-host-lib.sh"
+  local rc=0 magic
+  kh_serve_image 64 || return 1
+  kh_await done 840 > /dev/null || rc=1
+  kh_stop_serve || rc=1
+  # ext4's magic 0xEF53 at byte 56 of the superblock, which starts 1024 bytes in
+  magic=$(od -An -tx1 -j 1080 -N 2 "$KH_IMG" | tr -d ' ')
+  if [ "$magic" = 53ef ]; then note "the image holds the guest's ext4 (magic 0xEF53)"; else
+    note "FAIL: no ext4 superblock in the image (bytes 1080-1081: $magic)"; rc=1; fi
+  return $rc
+}
+
+guest_part() {
+  . /lab/guest/java.sh
+  local rc=0 t port subnqn hostnqn dev size
+  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
+  t=$(await target 300) || return 1
+  read -r port subnqn hostnqn <<< "$t"
+  note "nvmf4j mount --ublk -a $HOST_FROM_GUEST -s $port -n $subnqn -i 1"
+  gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
+      -n "$subnqn" -q "$hostnqn" -i 1
+  if ! wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
+    note "FAIL: no ublk device"; cat "$SYNC/mount.log"; kill $GJ_PID 2>/dev/null; signal done; return 1
+  fi
+  sed 's/^/  mount: /' "$SYNC/mount.log"
+  dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
+  size=$(blockdev --getsize64 "$dev")
+  [ "$size" = 67108864 ] || { note "FAIL: $dev has $size bytes, not 64 MiB"; rc=1; }
+  [ "$(blockdev --getss "$dev")" = 512 ] || { note "FAIL: logical block size $(blockdev --getss "$dev")"; rc=1; }
+  for bs in 4k 128k; do
+    note "fio randwrite bs=$bs iodepth=16 verify=crc32c on $dev"
+    timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
+        --iodepth=16 --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
+      { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
+    grep -E '^ +(read|write):' "$SYNC/fio-$bs.txt" | sed 's/^ */  /'
+  done
+  if [ $rc = 0 ]; then
+    note "mkfs.ext4, a file, fstrim, umount, fsck"
+    mkdir -p /mnt/ublk
+    { mkfs.ext4 -q -F "$dev" && mount "$dev" /mnt/ublk && head -c 8M /dev/urandom > /tmp/ublk-file &&
+      cp /tmp/ublk-file /mnt/ublk/file && sync && echo 3 > /proc/sys/vm/drop_caches &&
+      cmp /tmp/ublk-file /mnt/ublk/file && fstrim -v /mnt/ublk && umount /mnt/ublk &&
+      fsck.ext4 -n -f "$dev"; } > "$SYNC/fs.log" 2>&1 || { note "FAIL: the file system steps"; cat "$SYNC/fs.log"; rc=1; }
+    grep -E 'trimmed' "$SYNC/fs.log" | sed 's/^/  /'
+    umount /mnt/ublk 2>/dev/null
+  fi
+  kill -TERM $GJ_PID
+  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
+  if kill -0 $GJ_PID 2>/dev/null; then
+    note "FAIL: the mount still runs 60 s after SIGTERM"; kill -KILL $GJ_PID; rc=1
+  else
+    wait $GJ_PID || { note "FAIL: the mount exited $? after SIGTERM"; rc=1; }
+  fi
+  [ ! -e "$dev" ] || { note "FAIL: $dev still exists after the mount ended"; rc=1; }
+  signal done
+  return $rc
+}
