@@ -5,7 +5,7 @@ import java.lang.foreign.MemorySegment;
 /**
  * What serves a ublk device's requests. {@link #start} is called on the queue's own thread with the request's
  * operation ({@code IoDescriptor.OP_*}), flags ({@code IoDescriptor.F_*}), byte offset and length, and the tag's
- * buffer (a write's data is in it; a read's goes into it). It must end the request exactly once through
+ * whole buffer ({@code max_io_buf_bytes}; a write's data is at its start, a read's goes there). It must end the request exactly once through
  * {@code done}, with the bytes moved for a read or write, 0 for the others, or {@code -errno} (the block layer
  * turns it into an I/O error for the request): at once on the queue's thread, or later from any thread.
  */

@@ -31,7 +31,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private final int depth;
     private final int bufferBytes;
     private final BlockRequestHandler handler;
-    private final MemorySegment buffers;
+    /** Each tag's buffer, sliced once: no slice per request. */
+    private final MemorySegment[] tagBuffers;
     private final int wakeFd;
     private final MemorySegment one;
     /** Tags ended by other threads: a Treiber stack threaded through {@link #next}, {@link #EMPTY} at the bottom. */
@@ -63,11 +64,14 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         this.queueId = queueId;
         this.depth = depth;
         this.bufferBytes = bufferBytes;
-        this.buffers = buffers;
         this.one = one;
         this.handler = handler;
         this.next = new int[depth];
         this.results = new int[depth];
+        this.tagBuffers = new MemorySegment[depth];
+        for (int t = 0; t < depth; t++) {
+            tagBuffers[t] = buffers.asSlice((long) t * bufferBytes, bufferBytes);
+        }
         this.wakeFd = UblkLinux.eventfd();
     }
 
@@ -208,7 +212,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         }
         held.incrementAndGet();
         handler.start(queueId, tag, op, IoDescriptor.flags(d), IoDescriptor.startSector(d) << 9, length,
-                buffers.asSlice((long) tag * bufferBytes, Math.min(length, bufferBytes)), this);
+                tagBuffers[tag], this);
     }
 
     private void commit(int tag, int result) {
@@ -217,7 +221,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     }
 
     private void send(int op, int tag, int result) {
-        IoCommand.write(command, queueId, tag, result, buffers.address() + (long) tag * bufferBytes);
+        IoCommand.write(command, queueId, tag, result, tagBuffers[tag].address());
         if (!ring.prepareUringCmd(charFd, op, command, tag)) {
             // the ring holds two entries per tag: at most one command per tag and the stop read are outstanding
             throw new IllegalStateException("queue " + queueId + ": ring full");
