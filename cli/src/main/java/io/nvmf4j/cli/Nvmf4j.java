@@ -51,6 +51,7 @@ public final class Nvmf4j implements Callable<Integer> {
         SUBCOMMANDS.put("demo", "io.nvmf4j.cli.demo.DemoCommand");
         SUBCOMMANDS.put("mount", "io.nvmf4j.cli.mount.MountCommand");
         SUBCOMMANDS.put("umount", "io.nvmf4j.cli.mount.UmountCommand");
+        SUBCOMMANDS.put("ublk", "io.nvmf4j.cli.mount.UblkAdminCommand");
         SUBCOMMANDS.put("gen-dhchap-key", "io.nvmf4j.cli.dhchap.GenDhchapKeyCommand");
         SUBCOMMANDS.put("check-dhchap-key", "io.nvmf4j.cli.dhchap.CheckDhchapKeyCommand");
     }
