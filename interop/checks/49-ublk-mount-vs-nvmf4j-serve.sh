@@ -3,6 +3,8 @@
 # fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through it, mkfs.ext4, a file read
 # back after drop_caches, fstrim (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0
 # and the device is gone; then the host finds the guest's file system in the image (its ext4 superblock magic).
+# Last, a second mount killed with SIGKILL: its device stays behind until `nvmf4j ublk list` shows it dead (or its
+# server gone) and `nvmf4j ublk del -n ID` removes it (both device nodes go).
 GUEST_JAVA=1
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=900
@@ -62,6 +64,29 @@ guest_part() {
     wait $GJ_PID || { note "FAIL: the mount exited $? after SIGTERM"; rc=1; }
   fi
   [ ! -e "$dev" ] || { note "FAIL: $dev still exists after the mount ended"; rc=1; }
+  ub_killed_mount_is_removed "$port" "$subnqn" "$hostnqn" || rc=1
   signal done
+  return $rc
+}
+
+# ub_killed_mount_is_removed PORT SUBNQN HOSTNQN (guest): a mount killed with SIGKILL, then ublk list and del.
+ub_killed_mount_is_removed() {
+  local dev id rc=0
+  note "mount --ublk again, SIGKILL, then nvmf4j ublk list and ublk del"
+  gj_start "$SYNC/mount2.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$1" -n "$2"       -q "$3" -i 1
+  if ! wait_for_line "$SYNC/mount2.log" 'removes them' $GJ_PID 1500; then
+    note "FAIL: the second mount gave no device"; cat "$SYNC/mount2.log"; kill $GJ_PID 2>/dev/null; return 1
+  fi
+  dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount2.log" | head -1); id=${dev#/dev/ublkb}
+  kill -KILL $GJ_PID; wait $GJ_PID 2>/dev/null
+  [ -e "/dev/ublkc$id" ] || note "(the kernel removed /dev/ublkc$id by itself)"
+  gj_nvmf4j ublk list > "$SYNC/ublk-list.txt" 2>&1 || { note "FAIL: ublk list"; rc=1; }
+  sed 's/^/  /' "$SYNC/ublk-list.txt"
+  # the kernel marks a device whose server died DEAD (and forgets the pid); until it has, the pid is a dead one
+  grep -Eq "^dev id $id: .*(DEAD|\(gone\))" "$SYNC/ublk-list.txt" ||
+    { note "FAIL: ublk list does not show device $id dead or its server gone"; rc=1; }
+  gj_nvmf4j ublk del -n "$id" > "$SYNC/ublk-del.txt" 2>&1 || { note "FAIL: ublk del -n $id"; rc=1; }
+  sed 's/^/  /' "$SYNC/ublk-del.txt"
+  [ ! -e "/dev/ublkc$id" ] && [ ! -e "/dev/ublkb$id" ] || { note "FAIL: device $id's nodes remain after ublk del"; rc=1; }
   return $rc
 }

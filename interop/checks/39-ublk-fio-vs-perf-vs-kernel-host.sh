@@ -1,0 +1,73 @@
+# Issue 29's goal, measured in the lab: 4 KiB random reads at QD32 against one `nvmf4j serve --ram 64M` on the
+# host, three ways from the 6.12 guest, in one run: (a) fio on /dev/ublkb0 made by `nvmf4j mount --ublk` (Java in
+# the guest, softiwarp), (b) `nvmf4j perf` in the guest (the library without the block layer), (c) fio on the
+# guest kernel's own nvme-rdma device (kernel siw0). Prints job | ublk | perf | kernel with ublk/perf and
+# ublk/kernel, saved as JSON (sync dir and $WORK/results/). The guest is emulated (TCG, single-threaded for a JVM),
+# so only the ratios mean anything; a passing run says every side ran without error, not how fast.
+ON_REQUEST=1   # a benchmark, not a correctness check: interop/run 39
+GUEST_JAVA=1
+LAB_KERNEL=6.12
+CHECK_TIMEOUT=900
+UB_JOBS="randread-4k-qd32:randread:4k:32"
+
+host_part() {
+  . "$ROOT/interop/checks/kernel-host-lib.sh"
+  local port rc=0 job ms=()
+  port=$(free_port)
+  cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
+  kh_start_serve "$port" --ram 64M --nqn "$KH_SUBNQN" || return 1
+  signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS"
+  kh_await done $((CHECK_TIMEOUT - 30)) > /dev/null || rc=1
+  kh_stop_serve || rc=1
+  for job in ${UB_JOBS%%:*}; do
+    ms+=(--m "$job:ublk:$SYNC/fio-ublk-$job.json" --m "$job:perf:$SYNC/perf-$job.json"
+         --m "$job:kernel:$SYNC/fio-kernel-$job.json")
+  done
+  kh_lab_report "$CHECK" "4 KiB random reads from the 6.12 guest: nvmf4j mount --ublk vs nvmf4j perf vs the kernel's nvme-rdma" \
+      --note "one nvmf4j serve --ram 64M on the host (10.0.2.2 from the guest), one run, the sides one after another" \
+      --note "ublk: fio (libaio, direct) on /dev/ublkb0 of nvmf4j mount --ublk -i 1 (JVM in the guest, softiwarp)" \
+      --note "perf: nvmf4j perf -i 1 in the guest (the same JVM stack without the block layer and ublk)" \
+      --note "kernel: fio on the guest kernel's nvme-rdma device over kernel siw0 (nvme connect -i 1)" \
+      --col "ublk=fio on /dev/ublkb0" --col "perf=nvmf4j perf" --col "kernel=fio on nvme-rdma" \
+      --ratio ublk/perf --ratio ublk/kernel "${ms[@]}" || rc=1
+  return $rc
+}
+
+guest_part() {
+  . /lab/guest/java.sh
+  local t port subnqn hostnqn spec job rw bs qd dev rc=0
+  t=$(await target 300) || return 1
+  read -r port subnqn hostnqn KH_LAB_SECONDS <<< "$t"
+  . "$SYNC/kernel-host-lib.sh"
+  KH_LAB_JOBS=$UB_JOBS
+  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
+  # (a) the ublk device
+  gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
+      -n "$subnqn" -q "$hostnqn" -i 1
+  if wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
+    dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
+    for spec in $UB_JOBS; do kh_fio "${spec%%:*}" ublk "$dev" || rc=1; done
+  else
+    note "FAIL: no ublk device"; cat "$SYNC/mount.log"; rc=1
+  fi
+  kill -TERM $GJ_PID 2>/dev/null
+  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
+  # (b) nvmf4j perf in the same guest
+  for spec in $UB_JOBS; do
+    IFS=: read -r job rw bs qd <<< "$spec"
+    note "nvmf4j perf -w $rw -o $bs -q $qd -t $KH_LAB_SECONDS"
+    timeout -k 5 300 bash -c '. /lab/guest/java.sh; gj_nvmf4j "$@"' gj perf --provider softiwarp \
+        --traddr "$HOST_FROM_GUEST" --trsvcid "$port" --nqn "$subnqn" --nr-io-queues 1 --connect-timeout 60 -w "$rw" -o "$bs" \
+        -q "$qd" -t "$KH_LAB_SECONDS" --ramp 1 --label "$job" --json > "$SYNC/perf-$job.json" \
+        2> "$SYNC/perf-$job.err" || { note "FAIL: nvmf4j perf $job"; tail -15 "$SYNC/perf-$job.err"; rc=1; }
+  done
+  # (c) the kernel's nvme-rdma
+  if kh_connect "$port" "$subnqn" "$hostnqn" -i 1; then
+    for spec in $UB_JOBS; do kh_fio "${spec%%:*}" kernel "$KH_DEV" || rc=1; done
+    nvme disconnect -n "$subnqn" || rc=1
+  else
+    rc=1
+  fi
+  signal done
+  return $rc
+}
