@@ -8,7 +8,7 @@ ON_REQUEST=1   # a benchmark, not a correctness check: interop/run 39
 GUEST_JAVA=1
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=900
-UB_JOBS="randread-4k-qd32:randread:4k:32"
+UB_JOBS="randread-4k-qd1:randread:4k:1 randread-4k-qd32:randread:4k:32"
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
@@ -19,7 +19,8 @@ host_part() {
   signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS"
   kh_await done $((CHECK_TIMEOUT - 30)) > /dev/null || rc=1
   kh_stop_serve || rc=1
-  for job in ${UB_JOBS%%:*}; do
+  for job in $UB_JOBS; do
+    job=${job%%:*}
     ms+=(--m "$job:ublk:$SYNC/fio-ublk-$job.json" --m "$job:perf:$SYNC/perf-$job.json"
          --m "$job:kernel:$SYNC/fio-kernel-$job.json")
   done

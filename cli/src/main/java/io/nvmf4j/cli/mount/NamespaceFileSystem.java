@@ -1,7 +1,6 @@
 package io.nvmf4j.cli.mount;
 
 import io.nvmf4j.cli.host.FailureReport;
-import io.nvmf4j.cli.mount.fuse.Errno;
 import io.nvmf4j.cli.mount.fuse.FileInfoBits;
 import io.nvmf4j.cli.mount.fuse.FileSystem;
 import io.nvmf4j.cli.mount.fuse.Request;

@@ -2,7 +2,6 @@ package io.nvmf4j.cli.mount;
 
 import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
-import io.nvmf4j.cli.mount.fuse.Errno;
 import io.nvmf4j.cli.mount.fuse.Libc;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount.fuse;
 
+import io.nvmf4j.cli.mount.Errno;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_reply_err;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_session_destroy;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_session_exit;

@@ -18,6 +18,16 @@ public interface BlockRequestHandler {
     void start(int queueId, int tag, int op, int flags, long offset, long length, MemorySegment buffer,
             RequestCompletion done);
 
+    /**
+     * How long a queue's thread busy-polls for this handler's later answers (and new requests) before it sleeps
+     * in {@code io_uring_enter}, while the handler holds any of its requests: a wake-up through the eventfd costs
+     * more than the round trip it waits for (SPDK polls its ublk rings and its bdevs on one reactor). 0 for a
+     * handler that answers before it returns.
+     */
+    default long spinNanos() {
+        return 0;
+    }
+
     /** Ends a request; {@link UblkQueue} implements it. */
     interface RequestCompletion {
         void complete(int tag, int result);

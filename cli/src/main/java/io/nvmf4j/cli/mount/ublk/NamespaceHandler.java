@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount.ublk;
 
+import io.nvmf4j.cli.mount.Errno;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.IoCompletionHandler;
 import io.nvmf4j.initiator.IoRequest;
@@ -22,13 +23,6 @@ import java.util.concurrent.CompletableFuture;
  * ({@code nvme_setup_cmd}); errors as its {@code nvme_error_status()} would, through the errno ublk takes.
  */
 public final class NamespaceHandler implements BlockRequestHandler {
-    private static final int EIO = 5;
-    private static final int EINVAL = 22;
-    private static final int ENOSPC = 28;
-    private static final int ENODATA = 61;
-    private static final int EOPNOTSUPP = 95;
-    private static final int EBADE = 52;
-    private static final int EREMOTEIO = 121;
 
     private final NvmeController controller;
     private final Namespace namespace;
@@ -80,8 +74,14 @@ public final class NamespaceHandler implements BlockRequestHandler {
                     bufferBytes, depth);
         } catch (NvmfException e) {
             throw new UblkException("registering queue " + queueId + "'s buffers for RDMA (" + e.getMessage() + ")",
-                    EIO);
+                    Errno.EIO);
         }
+    }
+
+    /** The connection's spin budget: the queue thread polls for answers as the initiator's poller does. */
+    @Override
+    public long spinNanos() {
+        return controller.options().spinBudget().toNanos();
     }
 
     @Override
@@ -91,7 +91,7 @@ public final class NamespaceHandler implements BlockRequestHandler {
         q.done = done;
         long mask = (1L << blockShift) - 1;
         if ((offset & mask) != 0 || (length & mask) != 0) {
-            done.complete(tag, -EINVAL); // the logical block size we gave makes this impossible
+            done.complete(tag, -Errno.EINVAL); // the logical block size we gave makes this impossible
             return;
         }
         long slba = offset >> blockShift;
@@ -110,11 +110,11 @@ public final class NamespaceHandler implements BlockRequestHandler {
                 case IoDescriptor.OP_DISCARD -> whenDone(namespace.deallocateAsync(slba, blocks), done, tag);
                 case IoDescriptor.OP_WRITE_ZEROES -> whenDone(namespace.writeZeroesAsync(slba, blocks,
                         (flags & IoDescriptor.F_NOUNMAP) == 0), done, tag);
-                default -> done.complete(tag, -EOPNOTSUPP);
+                default -> done.complete(tag, -Errno.EOPNOTSUPP);
             }
         } catch (RuntimeException e) {
             // refused before it was sent (larger than MDTS, outside the buffer): the driver sees an I/O error
-            done.complete(tag, -EIO);
+            done.complete(tag, -Errno.EIO);
         }
     }
 
@@ -128,18 +128,18 @@ public final class NamespaceHandler implements BlockRequestHandler {
         if (error instanceof NvmfStatusException s) {
             StatusCode code = s.statusCode().orElse(null);
             if (code == null) {
-                return EIO;
+                return Errno.EIO;
             }
             return switch (code) {
-                case LBA_RANGE -> EREMOTEIO;                     // BLK_STS_TARGET
-                case RESERVATION_CONFLICT -> EBADE;              // BLK_STS_RESV_CONFLICT
-                case INVALID_OPCODE, INVALID_FIELD -> EOPNOTSUPP; // BLK_STS_NOTSUPP
-                case CAP_EXCEEDED -> ENOSPC;                     // BLK_STS_NOSPC
-                case READ_ERROR, WRITE_FAULT -> ENODATA;         // BLK_STS_MEDIUM
-                default -> EIO;
+                case LBA_RANGE -> Errno.EREMOTEIO;                     // BLK_STS_TARGET
+                case RESERVATION_CONFLICT -> Errno.EBADE;              // BLK_STS_RESV_CONFLICT
+                case INVALID_OPCODE, INVALID_FIELD -> Errno.EOPNOTSUPP; // BLK_STS_NOTSUPP
+                case CAP_EXCEEDED -> Errno.ENOSPC;                     // BLK_STS_NOSPC
+                case READ_ERROR, WRITE_FAULT -> Errno.ENODATA;         // BLK_STS_MEDIUM
+                default -> Errno.EIO;
             };
         }
-        return EIO;
+        return Errno.EIO;
     }
 
     /** One ublk queue's side: the NVMe queue it sends on, its registered buffers, a request per tag. */

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount.ublk;
 
+import io.nvmf4j.cli.mount.Errno;
 import io.nvmf4j.uring.CompletionHandler;
 import io.nvmf4j.uring.IoUring;
 import io.nvmf4j.uring.IoUringException;
@@ -17,14 +18,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * loop of ublksrv's {@code ublksrv_process_io} and SPDK's {@code ublk_poll}.
  *
  * <p>A handler that answers later (the initiator, from its completion thread) ends requests through
- * {@link #complete} from any thread: the tag goes on a lock-free stack and, when the stack was empty, an eventfd
- * is written, whose read the queue keeps armed on its ring, so the thread waiting in {@code io_uring_enter} wakes
- * and commits everything on the stack (no allocation, one write per burst). The same eventfd ends the queue
+ * {@link #complete} from any thread: the tag goes on a lock-free stack. While the handler holds requests the queue
+ * thread polls that stack and its ring for {@link BlockRequestHandler#spinNanos()} before it sleeps; only a thread
+ * that sleeps is woken, through an eventfd whose read the queue keeps armed on its ring, written when the stack was
+ * empty (no allocation, at most one write per burst, none while the queue polls). The same eventfd ends the queue
  * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
 final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandler.RequestCompletion {
     private static final long WAKE = -1L;
     private static final int EMPTY = -1;
+    /** After this long polling without anything, each empty poll yields the core. */
+    private static final long YIELD_AFTER_NANOS = 10_000;
 
     private final int charFd;
     private final int queueId;
@@ -41,6 +45,9 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private final AtomicInteger held = new AtomicInteger();
     private final int[] next;
     private final int[] results;
+    private final long spinNanos;
+    /** Set by the queue thread before it re-checks the stack and sleeps: a completer then writes the eventfd. */
+    private volatile boolean sleeping;
     private volatile boolean stopRequested;
     private volatile Thread owner;
     private final CompletableFuture<Void> fetched = new CompletableFuture<>();
@@ -66,6 +73,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         this.bufferBytes = bufferBytes;
         this.one = one;
         this.handler = handler;
+        this.spinNanos = handler.spinNanos();
         this.next = new int[depth];
         this.results = new int[depth];
         this.tagBuffers = new MemorySegment[depth];
@@ -115,7 +123,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
             head = ready.get();
             next[tag] = head;
         } while (!ready.compareAndSet(head, tag)); // the CAS publishes results[tag] and next[tag]
-        if (head == EMPTY) {
+        // Dekker with run(): it sets sleeping, then reads the stack; we push, then read sleeping (all volatile)
+        if (head == EMPTY && sleeping) {
             UblkLinux.signal(wakeFd, one);
         }
         held.decrementAndGet(); // last: the queue closes the eventfd only once nothing is held
@@ -141,18 +150,18 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                 // a FETCH the driver refuses ends at once: its CQE is there now, before anyone waits on START_DEV
                 ring.reap(this);
                 if (live < depth) {
-                    throw new UblkException("FETCH_REQ on queue " + queueId, 22);
+                    throw new UblkException("FETCH_REQ on queue " + queueId, Errno.EINVAL);
                 }
                 fetched.complete(null);
                 while (live > 0 && !stopping) {
-                    int n = ring.reap(this);
-                    if (ready.get() != EMPTY) {
-                        drainReady();
-                        n++;
+                    if (round() > 0 || (held.get() > 0 && spin())) {
+                        continue;
                     }
-                    if (n == 0) {
+                    sleeping = true;
+                    if (ready.get() == EMPTY) {
                         ring.submitAndWait(1);
                     }
+                    sleeping = false;
                 }
             }
         } catch (UblkException e) {
@@ -175,6 +184,48 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
             }
             ended.complete(null);
         }
+    }
+
+    /** Handles the ring's completions and the stack; returns how many of either there were. */
+    private int round() {
+        int n = ring.reap(this);
+        if (ready.get() != EMPTY) {
+            drainReady();
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Submits what is prepared, then polls the stack and the ring (a memory read each; an enter only when the
+     * kernel has task work for the ring, COOP_TASKRUN) for up to {@link #spinNanos}: whether anything came.
+     */
+    @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off while polling, not a priority
+    private boolean spin() throws IoUringException {
+        if (spinNanos <= 0) {
+            return false;
+        }
+        if (ring.prepared() > 0) {
+            ring.submit();
+        }
+        long start = System.nanoTime();
+        long until = start + spinNanos;
+        long now = start;
+        do {
+            if (now - start >= YIELD_AFTER_NANOS) {
+                Thread.yield(); // the completer may want this core (2 vCPUs): as the initiator's poller does
+            } else {
+                Thread.onSpinWait();
+            }
+            if (ring.needsEnter()) {
+                ring.submit();
+            }
+            if (round() > 0) {
+                return true;
+            }
+            now = System.nanoTime();
+        } while (now - until < 0 && !stopRequested);
+        return false;
     }
 
     /** Commits every tag that other threads ended. */
@@ -207,7 +258,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         int op = IoDescriptor.op(d);
         long length = IoDescriptor.sectors(d) << 9;
         if (length > bufferBytes && (op == IoDescriptor.OP_READ || op == IoDescriptor.OP_WRITE)) {
-            commit(tag, -5); // EIO: larger than max_io_buf_bytes, which the driver never sends
+            commit(tag, -Errno.EIO); // EIO: larger than max_io_buf_bytes, which the driver never sends
             return;
         }
         held.incrementAndGet();
