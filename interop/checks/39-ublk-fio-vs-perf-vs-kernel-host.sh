@@ -1,9 +1,11 @@
-# Issue 29's goal, measured in the lab: 4 KiB random reads at QD32 against one `nvmf4j serve --ram 64M` on the
-# host, three ways from the 6.12 guest, in one run: (a) fio on /dev/ublkb0 made by `nvmf4j mount --ublk` (Java in
-# the guest, softiwarp), (b) `nvmf4j perf` in the guest (the library without the block layer), (c) fio on the
-# guest kernel's own nvme-rdma device (kernel siw0). Prints job | ublk | perf | kernel with ublk/perf and
-# ublk/kernel, saved as JSON (sync dir and $WORK/results/). The guest is emulated (TCG, single-threaded for a JVM),
-# so only the ratios mean anything; a passing run says every side ran without error, not how fast.
+# Issue 29's goal, measured in the lab: 4 KiB random reads at QD1 and QD32 against one `nvmf4j serve --ram 64M` on
+# the host, three ways from the 6.12 guest, in one run: (a) fio on /dev/ublkb0 made by `nvmf4j mount --ublk` (Java
+# in the guest, softiwarp), (b) `nvmf4j perf` in the guest (the library without the block layer), (c) fio on the
+# guest kernel's own nvme-rdma device (kernel siw0); and (d) fio on a ublk RAM disk served by the same JVM code
+# (UblkRamDisk, no NVMe), what the guest's block layer and ublk path allow by themselves. Prints job | ublk | perf |
+# kernel | ram with ublk/perf, ublk/kernel and ram/perf, saved as JSON (sync dir and $WORK/results/). The guest is
+# emulated (TCG, single-threaded for a JVM), so only the ratios mean anything; a passing run says every side ran
+# without error, not how fast.
 ON_REQUEST=1   # a benchmark, not a correctness check: interop/run 39
 GUEST_JAVA=1
 LAB_KERNEL=6.12
@@ -12,7 +14,13 @@ UB_JOBS="randread-4k-qd1:randread:4k:1 randread-4k-qd32:randread:4k:32"
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port rc=0 job ms=()
+  local port rc=0 job ms=() javac= j
+  # (d) needs the test tree's UblkRamDisk, compiled here against the CLI jar as check 48 does
+  for j in ${JAVA_HOME:+"$JAVA_HOME"} /usr/lib/jvm/temurin-25*; do [ -x "$j/bin/javac" ] && { javac=$j/bin/javac; break; }; done
+  rm -rf "$SYNC/classes" && mkdir -p "$SYNC/classes"
+  "$javac" -d "$SYNC/classes" -cp "$ROOT/cli/target/nvmf4j.jar" \
+      "$ROOT/cli/src/test/java/io/nvmf4j/cli/ublk/UblkRamDisk.java" > "$SYNC/javac.log" 2>&1 ||
+    { note "FAIL: javac UblkRamDisk"; cat "$SYNC/javac.log"; return 1; }
   port=$(free_port)
   cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
   kh_start_serve "$port" --ram 64M --nqn "$KH_SUBNQN" || return 1
@@ -22,15 +30,16 @@ host_part() {
   for job in $UB_JOBS; do
     job=${job%%:*}
     ms+=(--m "$job:ublk:$SYNC/fio-ublk-$job.json" --m "$job:perf:$SYNC/perf-$job.json"
-         --m "$job:kernel:$SYNC/fio-kernel-$job.json")
+         --m "$job:kernel:$SYNC/fio-kernel-$job.json" --m "$job:ram:$SYNC/fio-ram-$job.json")
   done
   kh_lab_report "$CHECK" "4 KiB random reads from the 6.12 guest: nvmf4j mount --ublk vs nvmf4j perf vs the kernel's nvme-rdma" \
       --note "one nvmf4j serve --ram 64M on the host (10.0.2.2 from the guest), one run, the sides one after another" \
       --note "ublk: fio (libaio, direct) on /dev/ublkb0 of nvmf4j mount --ublk -i 1 (JVM in the guest, softiwarp)" \
       --note "perf: nvmf4j perf -i 1 in the guest (the same JVM stack without the block layer and ublk)" \
       --note "kernel: fio on the guest kernel's nvme-rdma device over kernel siw0 (nvme connect -i 1)" \
+      --note "ram: fio on a ublk RAM disk of the same JVM (UblkRamDisk, no NVMe): what the guest's ublk path alone allows" \
       --col "ublk=fio on /dev/ublkb0" --col "perf=nvmf4j perf" --col "kernel=fio on nvme-rdma" \
-      --ratio ublk/perf --ratio ublk/kernel "${ms[@]}" || rc=1
+      --col "ram=fio on ublk RAM" --ratio ublk/perf --ratio ublk/kernel --ratio ram/perf "${ms[@]}" || rc=1
   return $rc
 }
 
@@ -69,6 +78,21 @@ guest_part() {
   else
     rc=1
   fi
+  # (d) the ublk path alone: a RAM disk served by the same ublk queue code, no initiator behind it
+  rm -f /tmp/ublk-ctl && mkfifo /tmp/ublk-ctl
+  "$GJ_JAVA" "${GJ_OPTS[@]}" -cp "$GJ_JAR:$SYNC/classes" io.nvmf4j.cli.ublk.UblkRamDisk --size-mib 64 --depth 128 \
+      < /tmp/ublk-ctl > "$SYNC/ublk-ram.log" 2>&1 &
+  local ram_pid=$!
+  exec 3> /tmp/ublk-ctl
+  if wait_for_line "$SYNC/ublk-ram.log" '^READY ' $ram_pid 1500; then
+    dev=$(sed -n 's/^READY //p' "$SYNC/ublk-ram.log")
+    for spec in $UB_JOBS; do kh_fio "${spec%%:*}" ram "$dev" || rc=1; done
+  else
+    note "FAIL: no ublk RAM disk"; cat "$SYNC/ublk-ram.log"; rc=1
+  fi
+  echo stop >&3
+  exec 3>&-
+  wait $ram_pid || { note "FAIL: UblkRamDisk exited $?"; rc=1; }
   signal done
   return $rc
 }

@@ -1,10 +1,11 @@
-# `nvmf4j mount --ublk` in the 6.12 guest (Java in the guest, softiwarp) against `nvmf4j serve --file` on the host
-# (64 MiB image, reached as 10.0.2.2): the namespace becomes /dev/ublkbN, with the namespace's size and block size;
-# fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through it, mkfs.ext4, a file read
-# back after drop_caches, fstrim (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0
-# and the device is gone; then the host finds the guest's file system in the image (its ext4 superblock magic).
-# Last, a second mount killed with SIGKILL: its device stays behind until `nvmf4j ublk list` shows it dead (or its
-# server gone) and `nvmf4j ublk del -n ID` removes it (both device nodes go).
+# `nvmf4j mount` with no MOUNTPOINT, in the 6.12 guest (Java in the guest, softiwarp), against `nvmf4j serve --file`
+# on the host (64 MiB image, reached as 10.0.2.2): with ublk_drv loaded it gives block devices by itself and says
+# so; the namespace becomes /dev/ublkbN, with the namespace's size and block size; fio random writes with crc32c
+# verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through it, mkfs.ext4, a file read back after drop_caches, fstrim
+# (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0 and the device is gone; then the
+# host finds the guest's file system in the image (its ext4 superblock magic).
+# Last, a second mount killed with SIGKILL: its device stays behind (QUIESCED, its I/O held for a recovery, check
+# 55) until `nvmf4j ublk list` shows its server gone and `nvmf4j ublk del -n ID` removes it (both nodes go).
 GUEST_JAVA=1
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=900
@@ -28,13 +29,15 @@ guest_part() {
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
   t=$(await target 300) || return 1
   read -r port subnqn hostnqn <<< "$t"
-  note "nvmf4j mount --ublk -a $HOST_FROM_GUEST -s $port -n $subnqn -i 1"
-  gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
+  # no MOUNTPOINT and no --ublk: with ublk_drv loaded, mount gives block devices by itself and says so
+  note "nvmf4j mount -a $HOST_FROM_GUEST -s $port -n $subnqn -i 1 (no MOUNTPOINT)"
+  gj_start "$SYNC/mount.log" mount --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
       -n "$subnqn" -q "$hostnqn" -i 1
   if ! wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
     note "FAIL: no ublk device"; cat "$SYNC/mount.log"; kill $GJ_PID 2>/dev/null; signal done; return 1
   fi
   sed 's/^/  mount: /' "$SYNC/mount.log"
+  grep -q 'block devices through ublk_drv' "$SYNC/mount.log" || { note "FAIL: mount did not say it chose ublk"; rc=1; }
   dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
   size=$(blockdev --getsize64 "$dev")
   [ "$size" = 67108864 ] || { note "FAIL: $dev has $size bytes, not 64 MiB"; rc=1; }

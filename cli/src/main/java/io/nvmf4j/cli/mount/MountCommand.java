@@ -6,6 +6,7 @@ import io.nvmf4j.cli.host.CommandLogging;
 import io.nvmf4j.cli.host.ConnectFlags;
 import io.nvmf4j.cli.host.Connections;
 import io.nvmf4j.cli.host.UsageProblem;
+import io.nvmf4j.cli.mount.ublk.UblkControl;
 import io.nvmf4j.initiator.MultipathController;
 import io.nvmf4j.initiator.NamespaceIo;
 import io.nvmf4j.initiator.NvmeController;
@@ -53,11 +54,18 @@ public final class MountCommand implements Callable<Integer> {
     Path mountpoint;
 
     @Option(names = "--ublk", description = "Give each namespace as a block device /dev/ublkbN (Linux ublk_drv, "
-            + "root) instead of files in a FUSE directory: mkfs, mount, fstrim and blkid act on it directly.")
+            + "root) instead of files in a FUSE directory: mkfs, mount, fstrim and blkid act on it directly. The "
+            + "default when no MOUNTPOINT is given and ublk_drv is loaded.")
     boolean ublk;
 
+    @Option(names = "--recover", paramLabel = "ID", description = "With --ublk: serve again /dev/ublkbID, whose "
+            + "mount process died (kill -9, a crash): its I/O waited meanwhile and now goes on (ublk's user "
+            + "recovery; repeat for each device). Takes the same connection flags as the mount that made it.")
+    java.util.List<Integer> recover = java.util.List.of();
+
     @Option(names = "--fs", paramLabel = "DIR",
-            description = "Also attach a loop device to the first namespace's file and mount it on DIR.")
+            description = "Also mount the first namespace's file system on DIR (with --ublk its block device; "
+                    + "with files, through a loop device on its file).")
     Path fsDirectory;
 
     @Option(names = "--fs-type", paramLabel = "TYPE", defaultValue = "ext4",
@@ -89,19 +97,46 @@ public final class MountCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLogging.configure(verbose);
-        if (ublk) {
-            if (mountpoint != null || fsDirectory != null || mkfs || daemon || !options.isEmpty()) {
-                throw new UsageProblem("mount: --ublk makes block devices and takes no MOUNTPOINT, --fs, --mkfs, "
-                        + "--daemon or -o: run mkfs and mount on /dev/ublkbN");
+        if (!recover.isEmpty() && !ublk) {
+            throw new UsageProblem("mount: --recover serves a ublk device again; give --ublk");
+        }
+        if (mkfs && fsDirectory == null) {
+            throw new UsageProblem("mount: --mkfs formats the file system of --fs DIR; give --fs");
+        }
+        if (force && !mkfs) {
+            throw new UsageProblem("mount: --force only lets --mkfs format over an existing file system; give --mkfs");
+        }
+        Path fsDir = fsDirectory == null ? null : fsDirectory.toAbsolutePath().normalize();
+        if (fsDir != null && !Files.isDirectory(fsDir)) {
+            throw new UsageProblem("mount: --fs " + fsDirectory + " is not a directory");
+        }
+        boolean blockDevices = ublk;
+        if (!ublk && mountpoint == null) {
+            // as nvme connect gives block devices: without a directory for files, ublk when the kernel has it
+            if (!Files.exists(Path.of(UblkControl.CONTROL_DEVICE))) {
+                throw new UsageProblem("mount: give a MOUNTPOINT for the namespace files (FUSE); block devices "
+                        + "(--ublk) need the ublk_drv module, which this kernel has not loaded (modprobe ublk_drv)");
             }
+            spec.commandLine().getOut().println("nvmf4j: block devices through ublk_drv, as no MOUNTPOINT was "
+                    + "given (a MOUNTPOINT gives the namespaces as files through FUSE)");
+            blockDevices = true;
+        }
+        if (blockDevices) {
+            if (mountpoint != null || daemon || !options.isEmpty()) {
+                throw new UsageProblem("mount: --ublk makes block devices and takes no MOUNTPOINT, --daemon or -o: "
+                        + "--fs DIR mounts the first one's file system");
+            }
+            if (mkfs && !recover.isEmpty()) {
+                throw new UsageProblem("mount: --recover serves a device whose file system may be in use; it "
+                        + "takes no --mkfs (--fs DIR takes over the file system mounted on DIR)");
+            }
+            UblkMount.Filesystem fs = fsDir == null ? null : new UblkMount.Filesystem(fsDir, fsType, mkfs);
             try {
-                return UblkMount.run(fabric, spec.commandLine().getOut());
+                return UblkMount.run(fabric, recover, fs,
+                        c -> refuseToFormatOver(c.namespaces(), c), spec.commandLine().getOut());
             } catch (io.nvmf4j.cli.mount.ublk.UblkException e) {
                 throw new CommandFailure("mount: " + e.getMessage(), e);
             }
-        }
-        if (mountpoint == null) {
-            throw new UsageProblem("mount: give a MOUNTPOINT for the namespace files (or --ublk for block devices)");
         }
         Path mp = mountpoint.toAbsolutePath().normalize();
         if (!Files.isDirectory(mp)) {
@@ -116,16 +151,6 @@ public final class MountCommand implements Callable<Integer> {
         // are not hidden under the mount by a typo in the path.
         if (!options.contains("nonempty") && !isEmpty(mp)) {
             throw new UsageProblem("mount: " + mountpoint + " is not empty; give -o nonempty to mount over its files");
-        }
-        if (mkfs && fsDirectory == null) {
-            throw new UsageProblem("mount: --mkfs formats the file system of --fs DIR; give --fs");
-        }
-        if (force && !mkfs) {
-            throw new UsageProblem("mount: --force only lets --mkfs format over an existing file system; give --mkfs");
-        }
-        Path fsDir = fsDirectory == null ? null : fsDirectory.toAbsolutePath().normalize();
-        if (fsDir != null && !Files.isDirectory(fsDir)) {
-            throw new UsageProblem("mount: --fs " + fsDirectory + " is not a directory");
         }
         MountRecord.read(mp).filter(r -> ProcessHandle.of(r.pid()).map(ProcessHandle::isAlive).orElse(false))
                 .ifPresent(r -> {

@@ -49,15 +49,6 @@ public final class UblkAdminCommand implements Callable<Integer> {
         return ids;
     }
 
-    static String stateName(int state) {
-        return switch (state) {
-            case DeviceInfo.STATE_DEAD -> "DEAD";
-            case DeviceInfo.STATE_LIVE -> "LIVE";
-            case DeviceInfo.STATE_QUIESCED -> "QUIESCED";
-            default -> "state " + state;
-        };
-    }
-
     static boolean serverAlive(DeviceInfo info) {
         return info.serverPid() > 0 && ProcessHandle.of(info.serverPid()).map(ProcessHandle::isAlive).orElse(false);
     }
@@ -78,7 +69,9 @@ public final class UblkAdminCommand implements Callable<Integer> {
                             ? "server pid " + info.serverPid() + (serverAlive(info) ? "" : " (gone)") : "no server";
                     out.println("dev id " + id + ": /dev/ublkb" + id + ", " + info.queues() + " queue(s) of "
                             + info.queueDepth() + ", max request " + info.maxIoBytes() + " bytes, "
-                            + stateName(info.state()) + ", " + server);
+                            + DeviceInfo.stateName(info.state()) + ", " + server
+                            + (info.state() == DeviceInfo.STATE_QUIESCED && !serverAlive(info)
+                                    ? "; its I/O waits for nvmf4j mount --ublk --recover " + id : ""));
                 }
             } catch (UblkException e) {
                 throw new CommandFailure("ublk list: " + e.getMessage(), e);

@@ -3,6 +3,7 @@ package io.nvmf4j.cli.mount;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.host.ConnectFlags;
 import io.nvmf4j.cli.host.Connections;
+import io.nvmf4j.cli.mount.ublk.DeviceInfo;
 import io.nvmf4j.cli.mount.ublk.NamespaceHandler;
 import io.nvmf4j.cli.mount.ublk.UblkControl;
 import io.nvmf4j.cli.mount.ublk.UblkDevice;
@@ -10,16 +11,24 @@ import io.nvmf4j.cli.mount.ublk.UblkException;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 
 /**
  * {@code nvmf4j mount --ublk}: each remote namespace as a block device {@code /dev/ublkbN} (Linux's ublk_drv), what
  * {@code nvme connect} gives as {@code /dev/nvmeXnY}: one ublk queue per NVMe I/O queue, the NVMe queue depth (at
  * most {@link #MAX_DEPTH}), the namespace's block size, requests up to MDTS (at most {@link #MAX_IO_BYTES}), Flush,
  * FUA, discard and write zeroes passed through. Runs until SIGINT or SIGTERM, then removes the devices.
+ *
+ * <p>The devices are added with user recovery ({@code UBLK_F_USER_RECOVERY | UBLK_F_USER_RECOVERY_REISSUE}, as
+ * ublksrv's {@code ublk add -r 1 -i 1}): if this process dies without removing them, the kernel holds their I/O
+ * (the file system above sees a slow disk, not an error) until {@code mount --ublk --recover ID} serves them again,
+ * reissuing what the dead process had taken and not answered, or {@code ublk del} removes them. The namespace a
+ * device serves is kept in its {@code ublksrv_flags}, so that a recovery finds it again.
  */
 final class UblkMount {
     /** Per-tag buffers are registered memory: depth x largest request per queue. */
@@ -29,7 +38,16 @@ final class UblkMount {
     private UblkMount() {
     }
 
-    static int run(ConnectFlags fabric, PrintWriter out) throws UblkException {
+    /** {@code --fs DIR [--fs-type T] [--mkfs]}: the first device's file system, mounted on {@code directory}. */
+    record Filesystem(Path directory, String type, boolean mkfs) {
+    }
+
+    /**
+     * Connects, makes (or, with {@code recover}, serves again) the devices, mounts {@code fs} when given, and serves
+     * until SIGINT or SIGTERM; {@code beforeDevices} may refuse the controller first (--mkfs over a file system).
+     */
+    static int run(ConnectFlags fabric, List<Integer> recover, Filesystem fs, Consumer<NvmeController> beforeDevices,
+            PrintWriter out) throws UblkException {
         if (fabric.pathAddresses().size() > 1) {
             throw new CommandFailure("mount: --ublk takes one path (-a ADDR); multipath goes through the FUSE mount");
         }
@@ -42,8 +60,22 @@ final class UblkMount {
             throw e;
         }
         List<UblkDevice> devices = new ArrayList<>();
+        List<LoopFilesystem> mounted = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runnable removeAll = () -> {
+            for (LoopFilesystem m : mounted) {
+                try {
+                    m.close();
+                } catch (RuntimeException e) {
+                    // removing the device under a mounted file system would lose what its cache holds: leave
+                    // the devices to the kernel, which holds their I/O until a recovery or ublk del
+                    System.err.println("nvmf4j: umount " + m.directory() + ": " + e.getMessage() + "; the devices "
+                            + "stay, their I/O waiting: nvmf4j mount --ublk --recover ID (same flags) serves them "
+                            + "again");
+                    System.err.flush();
+                    Runtime.getRuntime().halt(1);
+                }
+            }
             for (UblkDevice d : devices.reversed()) {
                 try {
                     d.close();
@@ -55,21 +87,17 @@ final class UblkMount {
             control.close();
         };
         try {
-            int queues = controller.ioQueueCount();
-            int depth = Math.min(controller.ioQueueSize(), MAX_DEPTH);
-            int maxIo = (int) Math.min(controller.maxTransferBytes() > 0 ? controller.maxTransferBytes()
-                    : MAX_IO_BYTES, MAX_IO_BYTES);
             StringJoiner made = new StringJoiner(", ");
-            for (Namespace ns : controller.namespaces()) {
-                NamespaceHandler handler = new NamespaceHandler(controller, ns, queues);
-                UblkDevice d = UblkDevice.start(control, queues, depth, maxIo, handler.params(maxIo), handler);
-                devices.add(d);
-                made.add(d.blockDevice() + " (namespace " + ns.nsid() + ", " + Sizes.human(ns.capacityBytes())
-                        + ", " + ns.blockSize() + "-byte blocks)");
-            }
-            if (devices.isEmpty()) {
-                throw new CommandFailure("mount: " + controller.options().subsystemNqn().value()
-                        + " has no namespace to give as a block device");
+            boolean recoverable = true;
+            if (recover.isEmpty()) {
+                beforeDevices.accept(controller);
+                recoverable = add(control, controller, devices, made);
+            } else {
+                for (int id : recover) {
+                    UblkDevice d = UblkRecovery.recover(control, controller, id, MAX_IO_BYTES);
+                    devices.add(d);
+                    made.add(d.blockDevice() + " recovered");
+                }
             }
             Thread hook = new Thread(() -> {
                 removeAll.run();
@@ -77,8 +105,21 @@ final class UblkMount {
                 Runtime.getRuntime().halt(0);
             }, "nvmf4j-ublk-remove");
             Runtime.getRuntime().addShutdownHook(hook);
+            UblkDevice first = devices.getFirst();
+            if (fs != null) {
+                String device = first.blockDevice().toString();
+                mounted.add(recover.isEmpty() ? LoopFilesystem.onDevice(device, fs.directory(), fs.type(), fs.mkfs())
+                        : LoopFilesystem.adoptOrMount(device, fs.directory(), fs.type()));
+                made.add(fs.type() + " of " + first.blockDevice() + " on " + fs.directory());
+            }
             out.println("nvmf4j: " + controller.options().subsystemNqn().value() + " at " + fabric.endpoint() + ": "
-                    + made + "; " + queues + " queue(s) of " + depth + "; Ctrl-C or SIGTERM removes them");
+                    + made + "; " + first.queueCount() + " queue(s) of " + first.queueDepth()
+                    + "; Ctrl-C or SIGTERM removes them");
+            out.println(recoverable
+                    ? "nvmf4j: should this process die, their I/O waits for: nvmf4j mount --ublk --recover ID "
+                            + "(same flags), or nvmf4j ublk del -n ID"
+                    : "nvmf4j: this kernel's ublk_drv has no user recovery: should this process die, their I/O "
+                            + "fails until nvmf4j ublk del -n ID");
             out.flush();
             stopped.await();
             return 0;
@@ -90,5 +131,31 @@ final class UblkMount {
             removeAll.run();
             return 1;
         }
+    }
+
+    /** A device per namespace; whether the kernel took user recovery for them. */
+    private static boolean add(UblkControl control, NvmeController controller, List<UblkDevice> devices,
+            StringJoiner made) throws UblkException {
+        int queues = controller.ioQueueCount();
+        int depth = Math.min(controller.ioQueueSize(), MAX_DEPTH);
+        int maxIo = (int) Math.min(controller.maxTransferBytes() > 0 ? controller.maxTransferBytes()
+                : MAX_IO_BYTES, MAX_IO_BYTES);
+        boolean recoverable = true;
+        for (Namespace ns : controller.namespaces()) {
+            NamespaceHandler handler = new NamespaceHandler(controller, ns, queues);
+            DeviceInfo wanted = new DeviceInfo(queues, depth, 0, maxIo, DeviceInfo.ANY_ID, 0,
+                    DeviceInfo.F_CMD_IOCTL_ENCODE | DeviceInfo.F_USER_RECOVERY | DeviceInfo.F_USER_RECOVERY_REISSUE,
+                    UblkRecovery.serverFlags(ns.nsid()));
+            UblkDevice d = UblkDevice.start(control, wanted, handler.params(maxIo), handler);
+            devices.add(d);
+            recoverable &= d.recoverable();
+            made.add(d.blockDevice() + " (namespace " + ns.nsid() + ", " + Sizes.human(ns.capacityBytes())
+                    + ", " + ns.blockSize() + "-byte blocks)");
+        }
+        if (devices.isEmpty()) {
+            throw new CommandFailure("mount: " + controller.options().subsystemNqn().value()
+                    + " has no namespace to give as a block device");
+        }
+        return recoverable;
     }
 }

@@ -48,24 +48,45 @@ class MountOptionsTest {
     }
 
     @Test
-    void withoutMountpointOrUblkTheUsageSaysWhichToGive() {
+    void withoutMountpointOrUblkDriverTheUsageSaysWhichToGive() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.exists(Path.of("/dev/ublk-control")),
+                "this kernel has ublk_drv loaded: no MOUNTPOINT then means block devices");
         CliRunner.Result r = CliRunner.run("mount", "-a", "127.0.0.1", "-s", "9");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode(), r.err());
-        assertEquals("nvmf4j: mount: give a MOUNTPOINT for the namespace files (or --ublk for block devices)\n",
-                r.err());
+        assertEquals("nvmf4j: mount: give a MOUNTPOINT for the namespace files (FUSE); block devices (--ublk) need "
+                + "the ublk_drv module, which this kernel has not loaded (modprobe ublk_drv)\n", r.err());
     }
 
     @Test
-    void ublkTakesNoMountpointNorTheFuseMountsOptions(@TempDir Path dir) {
-        String expected = "nvmf4j: mount: --ublk makes block devices and takes no MOUNTPOINT, --fs, --mkfs, "
-                + "--daemon or -o: run mkfs and mount on /dev/ublkbN\n";
+    void ublkTakesNoMountpointNorWhatOnlyTheFuseMountTakes(@TempDir Path dir) {
+        String expected = "nvmf4j: mount: --ublk makes block devices and takes no MOUNTPOINT, --daemon or -o: "
+                + "--fs DIR mounts the first one's file system\n";
         CliRunner.Result withDir = CliRunner.run("mount", "--ublk", dir.toString());
         assertEquals(FailureReport.EXIT_USAGE, withDir.exitCode(), withDir.err());
         assertEquals(expected, withDir.err());
-        CliRunner.Result withFs = CliRunner.run("mount", "--ublk", "--fs", dir.toString());
-        assertEquals(expected, withFs.err());
         CliRunner.Result withDaemon = CliRunner.run("mount", "--ublk", "--daemon");
         assertEquals(expected, withDaemon.err());
+        CliRunner.Result withOption = CliRunner.run("mount", "--ublk", "-o", "nonempty");
+        assertEquals(expected, withOption.err());
+    }
+
+    @Test
+    void recoverIsForUblkDevicesAndNeverFormats(@TempDir Path dir) {
+        CliRunner.Result withoutUblk = CliRunner.run("mount", "--recover", "0");
+        assertEquals(FailureReport.EXIT_USAGE, withoutUblk.exitCode(), withoutUblk.err());
+        assertEquals("nvmf4j: mount: --recover serves a ublk device again; give --ublk\n", withoutUblk.err());
+        CliRunner.Result withMkfs = CliRunner.run("mount", "--ublk", "--recover", "0", "--fs", dir.toString(),
+                "--mkfs");
+        assertEquals(FailureReport.EXIT_USAGE, withMkfs.exitCode(), withMkfs.err());
+        assertEquals("nvmf4j: mount: --recover serves a device whose file system may be in use; it takes no --mkfs "
+                + "(--fs DIR takes over the file system mounted on DIR)\n", withMkfs.err());
+    }
+
+    @Test
+    void mkfsWithUblkStillNeedsFs() {
+        CliRunner.Result r = CliRunner.run("mount", "--ublk", "--mkfs");
+        assertEquals(FailureReport.EXIT_USAGE, r.exitCode(), r.err());
+        assertEquals("nvmf4j: mount: --mkfs formats the file system of --fs DIR; give --fs\n", r.err());
     }
 
     @Test

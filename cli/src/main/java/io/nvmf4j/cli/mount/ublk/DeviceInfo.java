@@ -18,9 +18,11 @@ import java.lang.foreign.MemorySegment;
  * @param devId       {@code dev_id}: N of /dev/ublkbN and /dev/ublkcN
  * @param serverPid   {@code ublksrv_pid}
  * @param flags       {@code flags}: {@code UBLK_F_*}
+ * @param serverFlags {@code ublksrv_flags}: the server's own, kept by the kernel for the device's life (nvmf4j puts
+ *                    the namespace there, so that a recovering process knows which one a device served)
  */
 public record DeviceInfo(int queues, int queueDepth, int state, int maxIoBytes, int devId, int serverPid,
-                         long flags) {
+                         long flags, long serverFlags) {
     public static final int SIZE = 64;
     static final long NR_HW_QUEUES = 0;      // __u16
     static final long QUEUE_DEPTH = 2;       // __u16
@@ -51,6 +53,16 @@ public record DeviceInfo(int queues, int queueDepth, int state, int maxIoBytes, 
     public static final long F_USER_COPY = 1L << 7;
     public static final long F_ZONED = 1L << 8;
 
+    /** The state's name as ublksrv's {@code ublk list} prints it. */
+    public static String stateName(int state) {
+        return switch (state) {
+            case STATE_DEAD -> "DEAD";
+            case STATE_LIVE -> "LIVE";
+            case STATE_QUIESCED -> "QUIESCED";
+            default -> "state " + state;
+        };
+    }
+
     /** Writes the whole structure (every other byte zero) into {@code to}, at least {@link #SIZE} bytes. */
     public void write(MemorySegment to) {
         to.asSlice(0, SIZE).fill((byte) 0);
@@ -61,6 +73,7 @@ public record DeviceInfo(int queues, int queueDepth, int state, int maxIoBytes, 
         to.set(JAVA_INT, DEV_ID, devId);
         to.set(JAVA_INT, UBLKSRV_PID, serverPid);
         to.set(JAVA_LONG, FLAGS, flags);
+        to.set(JAVA_LONG, UBLKSRV_FLAGS, serverFlags);
     }
 
     /** Reads what the kernel wrote (ADD_DEV's answer, GET_DEV_INFO). */
@@ -68,6 +81,7 @@ public record DeviceInfo(int queues, int queueDepth, int state, int maxIoBytes, 
         return new DeviceInfo(Short.toUnsignedInt(from.get(JAVA_SHORT, NR_HW_QUEUES)),
                 Short.toUnsignedInt(from.get(JAVA_SHORT, QUEUE_DEPTH)),
                 Short.toUnsignedInt(from.get(JAVA_SHORT, STATE)), from.get(JAVA_INT, MAX_IO_BUF_BYTES),
-                from.get(JAVA_INT, DEV_ID), from.get(JAVA_INT, UBLKSRV_PID), from.get(JAVA_LONG, FLAGS));
+                from.get(JAVA_INT, DEV_ID), from.get(JAVA_INT, UBLKSRV_PID), from.get(JAVA_LONG, FLAGS),
+                from.get(JAVA_LONG, UBLKSRV_FLAGS));
     }
 }

@@ -68,6 +68,23 @@ public record DeviceParams(int attributes, int logicalBlockShift, int physicalBl
                           int maxSegments) {
     }
 
+    /** Reads what GET_PARAMS wrote: the basic set, and the discard set when {@code types} has it. */
+    public static DeviceParams read(MemorySegment from) {
+        int types = from.get(JAVA_INT, TYPES);
+        MemorySegment basic = from.asSlice(BASIC, DISCARD - BASIC);
+        Discard discard = null;
+        if ((types & TYPE_DISCARD) != 0) {
+            MemorySegment d = from.asSlice(DISCARD, 20);
+            discard = new Discard(d.get(JAVA_INT, DISCARD_ALIGNMENT), d.get(JAVA_INT, DISCARD_GRANULARITY),
+                    d.get(JAVA_INT, MAX_DISCARD_SECTORS), d.get(JAVA_INT, MAX_WRITE_ZEROES_SECTORS),
+                    Short.toUnsignedInt(d.get(JAVA_SHORT, MAX_DISCARD_SEGMENTS)));
+        }
+        return new DeviceParams(basic.get(JAVA_INT, BASIC_ATTRS), basic.get(JAVA_BYTE, LOGICAL_BS_SHIFT),
+                basic.get(JAVA_BYTE, PHYSICAL_BS_SHIFT), basic.get(JAVA_BYTE, IO_OPT_SHIFT),
+                basic.get(JAVA_BYTE, IO_MIN_SHIFT), basic.get(JAVA_INT, MAX_SECTORS),
+                basic.get(JAVA_LONG, DEV_SECTORS), discard);
+    }
+
     /** Writes the structure (every other byte zero) into {@code to}, at least {@link #SIZE} bytes. */
     public void write(MemorySegment to) {
         to.asSlice(0, SIZE).fill((byte) 0);

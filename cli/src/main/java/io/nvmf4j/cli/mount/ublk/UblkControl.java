@@ -59,6 +59,31 @@ public final class UblkControl implements AutoCloseable {
         send("SET_PARAMS", UblkCommands.U_CMD_SET_PARAMS, devId, p, 0);
     }
 
+    /** GET_PARAMS: the parameters the device was given (a recovering server checks them against its own). */
+    public synchronized DeviceParams params(int devId) throws UblkException {
+        MemorySegment p = buffer.asSlice(0, DeviceParams.SIZE);
+        p.fill((byte) 0);
+        p.set(java.lang.foreign.ValueLayout.JAVA_INT, DeviceParams.LEN, DeviceParams.SIZE); // how much we take
+        send("GET_PARAMS", UblkCommands.U_CMD_GET_PARAMS, devId, p, 0);
+        return DeviceParams.read(p);
+    }
+
+    /**
+     * START_USER_RECOVERY: a device whose server died (state QUIESCED, its char device closed by everyone) takes a
+     * new server; EBUSY while the old one's exit is still being cleaned up.
+     */
+    public synchronized void startUserRecovery(int devId) throws UblkException {
+        send("START_USER_RECOVERY", UblkCommands.U_CMD_START_USER_RECOVERY, devId, MemorySegment.NULL, 0);
+    }
+
+    /**
+     * END_USER_RECOVERY with this process as the server: returns once every queue has fetched all its tags; the
+     * device is LIVE again and the requests held while it had no server are issued.
+     */
+    public synchronized void endUserRecovery(int devId, long serverPid) throws UblkException {
+        send("END_USER_RECOVERY", UblkCommands.U_CMD_END_USER_RECOVERY, devId, MemorySegment.NULL, serverPid);
+    }
+
     /** GET_DEV_INFO: the device as the kernel has it now (state, server pid). */
     public synchronized DeviceInfo deviceInfo(int devId) throws UblkException {
         MemorySegment info = buffer.asSlice(0, DeviceInfo.SIZE);

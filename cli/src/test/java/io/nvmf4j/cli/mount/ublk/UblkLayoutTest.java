@@ -152,7 +152,7 @@ class UblkLayoutTest {
             MemorySegment s = arena.allocate(DeviceInfo.SIZE, 8);
             s.fill((byte) 0x5a);
             DeviceInfo info = new DeviceInfo(4, 128, DeviceInfo.STATE_LIVE, 1 << 20, 9, 4242,
-                    DeviceInfo.F_USER_RECOVERY | DeviceInfo.F_CMD_IOCTL_ENCODE);
+                    DeviceInfo.F_USER_RECOVERY | DeviceInfo.F_CMD_IOCTL_ENCODE, 0x6e76_6d66_0000_0003L);
             info.write(s);
             assertEquals(4, s.get(JAVA_SHORT, off("ublksrv_ctrl_dev_info.nr_hw_queues")));
             assertEquals(128, s.get(JAVA_SHORT, off("ublksrv_ctrl_dev_info.queue_depth")));
@@ -161,7 +161,7 @@ class UblkLayoutTest {
             assertEquals(9, s.get(JAVA_INT, off("ublksrv_ctrl_dev_info.dev_id")));
             assertEquals(4242, s.get(JAVA_INT, off("ublksrv_ctrl_dev_info.ublksrv_pid")));
             assertEquals(info.flags(), s.get(JAVA_LONG, off("ublksrv_ctrl_dev_info.flags")));
-            assertEquals(0L, s.get(JAVA_LONG, off("ublksrv_ctrl_dev_info.ublksrv_flags")));
+            assertEquals(info.serverFlags(), s.get(JAVA_LONG, off("ublksrv_ctrl_dev_info.ublksrv_flags")));
             assertEquals(info, DeviceInfo.read(s));
         }
     }
@@ -203,8 +203,10 @@ class UblkLayoutTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment s = arena.allocate(DeviceParams.SIZE, 8);
             s.fill((byte) 0x5a);
-            new DeviceParams(DeviceParams.ATTR_VOLATILE_CACHE | DeviceParams.ATTR_FUA, 12, 13, 14, 9, 256,
-                    1L << 33, new DeviceParams.Discard(4096, 8192, 1 << 20, 1 << 16, 256)).write(s);
+            DeviceParams params = new DeviceParams(DeviceParams.ATTR_VOLATILE_CACHE | DeviceParams.ATTR_FUA, 12, 13,
+                    14, 9, 256, 1L << 33, new DeviceParams.Discard(4096, 8192, 1 << 20, 1 << 16, 256));
+            params.write(s);
+            assertEquals(params, DeviceParams.read(s), "what GET_PARAMS gives back reads as what was set");
             assertEquals(DeviceParams.SIZE, s.get(JAVA_INT, off("ublk_params.len")));
             assertEquals(c("const UBLK_PARAM_TYPE_BASIC") | c("const UBLK_PARAM_TYPE_DISCARD"),
                     s.get(JAVA_INT, off("ublk_params.types")));
