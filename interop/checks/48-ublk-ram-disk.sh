@@ -21,6 +21,7 @@ host_part() {
 
 guest_part() {
   . /lab/guest/java.sh
+  . /lab/checks/ublk-lib.sh
   local rc=0 pid dev id size
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; return 1; }
   [ "$(await staged 300)" = ok ] || { note "FAIL: the host did not stage UblkRamDisk"; return 1; }
@@ -38,22 +39,7 @@ guest_part() {
   [ "$size" = 67108864 ] || { note "FAIL: size $size, not 64 MiB"; rc=1; }
   [ "$(blockdev --getss "$dev")" = 512 ] || { note "FAIL: logical block size $(blockdev --getss "$dev")"; rc=1; }
   [ "$(blockdev --getpbsz "$dev")" = 4096 ] || { note "FAIL: physical block size $(blockdev --getpbsz "$dev")"; rc=1; }
-  for bs in 4k 128k; do
-    note "fio randwrite bs=$bs iodepth=16 verify=crc32c"
-    timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
-        --iodepth=16 --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
-      { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
-  done
-  if [ $rc = 0 ]; then
-    note "mkfs.ext4, a file, fstrim, umount, fsck"
-    mkdir -p /mnt/ublk
-    { mkfs.ext4 -q -F "$dev" && mount "$dev" /mnt/ublk && head -c 8M /dev/urandom > /tmp/ublk-file &&
-      cp /tmp/ublk-file /mnt/ublk/file && sync && echo 3 > /proc/sys/vm/drop_caches &&
-      cmp /tmp/ublk-file /mnt/ublk/file && fstrim -v /mnt/ublk && umount /mnt/ublk &&
-      fsck.ext4 -n -f "$dev"; } > "$SYNC/fs.log" 2>&1 || { note "FAIL: the file system steps"; cat "$SYNC/fs.log"; rc=1; }
-    grep -E 'trimmed' "$SYNC/fs.log" | sed 's/^/  /'
-    umount /mnt/ublk 2>/dev/null
-  fi
+  ub_verify_and_fs "$dev" || rc=1
   echo stop >&3
   exec 3>&-
   wait $pid || { note "FAIL: UblkRamDisk exited $?"; rc=1; }

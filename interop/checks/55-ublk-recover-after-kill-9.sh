@@ -26,6 +26,7 @@ host_part() {
 
 guest_part() {
   . /lab/guest/java.sh
+  . /lab/checks/ublk-lib.sh
   local rc=0 t port subnqn hostnqn dev id fio_pid cp_pid
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
   t=$(await target 300) || return 1
@@ -71,47 +72,5 @@ guest_part() {
   ub_stop "$dev" || rc=1
   if findmnt /mnt/ublk > /dev/null; then note "FAIL: /mnt/ublk is still mounted after SIGTERM"; umount /mnt/ublk; rc=1; fi
   signal done
-  return $rc
-}
-
-# ub_stop DEV (guest): SIGTERM to the mount (GJ_PID): it exits 0 within 60 s and DEV is gone.
-ub_stop() {
-  kill -TERM $GJ_PID
-  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
-  if kill -0 $GJ_PID 2>/dev/null; then
-    note "FAIL: the mount still runs 60 s after SIGTERM"; kill -KILL $GJ_PID; return 1
-  fi
-  wait $GJ_PID || { note "FAIL: the mount exited $? after SIGTERM"; return 1; }
-  [ ! -e "$1" ] || { note "FAIL: $1 still exists after the mount ended"; return 1; }
-}
-
-# ub_mount LOG [ARGS...] (guest): `nvmf4j mount --ublk` with UB_FLAGS and ARGS, log LOG; waits for its ready line.
-ub_mount() {
-  local log=$1; shift
-  gj_start "$log" mount --ublk "${UB_FLAGS[@]}" "$@"
-  if ! wait_for_line "$log" 'removes them' $GJ_PID 1500; then
-    note "FAIL: mount --ublk $* gave no device"; cat "$log"; kill $GJ_PID 2>/dev/null; return 1
-  fi
-  sed 's/^/  mount: /' "$log"
-}
-
-# ub_kill_and_recover ID N [ARGS...] (guest): SIGKILL to the mount (GJ_PID), ublk list shows ID QUIESCED, then
-# `mount --ublk --recover ID ARGS` (log mount-recover-N.log) serves it again.
-ub_kill_and_recover() {
-  local rc=0 id=$1 n=$2
-  shift 2
-  kill -KILL $GJ_PID; wait $GJ_PID 2>/dev/null
-  note "killed the mount; nvmf4j ublk list:"
-  for _ in $(seq 100); do
-    gj_nvmf4j ublk list > "$SYNC/ublk-list-$n.txt" 2>&1
-    grep -q "^dev id $id: .*QUIESCED" "$SYNC/ublk-list-$n.txt" && break
-    sleep 0.2
-  done
-  sed 's/^/  /' "$SYNC/ublk-list-$n.txt"
-  grep -q "^dev id $id: .*QUIESCED.*--recover $id" "$SYNC/ublk-list-$n.txt" ||
-    { note "FAIL: ublk list does not show device $id QUIESCED with how to recover it"; rc=1; }
-  note "nvmf4j mount --ublk --recover $id"
-  ub_mount "$SYNC/mount-recover-$n.log" --recover "$id" "$@" || return 1
-  grep -q "/dev/ublkb$id recovered" "$SYNC/mount-recover-$n.log" || { note "FAIL: no recovery line"; rc=1; }
   return $rc
 }

@@ -11,8 +11,12 @@ import java.lang.foreign.MemorySegment;
  */
 public interface BlockRequestHandler {
 
-    /** Called once per queue before its first request, with every buffer the queue will hand out. */
-    default void attach(int queueId, MemorySegment buffers, int bufferBytes) throws UblkException {
+    /**
+     * Called once per queue before its first request, with every buffer the queue will hand out and the queue's
+     * {@code done}, the same for each of its requests.
+     */
+    default void attach(int queueId, MemorySegment buffers, int bufferBytes, RequestCompletion done)
+            throws UblkException {
     }
 
     void start(int queueId, int tag, int op, int flags, long offset, long length, MemorySegment buffer,

@@ -66,12 +66,13 @@ public final class NamespaceHandler implements BlockRequestHandler {
     }
 
     @Override
-    public void attach(int queueId, MemorySegment buffers, int bufferBytes) throws UblkException {
+    public void attach(int queueId, MemorySegment buffers, int bufferBytes, RequestCompletion done)
+            throws UblkException {
         try {
             IoBuffer registered = controller.registerBuffer(buffers);
             int depth = (int) (buffers.byteSize() / bufferBytes);
             queues[queueId] = new PerQueue(namespace.onQueue(queueId % controller.ioQueueCount()), registered,
-                    bufferBytes, depth);
+                    bufferBytes, depth, done);
         } catch (NvmfException e) {
             throw new UblkException("registering queue " + queueId + "'s buffers for RDMA (" + e.getMessage() + ")",
                     Errno.EIO);
@@ -88,7 +89,6 @@ public final class NamespaceHandler implements BlockRequestHandler {
     public void start(int queueId, int tag, int op, int flags, long offset, long length, MemorySegment buffer,
             RequestCompletion done) {
         PerQueue q = queues[queueId];
-        q.done = done;
         long mask = (1L << blockShift) - 1;
         if ((offset & mask) != 0 || (length & mask) != 0) {
             done.complete(tag, -Errno.EINVAL); // the logical block size we gave makes this impossible
@@ -149,10 +149,11 @@ public final class NamespaceHandler implements BlockRequestHandler {
         final int bufferBytes;
         final IoRequest[] requests;
         final int[] lengths;
-        volatile RequestCompletion done;
+        final RequestCompletion done;
 
-        PerQueue(Namespace pinned, IoBuffer buffer, int bufferBytes, int depth) {
+        PerQueue(Namespace pinned, IoBuffer buffer, int bufferBytes, int depth, RequestCompletion done) {
             this.pinned = pinned;
+            this.done = done;
             this.buffer = buffer;
             this.bufferBytes = bufferBytes;
             this.requests = new IoRequest[depth];

@@ -217,8 +217,13 @@ public final class UblkDevice implements AutoCloseable {
             int bufferBytes = info.maxIoBytes();
             for (int q = 0; q < info.queues(); q++) {
                 MemorySegment buffers = memory.allocate((long) depth * bufferBytes, pageSize);
-                handler.attach(q, buffers, bufferBytes);
                 UblkQueue queue = new UblkQueue(charFd, q, depth, bufferBytes, buffers, one, handler);
+                try {
+                    handler.attach(q, buffers, bufferBytes, queue);
+                } catch (UblkException | RuntimeException e) {
+                    queue.discard();
+                    throw e;
+                }
                 Thread.ofPlatform().name("ublk-" + id + "-q" + q).start(queue);
                 queues.add(queue);
             }

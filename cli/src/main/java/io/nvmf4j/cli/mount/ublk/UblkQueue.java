@@ -98,6 +98,11 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         return served;
     }
 
+    /** Closes what the constructor opened, for a queue whose thread never started (its handler refused it). */
+    void discard() {
+        UblkLinux.close(wakeFd);
+    }
+
     /** Wakes the queue thread and ends it (any thread). */
     void stop() {
         stopRequested = true;

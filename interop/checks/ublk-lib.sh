@@ -1,0 +1,69 @@
+# Guest helpers of the ublk checks (48, 49, 55, 56): source /lab/checks/ublk-lib.sh in a guest part, after
+# /lab/guest/java.sh (the mount helpers start the CLI JVM through it).
+
+# ub_verify_and_fs DEV (guest): fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through
+# DEV, then mkfs.ext4, an 8 MiB file written and read back after drop_caches, fstrim, umount, fsck clean. Logs in
+# $SYNC (fio-4k.txt, fio-128k.txt, fs.log); 1 when a step fails.
+ub_verify_and_fs() {
+  local dev=$1 bs rc=0
+  for bs in 4k 128k; do
+    note "fio randwrite bs=$bs iodepth=16 verify=crc32c on $dev"
+    timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
+        --iodepth=16 --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
+      { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
+    grep -E '^ +(read|write):' "$SYNC/fio-$bs.txt" | sed 's/^ */  /'
+  done
+  [ $rc = 0 ] || return 1
+  note "mkfs.ext4, a file, fstrim, umount, fsck"
+  mkdir -p /mnt/ublk
+  { mkfs.ext4 -q -F "$dev" && mount "$dev" /mnt/ublk && head -c 8M /dev/urandom > /tmp/ublk-file &&
+    cp /tmp/ublk-file /mnt/ublk/file && sync && echo 3 > /proc/sys/vm/drop_caches &&
+    cmp /tmp/ublk-file /mnt/ublk/file && fstrim -v /mnt/ublk && umount /mnt/ublk &&
+    fsck.ext4 -n -f "$dev"; } > "$SYNC/fs.log" 2>&1 || { note "FAIL: the file system steps"; cat "$SYNC/fs.log"; rc=1; }
+  grep -E 'trimmed' "$SYNC/fs.log" | sed 's/^/  /'
+  umount /mnt/ublk 2>/dev/null
+  return $rc
+}
+
+# ub_mount LOG [ARGS...] (guest): `nvmf4j mount --ublk` with the array UB_FLAGS and ARGS, log LOG, in the
+# background (GJ_PID); waits for its ready line and prints the log. 1 (the JVM killed) when no device comes.
+ub_mount() {
+  local log=$1; shift
+  gj_start "$log" mount --ublk "${UB_FLAGS[@]}" "$@"
+  if ! wait_for_line "$log" 'removes them' $GJ_PID 1500; then
+    note "FAIL: mount --ublk $* gave no device"; cat "$log"; kill $GJ_PID 2>/dev/null; return 1
+  fi
+  sed 's/^/  mount: /' "$log"
+}
+
+# ub_stop DEV (guest): SIGTERM to the mount (GJ_PID): it exits 0 within 60 s and DEV is gone.
+ub_stop() {
+  kill -TERM $GJ_PID
+  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
+  if kill -0 $GJ_PID 2>/dev/null; then
+    note "FAIL: the mount still runs 60 s after SIGTERM"; kill -KILL $GJ_PID; return 1
+  fi
+  wait $GJ_PID || { note "FAIL: the mount exited $? after SIGTERM"; return 1; }
+  [ ! -e "$1" ] || { note "FAIL: $1 still exists after the mount ended"; return 1; }
+}
+
+# ub_kill_and_recover ID N [ARGS...] (guest): SIGKILL to the mount (GJ_PID), `nvmf4j ublk list` shows device ID
+# QUIESCED with how to recover it, then `mount --ublk --recover ID ARGS` (log mount-recover-N.log) serves it again.
+ub_kill_and_recover() {
+  local rc=0 id=$1 n=$2
+  shift 2
+  kill -KILL $GJ_PID; wait $GJ_PID 2>/dev/null
+  note "killed the mount; nvmf4j ublk list:"
+  for _ in $(seq 100); do
+    gj_nvmf4j ublk list > "$SYNC/ublk-list-$n.txt" 2>&1
+    grep -q "^dev id $id: .*QUIESCED" "$SYNC/ublk-list-$n.txt" && break
+    sleep 0.2
+  done
+  sed 's/^/  /' "$SYNC/ublk-list-$n.txt"
+  grep -q "^dev id $id: .*QUIESCED.*--recover $id" "$SYNC/ublk-list-$n.txt" ||
+    { note "FAIL: ublk list does not show device $id QUIESCED with how to recover it"; rc=1; }
+  note "nvmf4j mount --ublk --recover $id $*"
+  ub_mount "$SYNC/mount-recover-$n.log" --recover "$id" "$@" || return 1
+  grep -q "/dev/ublkb$id recovered" "$SYNC/mount-recover-$n.log" || { note "FAIL: no recovery line"; rc=1; }
+  return $rc
+}
