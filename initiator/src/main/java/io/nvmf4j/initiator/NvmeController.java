@@ -254,6 +254,33 @@ public final class NvmeController implements AutoCloseable {
         }
     }
 
+    /**
+     * I/O queue {@code index}'s completion polling, for a thread that submits on that queue (through
+     * {@code Namespace.onQueue(index)}) and would rather poll it itself than be handed its completions.
+     */
+    public QueuePolling queuePolling(int index) {
+        if (index < 0 || index >= ioQueues.size()) {
+            throw new IllegalArgumentException("I/O queue index " + index + " outside 0.." + (ioQueues.size() - 1));
+        }
+        RdmaHostQueue queue = ioQueues.get(index);
+        return new QueuePolling() {
+            @Override
+            public boolean claim() {
+                return queue.claimPolling();
+            }
+
+            @Override
+            public int poll() {
+                return queue.pollClaimed();
+            }
+
+            @Override
+            public void release() {
+                queue.releasePolling();
+            }
+        };
+    }
+
     // ---- queues and buffers for Namespace -------------------------------------------------------------------
 
     RdmaHostQueue ioQueue(int index) {

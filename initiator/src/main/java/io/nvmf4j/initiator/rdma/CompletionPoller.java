@@ -6,7 +6,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The queue's completion thread: busy-polls the CQ ({@code Thread.onSpinWait}, then {@code Thread.yield} once
+ * The queue's completion thread (unless it has lent the CQ to a thread that polls it itself, {@link PollingClaim}):
+ * busy-polls the CQ ({@code Thread.onSpinWait}, then {@code Thread.yield} once
  * {@link #YIELD_AFTER_NANOS} passed without a completion; on cores of its own only while its pollers outnumber them)
  * for the spin budget, since a wake-up costs far more than a polled round trip, then blocks for at most
  * {@link #BLOCK_MILLIS}; every
@@ -67,21 +68,30 @@ final class CompletionPoller {
     private CompletionPoller() {
     }
 
-    /** Starts a daemon platform thread polling {@code cq} for {@code sink}. */
-    static Thread start(String threadName, CompletionQueue cq, int batch, long spinNanos, Sink sink) {
-        Thread t = Thread.ofPlatform().daemon().name(threadName).unstarted(() -> loop(cq, batch, spinNanos, sink));
+    /**
+     * Starts a daemon platform thread polling {@code cq} for {@code sink}; before each poll it lends the CQ to a
+     * thread that has asked through {@code claim} (and parks while that thread has it).
+     */
+    static Thread start(String threadName, CompletionQueue cq, int batch, long spinNanos, Sink sink,
+            PollingClaim claim) {
+        Thread t = Thread.ofPlatform().daemon().name(threadName).unstarted(
+                () -> loop(cq, batch, spinNanos, sink, claim));
         t.start();
         return t;
     }
 
     @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
-    private static void loop(CompletionQueue cq, int batch, long spinNanos, Sink sink) {
+    private static void loop(CompletionQueue cq, int batch, long spinNanos, Sink sink, PollingClaim claim) {
         WorkCompletion[] wcs = new WorkCompletion[batch];
         for (int i = 0; i < wcs.length; i++) {
             wcs[i] = new WorkCompletion();
         }
         long nextTick = System.nanoTime() + TICK_NANOS;
         while (sink.running()) {
+            if (claim.grantAndPark()) {
+                nextTick = System.nanoTime() + TICK_NANOS; // the claimant ticked meanwhile
+                continue;
+            }
             int n = cq.poll(wcs);
             if (n == 0) {
                 long spinStart = System.nanoTime();
@@ -90,7 +100,7 @@ final class CompletionPoller {
                 long now = spinStart;
                 SPINNING.incrementAndGet();
                 try {
-                    while (n == 0 && sink.running()) {
+                    while (n == 0 && sink.running() && !claim.requested()) {
                         if (now - yieldFrom >= 0 && (!OWN_CORES || SPINNING.get() > CORES)) {
                             Thread.yield();
                         } else {
@@ -104,6 +114,9 @@ final class CompletionPoller {
                     }
                 } finally {
                     SPINNING.decrementAndGet();
+                }
+                if (n == 0 && claim.requested()) {
+                    continue; // grant it now rather than after the wait below
                 }
                 if (n == 0) {
                     try {

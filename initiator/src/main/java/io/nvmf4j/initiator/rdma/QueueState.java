@@ -34,7 +34,12 @@ final class QueueState {
     int lastSqHead = -1;
     RdmaConnection connection;
     CompletionQueue cq;
+    /** The thread that polls the CQ now: the completion thread, or a claimant it lent the CQ to. */
     volatile Thread poller;
+    /** This connection's completion thread (what teardown waits for). */
+    volatile Thread completionThread;
+    /** This connection's lending of the CQ ({@link PollingClaim}), null while down. */
+    volatile PollingClaim claim;
     volatile boolean pollerRunning;
     int connectionGeneration;
     String failureReason;

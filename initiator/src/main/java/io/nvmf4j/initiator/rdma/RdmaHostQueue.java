@@ -173,8 +173,12 @@ public final class RdmaHostQueue implements AutoCloseable {
             q.state = State.CONNECTING;
             generation = ++q.connectionGeneration;
             q.pollerRunning = true;
-            q.poller = CompletionPoller.start("nvmf4j-" + q.name, q.cq, Math.min(32, q.queueSize * 2), spinNanos,
-                    new QueueCompletion(q, submission, recovery, generation));
+            int batch = Math.min(32, q.queueSize * 2);
+            QueueCompletion sink = new QueueCompletion(q, submission, recovery, generation);
+            PollingClaim claim = new PollingClaim(q, q.cq, sink, batch);
+            q.claim = claim;
+            q.poller = CompletionPoller.start("nvmf4j-" + q.name, q.cq, batch, spinNanos, sink, claim);
+            q.completionThread = q.poller;
         } finally {
             q.lock.unlock();
         }
@@ -198,6 +202,33 @@ public final class RdmaHostQueue implements AutoCloseable {
     /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
     public void submitInit(HostCommand command) {
         submission.enqueue(command, true);
+    }
+
+    /**
+     * Asks that the calling thread poll this queue's completions itself (and run their callbacks), in place of the
+     * queue's completion thread, which then parks: true once it does. Ask again after a reconnect, and from time to
+     * time until granted (the completion thread grants at its next poll, or when a wait of up to 20 ms ends).
+     */
+    public boolean claimPolling() {
+        PollingClaim c = q.claim;
+        return c != null && c.request(Thread.currentThread());
+    }
+
+    /**
+     * On a thread that {@link #claimPolling claimed} the queue: handles the completions its CQ holds now; their
+     * number, or -1 when this thread does not hold the queue (not granted yet, or the connection changed).
+     */
+    public int pollClaimed() {
+        PollingClaim c = q.claim;
+        return c == null ? -1 : c.poll(Thread.currentThread());
+    }
+
+    /** Gives the polling back to the queue's completion thread (before the claimant sleeps or ends). */
+    public void releasePolling() {
+        PollingClaim c = q.claim;
+        if (c != null) {
+            c.release(Thread.currentThread());
+        }
     }
 
     /** Commands waiting for a slot or for the connection. */
@@ -241,6 +272,8 @@ public final class RdmaHostQueue implements AutoCloseable {
      */
     public void disconnect() {
         Thread t;
+        PollingClaim claim;
+        boolean onPoller = q.onPoller();
         RdmaConnection conn;
         CompletionQueue oldCq;
         q.lock.lock();
@@ -249,7 +282,10 @@ public final class RdmaHostQueue implements AutoCloseable {
                 recovery.markFailed(q.name + ": disconnected");
             }
             q.pollerRunning = false;
-            t = q.poller;
+            t = q.completionThread;
+            q.completionThread = null;
+            claim = q.claim;
+            q.claim = null;
             q.poller = null;
             conn = q.connection;
             q.connection = null;
@@ -258,7 +294,10 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             q.lock.unlock();
         }
-        q.callbacks.run(q.lock, t == Thread.currentThread());
+        q.callbacks.run(q.lock, onPoller);
+        if (claim != null) {
+            claim.wake(); // a completion thread parked for a claimant sees the end at once
+        }
         if (conn != null) {
             try {
                 conn.close();
@@ -272,6 +311,9 @@ public final class RdmaHostQueue implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (claim != null) {
+            claim.cqClosing(); // a claimant's poll in progress ends before the CQ does
         }
         QueueConnector.closeQuietly(oldCq);
     }

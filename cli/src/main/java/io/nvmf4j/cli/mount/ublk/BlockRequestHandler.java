@@ -32,6 +32,19 @@ public interface BlockRequestHandler {
         return 0;
     }
 
+    /**
+     * Called on the queue's thread in its loop: handles the answers the handler's own backend has for this queue
+     * (the initiator's completions, polled here rather than on a thread of their own), ending their requests on
+     * this thread; how many, 0 when none or when the handler has nothing to poll.
+     */
+    default int poll(int queueId) {
+        return 0;
+    }
+
+    /** Called on the queue's thread before it sleeps or ends: gives back what {@link #poll} took over. */
+    default void beforeSleep(int queueId) {
+    }
+
     /** Ends a request; {@link UblkQueue} implements it. */
     interface RequestCompletion {
         void complete(int tag, int result);

@@ -8,6 +8,7 @@ import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
 import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.initiator.NvmfStatusException;
+import io.nvmf4j.initiator.QueuePolling;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import java.lang.foreign.MemorySegment;
@@ -71,12 +72,35 @@ public final class NamespaceHandler implements BlockRequestHandler {
         try {
             IoBuffer registered = controller.registerBuffer(buffers);
             int depth = (int) (buffers.byteSize() / bufferBytes);
-            queues[queueId] = new PerQueue(namespace.onQueue(queueId % controller.ioQueueCount()), registered,
-                    bufferBytes, depth, done);
+            int nvmeQueue = queueId % controller.ioQueueCount();
+            queues[queueId] = new PerQueue(namespace.onQueue(nvmeQueue), controller.queuePolling(nvmeQueue),
+                    registered, bufferBytes, depth, done);
         } catch (NvmfException e) {
             throw new UblkException("registering queue " + queueId + "'s buffers for RDMA (" + e.getMessage() + ")",
                     Errno.EIO);
         }
+    }
+
+    /**
+     * Polls the queue's NVMe completions on the ublk queue's thread, asking for them first: the completion then
+     * ends its ublk request right there (a commit on the next round), with no hand-off from the initiator's
+     * completion thread, which parks while the ublk thread holds the queue.
+     */
+    @Override
+    public int poll(int queueId) {
+        QueuePolling polling = queues[queueId].polling;
+        int n = polling.poll();
+        if (n < 0) {
+            var _ = polling.claim();
+            return 0;
+        }
+        return n;
+    }
+
+    /** The initiator's completion thread polls again while the ublk queue sleeps (other users of the queue too). */
+    @Override
+    public void beforeSleep(int queueId) {
+        queues[queueId].polling.release();
     }
 
     /** The connection's spin budget: the queue thread polls for answers as the initiator's poller does. */
@@ -107,8 +131,9 @@ public final class NamespaceHandler implements BlockRequestHandler {
                     q.lengths[tag] = 0;
                     q.pinned.submit(r.flush());
                 }
-                case IoDescriptor.OP_DISCARD -> whenDone(namespace.deallocateAsync(slba, blocks), done, tag);
-                case IoDescriptor.OP_WRITE_ZEROES -> whenDone(namespace.writeZeroesAsync(slba, blocks,
+                // on this queue's NVMe queue: the one this thread polls
+                case IoDescriptor.OP_DISCARD -> whenDone(q.pinned.deallocateAsync(slba, blocks), done, tag);
+                case IoDescriptor.OP_WRITE_ZEROES -> whenDone(q.pinned.writeZeroesAsync(slba, blocks,
                         (flags & IoDescriptor.F_NOUNMAP) == 0), done, tag);
                 default -> done.complete(tag, -Errno.EOPNOTSUPP);
             }
@@ -145,14 +170,17 @@ public final class NamespaceHandler implements BlockRequestHandler {
     /** One ublk queue's side: the NVMe queue it sends on, its registered buffers, a request per tag. */
     private static final class PerQueue {
         final Namespace pinned;
+        final QueuePolling polling;
         final IoBuffer buffer;
         final int bufferBytes;
         final IoRequest[] requests;
         final int[] lengths;
         final RequestCompletion done;
 
-        PerQueue(Namespace pinned, IoBuffer buffer, int bufferBytes, int depth, RequestCompletion done) {
+        PerQueue(Namespace pinned, QueuePolling polling, IoBuffer buffer, int bufferBytes, int depth,
+                RequestCompletion done) {
             this.pinned = pinned;
+            this.polling = polling;
             this.done = done;
             this.buffer = buffer;
             this.bufferBytes = bufferBytes;

@@ -17,10 +17,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers each request that arrives as a completion with COMMIT_AND_FETCH_REQ carrying the handler's result, the
  * loop of ublksrv's {@code ublksrv_process_io} and SPDK's {@code ublk_poll}.
  *
- * <p>A handler that answers later (the initiator, from its completion thread) ends requests through
- * {@link #complete} from any thread: the tag goes on a lock-free stack. While the handler holds requests the queue
- * thread polls that stack and its ring for {@link BlockRequestHandler#spinNanos()} before it sleeps; only a thread
- * that sleeps is woken, through an eventfd whose read the queue keeps armed on its ring, written when the stack was
+ * <p>A handler that answers later ends requests through {@link #complete}: on this thread when it polls its own
+ * completions here ({@link BlockRequestHandler#poll}: the initiator's NVMe queue, claimed from its completion
+ * thread), and the commit goes out on the next round; from another thread the tag goes on a lock-free stack. While
+ * the handler holds requests the queue thread polls the handler, that stack and its ring for
+ * {@link BlockRequestHandler#spinNanos()} before it sleeps (giving the handler's polling back first,
+ * {@link BlockRequestHandler#beforeSleep}); only a thread that sleeps is woken, through an eventfd whose read the queue keeps armed on its ring, written when the stack was
  * empty (no allocation, at most one write per burst, none while the queue polls). The same eventfd ends the queue
  * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
@@ -159,9 +161,13 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                 }
                 fetched.complete(null);
                 while (live > 0 && !stopping) {
+                    if (ring.prepared() > 0) {
+                        ring.submit(); // the commits of the last round: the kernel ends those requests now
+                    }
                     if (round() > 0 || (held.get() > 0 && spin())) {
                         continue;
                     }
+                    handler.beforeSleep(queueId);
                     sleeping = true;
                     if (ready.get() == EMPTY) {
                         ring.submitAndWait(1);
@@ -179,6 +185,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
             ended.completeExceptionally(e);
             throw e;
         } finally {
+            handler.beforeSleep(queueId); // whatever poll() took over goes back before this thread ends
             if (held.get() == 0) {
                 UblkLinux.close(wakeFd);
             } else {
@@ -191,9 +198,12 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         }
     }
 
-    /** Handles the ring's completions and the stack; returns how many of either there were. */
+    /** Handles the ring's completions, the handler's own and the stack; returns how many there were. */
     private int round() {
         int n = ring.reap(this);
+        if (held.get() > 0) {
+            n += handler.poll(queueId);
+        }
         if (ready.get() != EMPTY) {
             drainReady();
             n++;

@@ -1,0 +1,188 @@
+package io.nvmf4j.initiator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.Port;
+import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.backend.RamBackend;
+import io.nvmf4j.target.rdma.RdmaTransport;
+import io.nvmf4j.target.rdma.RdmaTransportOptions;
+import io.nvmf4j.target.rdma.TransportObserver;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A thread that submits on an I/O queue takes over its completion polling ({@link NvmeController#queuePolling}):
+ * the completions it polls run their callbacks on it, the queue's own completion thread takes over again when it
+ * gives the queue back, a thread that does not hold the queue cannot poll it, and a controller closed while a
+ * thread holds its queue closes (softiwarp on loopback, the project's Java target, a RAM namespace).
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class QueuePollingAgainstJavaTargetTest {
+
+    static final Nqn SUBNQN = Nqn.parse("nqn.2026-12.io.nvmf4j:queue-polling");
+    static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(20);
+
+    private NvmeTarget target;
+    private RdmaTransport transport;
+    private InetSocketAddress address;
+
+    /** The thread each completion's handler ran on. */
+    private final BlockingQueue<String> ranOn = new ArrayBlockingQueue<>(64);
+    private final IoCompletionHandler handler = (r, e) -> ranOn.add(e == null ? Thread.currentThread().getName()
+            : "failed: " + e.getMessage());
+
+    @BeforeEach
+    void startTarget() throws Exception {
+        target = new NvmeTarget();
+        Port port = Port.rdma(1, "127.0.0.1", "0").build();
+        Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JPOLL1").model("nvmf4j queue polling")
+                .allowAnyHost(true).build();
+        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
+        target.addSubsystem(subsystem);
+        target.addPort(port);
+        port.addSubsystem(subsystem);
+        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
+                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
+    }
+
+    @AfterEach
+    void stopTarget() {
+        if (transport != null) {
+            transport.close();
+        }
+        target.close();
+    }
+
+    private NvmeController connect() throws NvmfException {
+        return NvmeController.connect(ConnectOptions.builder(address, SUBNQN).host(HostIdentity.generate())
+                .provider("softiwarp").ioQueues(1).queueSize(16).commandTimeout(Duration.ofSeconds(15)).build());
+    }
+
+    /** Claims until granted (the completion thread grants at its next poll), within the deadline. */
+    private static void claim(QueuePolling polling) {
+        long until = System.nanoTime() + DEADLINE_NANOS;
+        while (!polling.claim()) {
+            assertTrue(System.nanoTime() - until < 0, "the claim was not granted within 20 s");
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Polls on this thread until one completion's handler has run, within the deadline; the thread it ran on. */
+    private String pollUntilDone(QueuePolling polling) {
+        long until = System.nanoTime() + DEADLINE_NANOS;
+        String thread;
+        while ((thread = ranOn.poll()) == null) {
+            assertTrue(System.nanoTime() - until < 0, "no completion polled within 20 s");
+            assertTrue(polling.poll() >= 0, "the claiming thread lost the queue");
+        }
+        return thread;
+    }
+
+    /** Runs {@code body} on a thread of its own named {@code name}; its failure fails the test. */
+    private static void onThread(String name, ThrowingRunnable body) throws Exception {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        Thread.ofPlatform().name(name).start(() -> {
+            try {
+                body.run();
+                result.complete(null);
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        try {
+            result.get(60, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Exception x) {
+                throw x;
+            }
+            throw (Error) e.getCause();
+        }
+    }
+
+    interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    @Test
+    void theClaimingThreadRunsTheCallbacksOfWhatItPollsAndGivesTheQueueBack() throws Exception {
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(8192)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            QueuePolling polling = c.queuePolling(0);
+            MemorySegment out = buf.segment().asSlice(0, 4096);
+            for (int i = 0; i < 4096; i++) {
+                out.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
+            }
+            IoRequest r = new IoRequest(handler);
+            onThread("ublk-like", () -> {
+                claim(polling);
+                for (int round = 0; round < 50; round++) {
+                    ns.submit(r.write(8L * round, 8, buf, 0));
+                    assertEquals("ublk-like", pollUntilDone(polling));
+                    ns.submit(r.read(8L * round, 8, buf, 4096));
+                    assertEquals("ublk-like", pollUntilDone(polling));
+                    assertEquals(-1, out.mismatch(buf.segment().asSlice(4096, 4096)), "round " + round);
+                }
+                polling.release();
+                assertEquals(-1, polling.poll(), "a thread that gave the queue back polls no more");
+            });
+            // the queue's completion thread polls again
+            ns.submit(r.read(0, 8, buf, 4096));
+            String thread = ranOn.poll(20, TimeUnit.SECONDS);
+            assertTrue(thread != null && thread.startsWith("nvmf4j-"), "completion thread took over: " + thread);
+        }
+    }
+
+    @Test
+    void aThreadThatHasNotClaimedTheQueueCannotPollIt() throws Exception {
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
+            QueuePolling polling = c.queuePolling(0);
+            assertEquals(-1, polling.poll());
+            polling.release(); // a no-op for a thread that holds nothing
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            ns.submit(new IoRequest(handler).read(0, 8, buf, 0));
+            String thread = ranOn.poll(20, TimeUnit.SECONDS);
+            assertTrue(thread != null && thread.startsWith("nvmf4j-"), "the completion thread still polls: " + thread);
+        }
+    }
+
+    @Test
+    void aControllerClosedWhileAThreadHoldsItsQueueClosesAndTheThreadIsRefused() throws Exception {
+        NvmeController c = connect();
+        QueuePolling polling = c.queuePolling(0);
+        CompletableFuture<Void> claimed = new CompletableFuture<>();
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        CompletableFuture<Integer> after = new CompletableFuture<>();
+        Thread.ofPlatform().name("holder").start(() -> {
+            try {
+                claim(polling);
+                claimed.complete(null);
+                closed.get(60, TimeUnit.SECONDS);
+                after.complete(polling.poll());
+            } catch (Throwable t) {
+                after.completeExceptionally(t);
+                claimed.completeExceptionally(t);
+            }
+        });
+        claimed.get(30, TimeUnit.SECONDS);
+        c.close(); // the completion thread, parked for the holder, must see the end: no hang (the class timeout)
+        closed.complete(null);
+        assertEquals(-1, after.get(30, TimeUnit.SECONDS), "the holder cannot poll a closed controller's queue");
+        assertNull(ranOn.poll());
+    }
+}
