@@ -1,15 +1,15 @@
 # Guest helpers of the ublk checks (48, 49, 55, 56): source /lab/checks/ublk-lib.sh in a guest part, after
 # /lab/guest/java.sh (the mount helpers start the CLI JVM through it).
 
-# ub_verify_and_fs DEV (guest): fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT) through
-# DEV, then mkfs.ext4, an 8 MiB file written and read back after drop_caches, fstrim, umount, fsck clean. Logs in
-# $SYNC (fio-4k.txt, fio-128k.txt, fs.log); 1 when a step fails.
+# ub_verify_and_fs DEV [SIZE] (guest): fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT)
+# over the first SIZE (32M) of DEV, then mkfs.ext4, an 8 MiB file written and read back after drop_caches, fstrim,
+# umount, fsck clean. Logs in $SYNC (fio-4k.txt, fio-128k.txt, fs.log); 1 when a step fails.
 ub_verify_and_fs() {
-  local dev=$1 bs rc=0
+  local dev=$1 size=${2:-32M} bs rc=0
   for bs in 4k 128k; do
     note "fio randwrite bs=$bs iodepth=16 verify=crc32c on $dev"
     timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
-        --iodepth=16 --size=32M --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
+        --iodepth=16 --size="$size" --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
       { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
     grep -E '^ +(read|write):' "$SYNC/fio-$bs.txt" | sed 's/^ */  /'
   done

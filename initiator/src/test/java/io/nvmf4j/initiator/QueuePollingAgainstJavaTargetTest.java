@@ -149,6 +149,44 @@ class QueuePollingAgainstJavaTargetTest {
     }
 
     @Test
+    void aClaimGivenBackBeforeItWasGrantedLeavesTheQueuePolled() throws Exception {
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            QueuePolling polling = c.queuePolling(0);
+            java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            // a chain of reads, each submitted by the previous one's handler: the completion thread keeps polling
+            IoRequest r = new IoRequest((req, e) -> {
+                done.incrementAndGet();
+                if (e == null && !stop.get()) {
+                    ns.submit(req.read(0, 8, buf, 0));
+                }
+            });
+            ns.submit(r.read(0, 8, buf, 0));
+            try {
+                onThread("fickle", () -> {
+                    // a thread asks for the queue and gives it back at once, then stops polling, as a ublk queue
+                    // thread does before it sleeps: however the grant and the give-back interleave, the chain
+                    // must go on, polled by the completion thread
+                    for (int round = 0; round < 10_000; round++) {
+                        int before = done.get();
+                        var _ = polling.claim();
+                        polling.release();
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (done.get() < before + 2) {
+                            assertTrue(System.nanoTime() - until < 0, "round " + round + ": the chain stopped after "
+                                    + done.get() + " reads: the queue was left to a thread that does not poll");
+                            Thread.onSpinWait();
+                        }
+                    }
+                });
+            } finally {
+                stop.set(true);
+            }
+        }
+    }
+
+    @Test
     void aThreadThatHasNotClaimedTheQueueCannotPollIt() throws Exception {
         try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
             QueuePolling polling = c.queuePolling(0);

@@ -71,11 +71,14 @@ final class PollingClaim {
     boolean grantAndPark() {
         Thread me = Thread.currentThread();
         completionThread = me;
-        if (state.get() != REQUESTED) {
+        // a CAS, not a set: the claimant may have given the request back since it was read, and a grant that
+        // overwrote that would park this thread for a claimant that no longer polls (nobody would)
+        if (state.get() != REQUESTED || !state.compareAndSet(REQUESTED, GRANTED)) {
             return false;
         }
+        // granted: the claimant may poll from now on, and until this line it does so as a non-poller (callbacks
+        // by the allocating path), never beside this thread, which polls no more until the claim comes back
         q.poller = claimant;
-        state.set(GRANTED); // after the poller field: the claimant sees itself as the poller once granted
         while (state.get() == GRANTED && sink.running()) {
             LockSupport.parkNanos(this, CompletionPoller.TICK_NANOS);
         }
