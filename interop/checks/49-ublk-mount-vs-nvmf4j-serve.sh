@@ -1,9 +1,9 @@
 # `nvmf4j mount` with no MOUNTPOINT, in the 6.12 guest (Java in the guest, softiwarp), against `nvmf4j serve --file`
 # on the host (64 MiB image, reached as 10.0.2.2): with ublk_drv loaded it gives block devices by itself and says
 # so; the namespace becomes /dev/ublkbN, with the namespace's size and block size; fio random writes with crc32c
-# verify at 4 KiB and 128 KiB (QD16, O_DIRECT, 16 MiB) through it, mkfs.ext4, a file read back after drop_caches, fstrim
-# (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0 and the device is gone; then the
-# host finds the guest's file system in the image (its ext4 superblock magic).
+# verify at 4 KiB and 128 KiB (QD16, O_DIRECT, 16 MiB) through it, mkfs.ext4, a file read back after drop_caches,
+# fstrim (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0 and the device is gone;
+# then the host finds the guest's file system in the image (its ext4 superblock magic).
 # Last, a second mount killed with SIGKILL: its device stays behind (QUIESCED, its I/O held for a recovery, check
 # 55) until `nvmf4j ublk list` shows its server gone and `nvmf4j ublk del -n ID` removes it (both nodes go).
 GUEST_JAVA=1
