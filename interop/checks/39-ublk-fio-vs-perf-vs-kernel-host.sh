@@ -52,7 +52,8 @@ guest_part() {
   KH_LAB_JOBS=$UB_JOBS
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
   # (a) the ublk device
-  gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
+  # the queues' counters at the end (where requests ended, how often the queue thread slept) go to its log
+  GJ_EXTRA_OPTS=-Dnvmf4j.ublk.counters=true gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
       -n "$subnqn" -q "$hostnqn" -i 1
   if wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
     dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
@@ -62,6 +63,7 @@ guest_part() {
   fi
   kill -TERM $GJ_PID 2>/dev/null
   for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
+  grep ' queue [0-9]*: served' "$SYNC/mount.log" | while read -r l; do note "mount: $l"; done
   # (b) nvmf4j perf in the same guest
   for spec in $UB_JOBS; do
     IFS=: read -r job rw bs qd <<< "$spec"

@@ -77,6 +77,9 @@ final class UblkMount {
                 }
             }
             for (UblkDevice d : devices.reversed()) {
+                if (Boolean.getBoolean("nvmf4j.ublk.counters")) {
+                    System.err.print(d.counters()); // where the queues' time went (docs/ARCHITECTURE.md, threads)
+                }
                 try {
                     d.close();
                 } catch (UblkException e) {

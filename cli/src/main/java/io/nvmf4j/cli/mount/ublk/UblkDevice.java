@@ -138,6 +138,16 @@ public final class UblkDevice implements AutoCloseable {
         return n;
     }
 
+    /** Each queue's {@link UblkQueue#counters()}, one line per queue. */
+    public String counters() {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < queues.size(); i++) {
+            b.append(blockDevice()).append(" queue ").append(i).append(": ").append(queues.get(i).counters())
+                    .append('\n');
+        }
+        return b.toString();
+    }
+
     /** STOP_DEV, the queues' end, DEL_DEV. */
     @Override
     public void close() throws UblkException {

@@ -61,6 +61,11 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private boolean stopping;
     private int live;
     private long served;
+    /** How the queue spent its time, for {@link #counters()}: written by the queue thread only. */
+    private long sleeps;
+    private long spinsExpired;
+    private long endedOnThread;
+    private long endedElsewhere;
 
     /**
      * @param buffers {@code depth * bufferBytes} of memory any thread may touch (a shared arena's): tag t's buffer is
@@ -100,6 +105,16 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         return served;
     }
 
+    /**
+     * Where requests ended and how often the thread slept: "served S, ended on this thread T / through the stack
+     * E, slept N, spins expired X" (read by other threads for {@code nvmf4j.ublk.counters}; approximate while
+     * running).
+     */
+    String counters() {
+        return "served " + served + ", ended on the queue thread " + endedOnThread + " / through the stack "
+                + endedElsewhere + ", slept " + sleeps + ", spins expired " + spinsExpired;
+    }
+
     /** Closes what the constructor opened, for a queue whose thread never started (its handler refused it). */
     void discard() {
         UblkLinux.close(wakeFd);
@@ -121,6 +136,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     public void complete(int tag, int result) {
         if (Thread.currentThread() == owner) {
             held.decrementAndGet();
+            endedOnThread++;
             commit(tag, result);
             return;
         }
@@ -170,6 +186,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                     handler.beforeSleep(queueId);
                     sleeping = true;
                     if (ready.get() == EMPTY) {
+                        sleeps++;
                         ring.submitAndWait(1);
                     }
                     sleeping = false;
@@ -240,6 +257,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
             }
             now = System.nanoTime();
         } while (now - until < 0 && !stopRequested);
+        spinsExpired++;
         return false;
     }
 
@@ -248,6 +266,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         int tag = ready.getAndSet(EMPTY);
         while (tag != EMPTY) {
             int after = next[tag];
+            endedElsewhere++;
             commit(tag, results[tag]);
             tag = after;
         }
