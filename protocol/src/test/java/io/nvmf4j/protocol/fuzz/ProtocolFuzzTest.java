@@ -22,6 +22,11 @@ import io.nvmf4j.protocol.rdma.RdmaCmAccept;
 import io.nvmf4j.protocol.rdma.RdmaCmReject;
 import io.nvmf4j.protocol.rdma.RdmaCmRequest;
 import io.nvmf4j.protocol.rdma.RdmaTsas;
+import io.nvmf4j.protocol.tcp.IcReq;
+import io.nvmf4j.protocol.tcp.IcResp;
+import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduHeader;
+import io.nvmf4j.protocol.tcp.TermReq;
 import io.nvmf4j.protocol.sgl.LastSegmentDescriptor;
 import io.nvmf4j.protocol.sgl.SegmentDescriptor;
 import io.nvmf4j.protocol.sgl.SglDescriptor;
@@ -167,6 +172,76 @@ class ProtocolFuzzTest {
         }, MalformedStructureException.class);
     }
 
+    // ---- NVMe/TCP PDUs (NVMe/TCP 1.0a, 3.6) ---------------------------------------------------------------
+
+    /**
+     * Byte 0 picks what reads the rest: an ICReq at a controller, an ICResp at a host (byte 1 the digests asked),
+     * a common header after setup at either side (byte 1: the digests agreed and who receives), a TermReq. Checks
+     * never throw; a header they pass has its data inside the PDU; what decodes re-encodes stably.
+     */
+    @FuzzTest(maxDuration = "10m")
+    void tcpPdu(byte[] input) {
+        FuzzSupport.check(input, FuzzSupport.ALLOCATION_LIMIT, () -> tcpPduOf(input),
+                MalformedStructureException.class);
+    }
+
+    private static void tcpPduOf(byte[] input) {
+        if (input.length < 2) {
+            return;
+        }
+        MemorySegment pdu = MemorySegment.ofArray(input).asSlice(2);
+        int how = input[1];
+        switch (input[0] & 3) {
+            case 0 -> {
+                if (IcReq.check(pdu) == null) {
+                    IcReq r = IcReq.decode(pdu);
+                    MemorySegment out = MemorySegment.ofArray(new byte[IcReq.LENGTH]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, IcReq.decode(out), input);
+                }
+            }
+            case 1 -> {
+                IcReq sent = IcReq.of((how & 1) != 0, (how & 2) != 0);
+                if (IcResp.check(pdu, sent) == null) {
+                    IcResp r = IcResp.decode(pdu, sent);
+                    r.negotiated(sent);
+                    MemorySegment out = MemorySegment.ofArray(new byte[IcReq.LENGTH]);
+                    r.encode(out);
+                    FuzzSupport.assertStable(r, IcResp.decode(out, sent), input);
+                }
+            }
+            case 2 -> {
+                if (pdu.byteSize() < PduHeader.LENGTH) {
+                    return;
+                }
+                NegotiatedParameters n = new NegotiatedParameters((how & 1) != 0, (how & 2) != 0, how >>> 3 & 3,
+                        how >>> 5 & 3, 8192, 0);
+                boolean atHost = (how & 4) != 0;
+                long max = 65536;
+                if (PduHeader.check(pdu, n, atHost, max) == null) {
+                    long plen = PduHeader.length(pdu);
+                    long data = PduHeader.dataLength(pdu, n);
+                    int pdo = PduHeader.dataOffset(pdu);
+                    if (plen > max || data < 0 || (data > 0 && pdo + data + n.dataDigestLength() != plen)
+                            || (data > 0 && pdo < PduHeader.headerLength(pdu))) {
+                        throw new AssertionError("accepted header with data outside the PDU: PLEN " + plen
+                                + ", PDO " + pdo + ", data " + data + " for " + Arrays.toString(input));
+                    }
+                }
+            }
+            default -> {
+                TermReq t = TermReq.decode(pdu);
+                MemorySegment out = MemorySegment.ofArray(new byte[t.length()]);
+                t.encode(out);
+                TermReq again = TermReq.decode(out);
+                if (again.status() != t.status() || again.information() != t.information()
+                        || !Arrays.equals(again.errorData(), t.errorData())) {
+                    throw new AssertionError("TermReq not stable for " + Arrays.toString(input));
+                }
+            }
+        }
+    }
+
     // ---- what a host reads from a target ------------------------------------------------------------------
 
     /**
@@ -277,6 +352,7 @@ class ProtocolFuzzTest {
         FuzzSupport.shortRun(getClass(), "capsule", 64 + 1024, n, 2, this::capsule);
         FuzzSupport.shortRun(getClass(), "connectData", 1100, n, 1.5, this::connectData);
         FuzzSupport.shortRun(getClass(), "rdmaCm", 300, n, 1, this::rdmaCm);
+        FuzzSupport.shortRun(getClass(), "tcpPdu", 300, n, 1, this::tcpPdu);
         FuzzSupport.shortRun(getClass(), "hostData", 4200, n, 2, this::hostData);
         FuzzSupport.shortRun(getClass(), "authMessage", 1200, n, 2, this::authMessage);
     }

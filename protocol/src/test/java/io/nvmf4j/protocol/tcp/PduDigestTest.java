@@ -1,0 +1,44 @@
+package io.nvmf4j.protocol.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.nvmf4j.protocol.Hex;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** The digest is iSCSI's CRC32C: the vectors of RFC 3720, B.4, stored little-endian as Linux stores it. */
+class PduDigestTest {
+
+    private static int of(byte[] data) {
+        return PduDigest.compute(MemorySegment.ofArray(data), 0, data.length);
+    }
+
+    @Test
+    void thirtyTwoZeroBytes() {
+        assertEquals(0x8A9136AA, of(new byte[32]));
+    }
+
+    @Test
+    void thirtyTwoBytesOfOnes() {
+        byte[] b = new byte[32];
+        Arrays.fill(b, (byte) 0xff);
+        assertEquals(0x62A8AB43, of(b));
+    }
+
+    @Test
+    void thirtyTwoIncrementingBytes() {
+        byte[] b = new byte[32];
+        for (int i = 0; i < 32; i++) {
+            b[i] = (byte) i;
+        }
+        assertEquals(0x46DD794E, of(b));
+    }
+
+    @Test
+    void theDigestIsStoredLittleEndianAfterTheBytesItCovers() {
+        MemorySegment s = MemorySegment.ofArray(new byte[36]);
+        PduDigest.write(s, 0, 32);
+        assertEquals(Hex.norm("aa36918a"), Hex.of(s.asSlice(32, 4)));
+    }
+}
