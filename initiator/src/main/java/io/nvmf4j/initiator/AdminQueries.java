@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.admin.ActiveNamespaceList;
@@ -39,7 +39,7 @@ final class AdminQueries {
         return controller.name();
     }
 
-    private long runAdmin(FutureCommand command) throws NvmfException {
+    private long runAdmin(FutureRequest command) throws NvmfException {
         return controller.runAdmin(command);
     }
 
@@ -50,9 +50,9 @@ final class AdminQueries {
     List<Long> activeNamespaceIds() throws NvmfException {
         return NamespaceListReader.read(name(), identify().nn(), start -> {
             MemorySegment data = MemorySegment.ofArray(new byte[ActiveNamespaceList.SIZE]);
-            FutureCommand list = new FutureCommand("Identify Active Namespace List from nsid " + start, false, true,
+            FutureRequest list = new FutureRequest("Identify Active Namespace List from nsid " + start, false, true,
                     sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_ACTIVE_NAMESPACE_LIST, start));
-            list.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+            list.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, data);
             runAdmin(list);
             return data;
         });
@@ -60,9 +60,9 @@ final class AdminQueries {
 
     IdentifyNamespace identifyNamespace(long nsid) throws NvmfException {
         MemorySegment data = MemorySegment.ofArray(new byte[IdentifyNamespace.SIZE]);
-        FutureCommand id = new FutureCommand("Identify Namespace " + nsid, false, true,
+        FutureRequest id = new FutureRequest("Identify Namespace " + nsid, false, true,
                 sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE, nsid));
-        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+        id.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, data);
         runAdmin(id);
         return IdentifyNamespace.wrap(data);
     }
@@ -92,9 +92,9 @@ final class AdminQueries {
 
     List<NamespaceDescriptor> namespaceDescriptors(long nsid) throws NvmfException {
         MemorySegment data = MemorySegment.ofArray(new byte[NamespaceDescriptorList.SIZE]);
-        FutureCommand id = new FutureCommand("Identify Namespace Identification Descriptor list " + nsid, false,
+        FutureRequest id = new FutureRequest("Identify Namespace Identification Descriptor list " + nsid, false,
                 true, sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_NAMESPACE_DESCRIPTOR_LIST, nsid));
-        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+        id.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, data);
         try {
             runAdmin(id);
         } catch (NvmfStatusException e) {
@@ -118,10 +118,10 @@ final class AdminQueries {
             int chunk = Math.min(ADMIN_BUFFER_SIZE, length - done);
             long lpo = offset + done;
             boolean chunkRae = rae || done + chunk < length;
-            FutureCommand get = new FutureCommand(String.format("Get Log Page %02xh offset %d length %d", lid, lpo,
+            FutureRequest get = new FutureRequest(String.format("Get Log Page %02xh offset %d length %d", lid, lpo,
                     chunk), false, true,
                     sqe -> GetLogPageCommand.create(sqe, lid, nsid, chunk).offset(lpo).rae(chunkRae));
-            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, out.asSlice(done, chunk));
+            get.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, out.asSlice(done, chunk));
             runAdmin(get);
             done += chunk;
         }
@@ -133,7 +133,7 @@ final class AdminQueries {
             throw new IllegalArgumentException("Get Features data of " + data.byteSize() + " bytes exceeds "
                     + ADMIN_BUFFER_SIZE);
         }
-        FutureCommand get = new FutureCommand(String.format("Get Features %02xh sel %d", fid, sel), false, true,
+        FutureRequest get = new FutureRequest(String.format("Get Features %02xh sel %d", fid, sel), false, true,
                 sqe -> {
                     sqe.clear();
                     sqe.opcode(AdminOpcode.GET_FEATURES.code());
@@ -144,7 +144,7 @@ final class AdminQueries {
         if (data == null || data.byteSize() == 0) {
             get.noData();
         } else {
-            get.copy(HostCommand.Direction.CONTROLLER_TO_HOST, data);
+            get.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, data);
         }
         try {
             return new FeatureResult((int) runAdmin(get), Status.SUCCESS);

@@ -146,7 +146,7 @@ final class AsyncEventHandler {
         if (wanted == 0) {
             return false;
         }
-        FutureCommand set = new FutureCommand(String.format("Set Features Asynchronous Event Configuration %08x",
+        FutureRequest set = new FutureRequest(String.format("Set Features Asynchronous Event Configuration %08x",
                 wanted), false, false, sqe -> SetFeaturesCommand.create(sqe, FeatureId.ASYNC_EVENT_CONFIGURATION,
                 wanted));
         set.noData();
@@ -173,7 +173,7 @@ final class AsyncEventHandler {
         if (armed || stopped || c.state != ControllerState.LIVE) {
             return;
         }
-        FutureCommand aer = new FutureCommand("Asynchronous Event Request", false, false,
+        FutureRequest aer = new FutureRequest("Asynchronous Event Request", false, false,
                 AsyncEventRequestCommand::create);
         aer.deadline = false;
         aer.noData();

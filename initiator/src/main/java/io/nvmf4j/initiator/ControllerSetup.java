@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.CommandId;
 import io.nvmf4j.protocol.ControllerId;
@@ -90,9 +90,9 @@ final class ControllerSetup {
         RdmaHostQueue admin = c.admin;
         admin.connect(options.address(), options.connectTimeout());
         long katoMillis = options.keepAliveTimeout().toMillis();
-        FutureCommand connect = initCommand("Connect admin queue to " + options.subsystemNqn(), true,
+        FutureRequest connect = initRequest("Connect admin queue to " + options.subsystemNqn(), true,
                 sqe -> ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), admin.sqsize(), katoMillis).encode(sqe));
-        connect.copy(HostCommand.Direction.HOST_TO_CONTROLLER, connectData(ControllerId.DYNAMIC));
+        connect.copy(NvmeRequest.Direction.HOST_TO_CONTROLLER, connectData(ControllerId.DYNAMIC));
         long result = runInit(admin, connect);
         c.controllerId = ConnectResponse.controllerId((int) result);
         authenticate(admin, result);
@@ -132,9 +132,9 @@ final class ControllerSetup {
      */
     private void identifyController() throws NvmfException {
         MemorySegment idData = MemorySegment.ofArray(new byte[IdentifyController.SIZE]);
-        FutureCommand id = initCommand("Identify Controller", false,
+        FutureRequest id = initRequest("Identify Controller", false,
                 sqe -> IdentifyCommand.create(sqe, IdentifyCommand.CNS_CONTROLLER, 0));
-        id.copy(HostCommand.Direction.CONTROLLER_TO_HOST, idData);
+        id.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, idData);
         runInit(c.admin, id);
         IdentifyController identify = IdentifyController.wrap(idData);
         c.identify = identify;
@@ -183,7 +183,7 @@ final class ControllerSetup {
     /** Set Features Number of Queues: as many as asked, at most what the controller grants. */
     private int negotiateQueueCount() throws NvmfException {
         int wanted = options.ioQueues();
-        FutureCommand nq = initCommand("Set Features Number of Queues", false,
+        FutureRequest nq = initRequest("Set Features Number of Queues", false,
                 sqe -> SetFeaturesCommand.numberOfQueues(sqe, new NumberOfQueues(wanted, wanted)));
         nq.noData();
         NumberOfQueues granted = NumberOfQueues.fromDword((int) runInit(c.admin, nq));
@@ -229,9 +229,9 @@ final class ControllerSetup {
         for (RdmaHostQueue queue : c.ioQueues) {
             queue.inCapsuleCapacity(c.inCapsuleBytes);
             queue.connect(options.address(), options.connectTimeout());
-            FutureCommand qc = initCommand("Connect " + queue.qid(), true,
+            FutureRequest qc = initRequest("Connect " + queue.qid(), true,
                     sqe -> ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), queue.sqsize()).encode(sqe));
-            qc.copy(HostCommand.Direction.HOST_TO_CONTROLLER, connectData(c.controllerId));
+            qc.copy(NvmeRequest.Direction.HOST_TO_CONTROLLER, connectData(c.controllerId));
             authenticate(queue, runInit(queue, qc));
             queue.markLive();
         }
@@ -251,7 +251,7 @@ final class ControllerSetup {
     void shutdown() throws NvmfException {
         ControllerConfiguration cc = new ControllerConfiguration(true, 0, c.capabilities.mpsmin(), 0,
                 ControllerConfiguration.SHN_NORMAL, 6, 4);
-        FutureCommand set = new FutureCommand("Property Set CC.SHN", true, false,
+        FutureRequest set = new FutureRequest("Property Set CC.SHN", true, false,
                 sqe -> PropertySetCommand.of(CommandId.of(0), ControllerProperty.CC, Integer.toUnsignedLong(cc.toRaw()))
                         .encode(sqe));
         set.noData();
@@ -259,7 +259,7 @@ final class ControllerSetup {
         Futures.await(set.future, 2000, set.describe());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         while (System.nanoTime() - deadline < 0) {
-            FutureCommand get = new FutureCommand("Property Get CSTS", true, false,
+            FutureRequest get = new FutureRequest("Property Get CSTS", true, false,
                     sqe -> PropertyGetCommand.of(CommandId.of(0), ControllerProperty.CSTS).encode(sqe));
             get.noData();
             c.admin.submit(get);
@@ -308,24 +308,24 @@ final class ControllerSetup {
         return new KeyedSglDescriptor(0, 0, 0, false);
     }
 
-    private static FutureCommand initCommand(String what, boolean fabrics, Consumer<SubmissionQueueEntry> encoder) {
-        return new FutureCommand(what, fabrics, false, encoder);
+    private static FutureRequest initRequest(String what, boolean fabrics, Consumer<SubmissionQueueEntry> encoder) {
+        return new FutureRequest(what, fabrics, false, encoder);
     }
 
-    private long runInit(RdmaHostQueue queue, FutureCommand command) throws NvmfException {
+    private long runInit(RdmaHostQueue queue, FutureRequest command) throws NvmfException {
         queue.submitInit(command);
         return Futures.await(command.future, options.commandTimeout().toMillis() + 1000, command.describe());
     }
 
     private long propertyGet(ControllerProperty property) throws NvmfException {
-        FutureCommand get = initCommand("Property Get " + property, true,
+        FutureRequest get = initRequest("Property Get " + property, true,
                 sqe -> PropertyGetCommand.of(CommandId.of(0), property).encode(sqe));
         get.noData();
         return runInit(c.admin, get);
     }
 
     private void propertySet(ControllerProperty property, long value) throws NvmfException {
-        FutureCommand set = initCommand(String.format("Property Set %s = %08xh", property, value), true,
+        FutureRequest set = initRequest(String.format("Property Set %s = %08xh", property, value), true,
                 sqe -> PropertySetCommand.of(CommandId.of(0), property, value).encode(sqe));
         set.noData();
         runInit(c.admin, set);

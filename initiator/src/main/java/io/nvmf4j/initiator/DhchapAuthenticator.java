@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.CommandId;
 import io.nvmf4j.protocol.auth.AuthMessage;
@@ -46,7 +46,7 @@ final class DhchapAuthenticator {
 
     /** How commands reach the queue: the bring-up path ({@code submitInit}) or a live queue ({@code submit}). */
     interface Runner {
-        long run(RdmaHostQueue queue, FutureCommand command) throws NvmfException;
+        long run(RdmaHostQueue queue, FutureRequest command) throws NvmfException;
     }
 
     /**
@@ -113,17 +113,17 @@ final class DhchapAuthenticator {
 
     private void send(RdmaHostQueue queue, Runner runner, AuthMessage message) throws NvmfException {
         int size = message.encodedSize();
-        FutureCommand cmd = new FutureCommand("Authentication Send (" + message.getClass().getSimpleName() + ")",
+        FutureRequest cmd = new FutureRequest("Authentication Send (" + message.getClass().getSimpleName() + ")",
                 true, false, sqe -> AuthenticationSendCommand.dhchap(CommandId.of(0), nullSgl(), size).encode(sqe));
-        cmd.copy(HostCommand.Direction.HOST_TO_CONTROLLER, MemorySegment.ofArray(message.toBytes()));
+        cmd.copy(NvmeRequest.Direction.HOST_TO_CONTROLLER, MemorySegment.ofArray(message.toBytes()));
         runner.run(queue, cmd);
     }
 
     private MemorySegment receive(RdmaHostQueue queue, Runner runner) throws NvmfException {
         MemorySegment buffer = MemorySegment.ofArray(new byte[RECEIVE_BUFFER]);
-        FutureCommand cmd = new FutureCommand("Authentication Receive", true, false,
+        FutureRequest cmd = new FutureRequest("Authentication Receive", true, false,
                 sqe -> AuthenticationReceiveCommand.dhchap(CommandId.of(0), nullSgl(), RECEIVE_BUFFER).encode(sqe));
-        cmd.copy(HostCommand.Direction.CONTROLLER_TO_HOST, buffer);
+        cmd.copy(NvmeRequest.Direction.CONTROLLER_TO_HOST, buffer);
         runner.run(queue, cmd);
         return buffer;
     }

@@ -4,7 +4,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** One caller-visible I/O, split into one or more commands; its future completes when the last one does. */
+/**
+ * One caller-visible I/O of the {@code *Async} and callback forms (Linux: a bio), split into one or more
+ * {@link OperationRequest}s, one command each; its future completes when the last one does.
+ */
 final class IoOperation {
 
     final CompletableFuture<Void> future;

@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.FlushCommand;
@@ -8,10 +8,11 @@ import io.nvmf4j.protocol.io.ReadCommand;
 import io.nvmf4j.protocol.io.WriteCommand;
 
 /**
- * A reusable I/O command: a zero-copy read or write on a registered {@link IoBuffer}, or a Flush, owned by the caller,
- * set up with {@link #read}/{@link #write}/{@link #flush}, submitted with {@link Namespace#submit(IoRequest)} and,
- * once its {@link IoCompletionHandler} has run, set up and submitted again. Steady-state I/O this way allocates
- * nothing: no future, no per-I/O command object, no descriptor record (the queue writes the SQE and SGL1 in place).
+ * A reusable I/O request that carries one command at a time: a zero-copy read or write on a registered
+ * {@link IoBuffer}, or a Flush, owned by the caller, set up with {@link #read}/{@link #write}/{@link #flush},
+ * submitted with {@link Namespace#submit(IoRequest)} and, once its {@link IoCompletionHandler} has run, set up and
+ * submitted again. Steady-state I/O this way allocates nothing: no future, no per-I/O request object, no descriptor
+ * record (the queue writes the SQE and SGL1 in place).
  * A Flush is the same path as the data it makes durable, so a write-then-flush loop (a log, a database commit)
  * needs no {@code CompletableFuture} either.
  *
@@ -30,7 +31,7 @@ public final class IoRequest {
     private enum Kind { READ, WRITE, FLUSH }
 
     private final IoCompletionHandler handler;
-    private final Command command = new Command();
+    private final Queued queued = new Queued();
     private Kind kind = Kind.READ;
     private long slba;
     private int blocks;
@@ -154,23 +155,23 @@ public final class IoRequest {
 
     private void requireIdle() {
         if (inFlight) {
-            throw new IllegalStateException("I/O request is in flight: " + command.describe());
+            throw new IllegalStateException("I/O request is in flight: " + queued.describe());
         }
     }
 
-    /** Called by {@link Namespace#submit(IoRequest)}: binds the namespace and hands out the command to post. */
-    HostCommand arm(long nsid, int length) {
+    /** Called by {@link Namespace#submit(IoRequest)}: binds the namespace and hands out what the queue carries. */
+    NvmeRequest arm(long nsid, int length) {
         requireIdle();
         this.nsid = nsid;
         this.statusField = 0;
         if (kind == Kind.FLUSH) {
-            command.noData();
+            queued.noData();
         } else {
-            command.zeroCopy(kind == Kind.READ ? HostCommand.Direction.CONTROLLER_TO_HOST
-                    : HostCommand.Direction.HOST_TO_CONTROLLER, buffer.region(), offset, length);
+            queued.zeroCopy(kind == Kind.READ ? NvmeRequest.Direction.CONTROLLER_TO_HOST
+                    : NvmeRequest.Direction.HOST_TO_CONTROLLER, buffer.region(), offset, length);
         }
         inFlight = true;
-        return command;
+        return queued;
     }
 
     /** Submission refused before reaching a queue. */
@@ -196,8 +197,8 @@ public final class IoRequest {
         }
     }
 
-    /** The one command object of this request, reused for every submission. */
-    private final class Command extends HostCommand {
+    /** What the queue carries for this request: one {@link NvmeRequest}, reused for every submission. */
+    private final class Queued extends NvmeRequest {
 
         @Override
         protected void encode(SubmissionQueueEntry sqe) {

@@ -42,7 +42,7 @@ final class KeepAlive {
         if (c.state != ControllerState.LIVE) {
             return;
         }
-        FutureCommand ka = new FutureCommand("Keep Alive", false, false, KeepAliveCommand::create);
+        FutureRequest ka = new FutureRequest("Keep Alive", false, false, KeepAliveCommand::create);
         ka.noData();
         ka.future.whenComplete((r, e) -> {
             if (e != null && c.state == ControllerState.LIVE) {

@@ -89,43 +89,43 @@ public final class MultipathNamespace implements NamespaceIo {
 
     @Override
     public CompletableFuture<Void> readAsync(long slba, long blocks, MemorySegment destination) {
-        return start(IoCommand.Kind.READ, slba, blocks, destination, false, null);
+        return start(OperationRequest.Kind.READ, slba, blocks, destination, false, null);
     }
 
     @Override
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source) {
-        return start(IoCommand.Kind.WRITE, slba, blocks, source, false, null);
+        return start(OperationRequest.Kind.WRITE, slba, blocks, source, false, null);
     }
 
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source, boolean fua) {
-        return start(IoCommand.Kind.WRITE, slba, blocks, source, fua, null);
+        return start(OperationRequest.Kind.WRITE, slba, blocks, source, fua, null);
     }
 
     @Override
     public CompletableFuture<Void> flushAsync() {
-        return start(IoCommand.Kind.FLUSH, 0, 0, null, false, null);
+        return start(OperationRequest.Kind.FLUSH, 0, 0, null, false, null);
     }
 
     /** Write Zeroes over the range, with DEAC when {@code deallocate}. */
     @Override
     public CompletableFuture<Void> writeZeroesAsync(long slba, long blocks, boolean deallocate) {
-        return start(IoCommand.Kind.WRITE_ZEROES, slba, blocks, null, deallocate, null);
+        return start(OperationRequest.Kind.WRITE_ZEROES, slba, blocks, null, deallocate, null);
     }
 
     /** Dataset Management Deallocate over the range. */
     @Override
     public CompletableFuture<Void> deallocateAsync(long slba, long blocks) {
-        return start(IoCommand.Kind.DATASET_MANAGEMENT, slba, blocks, null, false, null);
+        return start(OperationRequest.Kind.DATASET_MANAGEMENT, slba, blocks, null, false, null);
     }
 
     /** Callback form of a read: {@code callback} runs once the read completed on some path (or failed for good). */
     public void submitRead(long slba, long blocks, MemorySegment destination, IoCallback callback) {
-        start(IoCommand.Kind.READ, slba, blocks, destination, false, callback);
+        start(OperationRequest.Kind.READ, slba, blocks, destination, false, callback);
     }
 
     /** Callback form of a write. */
     public void submitWrite(long slba, long blocks, MemorySegment source, IoCallback callback) {
-        start(IoCommand.Kind.WRITE, slba, blocks, source, false, callback);
+        start(OperationRequest.Kind.WRITE, slba, blocks, source, false, callback);
     }
 
     // ---- blocking -------------------------------------------------------------------------------------------
@@ -148,12 +148,12 @@ public final class MultipathNamespace implements NamespaceIo {
         Futures.await(future, bound, owner.subsystemNqn() + " nsid " + nsid() + " " + what);
     }
 
-    private CompletableFuture<Void> start(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+    private CompletableFuture<Void> start(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment,
             boolean fua, IoCallback callback) {
-        if (kind != IoCommand.Kind.FLUSH && blocks < 1) {
+        if (kind != OperationRequest.Kind.FLUSH && blocks < 1) {
             throw new IllegalArgumentException("block count must be at least 1: " + blocks);
         }
-        if (kind == IoCommand.Kind.READ || kind == IoCommand.Kind.WRITE) {
+        if (kind == OperationRequest.Kind.READ || kind == OperationRequest.Kind.WRITE) {
             if (segment.byteSize() < blocks * blockSize()) {
                 throw new IllegalArgumentException(blocks + " blocks of " + blockSize() + " bytes need "
                         + blocks * blockSize() + " bytes; the segment has " + segment.byteSize());
@@ -188,7 +188,7 @@ public final class MultipathNamespace implements NamespaceIo {
     /** One caller I/O across its attempts (Linux's bio on the head's requeue list between attempts). */
     private final class Io implements IoCallback {
 
-        final IoCommand.Kind kind;
+        final OperationRequest.Kind kind;
         final long slba;
         final long blocks;
         final MemorySegment segment;
@@ -199,7 +199,8 @@ public final class MultipathNamespace implements NamespaceIo {
         long waitingSince;
         NvmfException lastError;
 
-        Io(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua, IoCallback callback) {
+        Io(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua,
+                IoCallback callback) {
             this.kind = kind;
             this.slba = slba;
             this.blocks = blocks;

@@ -1,7 +1,7 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
-import io.nvmf4j.initiator.rdma.HostCommand.Direction;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
+import io.nvmf4j.initiator.rdma.NvmeRequest.Direction;
 import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
@@ -93,28 +93,28 @@ public final class Namespace implements NamespaceIo {
     /** Reads {@code blocks} blocks from {@code slba} into {@code destination} (at least blocks * blockSize bytes). */
     @Override
     public CompletableFuture<Void> readAsync(long slba, long blocks, MemorySegment destination) {
-        return transfer(IoCommand.Kind.READ, slba, blocks, destination, null, 0, false);
+        return transfer(OperationRequest.Kind.READ, slba, blocks, destination, null, 0, false);
     }
 
     /** Writes {@code blocks} blocks from {@code source} to {@code slba}. */
     @Override
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source) {
-        return transfer(IoCommand.Kind.WRITE, slba, blocks, source, null, 0, false);
+        return transfer(OperationRequest.Kind.WRITE, slba, blocks, source, null, 0, false);
     }
 
     /** Writes with Force Unit Access. */
     public CompletableFuture<Void> writeAsync(long slba, long blocks, MemorySegment source, boolean fua) {
-        return transfer(IoCommand.Kind.WRITE, slba, blocks, source, null, 0, fua);
+        return transfer(OperationRequest.Kind.WRITE, slba, blocks, source, null, 0, fua);
     }
 
     /** Zero-copy read into a registered buffer at {@code offset}. */
     public CompletableFuture<Void> readAsync(long slba, long blocks, IoBuffer buffer, long offset) {
-        return transfer(IoCommand.Kind.READ, slba, blocks, null, buffer, offset, false);
+        return transfer(OperationRequest.Kind.READ, slba, blocks, null, buffer, offset, false);
     }
 
     /** Zero-copy write from a registered buffer at {@code offset}. */
     public CompletableFuture<Void> writeAsync(long slba, long blocks, IoBuffer buffer, long offset) {
-        return transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false);
+        return transfer(OperationRequest.Kind.WRITE, slba, blocks, null, buffer, offset, false);
     }
 
     /**
@@ -122,12 +122,12 @@ public final class Namespace implements NamespaceIo {
      * every command of the read has completed.
      */
     public void submitRead(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
-        transfer(IoCommand.Kind.READ, slba, blocks, null, buffer, offset, false, callback);
+        transfer(OperationRequest.Kind.READ, slba, blocks, null, buffer, offset, false, callback);
     }
 
     /** Callback form of a zero-copy write. */
     public void submitWrite(long slba, long blocks, IoBuffer buffer, long offset, IoCallback callback) {
-        transfer(IoCommand.Kind.WRITE, slba, blocks, null, buffer, offset, false, callback);
+        transfer(OperationRequest.Kind.WRITE, slba, blocks, null, buffer, offset, false, callback);
     }
 
     /**
@@ -145,7 +145,7 @@ public final class Namespace implements NamespaceIo {
         }
         long bytes = request.isFlush() ? 0 : checkedLength(request);
         RdmaHostQueue queue = queue();
-        HostCommand command = request.arm(nsid, (int) bytes);
+        NvmeRequest command = request.arm(nsid, (int) bytes);
         try {
             queue.submit(command);
         } catch (RuntimeException e) {
@@ -185,7 +185,7 @@ public final class Namespace implements NamespaceIo {
     @Override
     public CompletableFuture<Void> flushAsync() {
         IoOperation op = new IoOperation(1);
-        IoCommand command = new IoCommand(op, IoCommand.Kind.FLUSH, nsid, 0, 0, false, 0);
+        OperationRequest command = new OperationRequest(op, OperationRequest.Kind.FLUSH, nsid, 0, 0, false, 0);
         command.noData();
         queue().submit(command);
         return op.future;
@@ -212,7 +212,8 @@ public final class Namespace implements NamespaceIo {
         RdmaHostQueue queue = queue();
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
-            IoCommand c = new IoCommand(op, IoCommand.Kind.WRITE_ZEROES, nsid, slba + done, n, deallocate, 0);
+            OperationRequest c = new OperationRequest(op, OperationRequest.Kind.WRITE_ZEROES, nsid, slba + done, n,
+                    deallocate, 0);
             c.noData();
             queue.submit(c);
         }
@@ -256,7 +257,7 @@ public final class Namespace implements NamespaceIo {
         for (int i = 0; i < ranges.size(); i++) {
             ranges.get(i).encode(data, (long) i * DsmRange.SIZE);
         }
-        IoCommand c = IoCommand.datasetManagement(op, nsid, ranges.size(), attributes);
+        OperationRequest c = OperationRequest.datasetManagement(op, nsid, ranges.size(), attributes);
         c.copy(Direction.HOST_TO_CONTROLLER, data);
         queue().submit(c);
         return op;
@@ -306,12 +307,12 @@ public final class Namespace implements NamespaceIo {
 
     // ---- splitting ------------------------------------------------------------------------------------------
 
-    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+    private CompletableFuture<Void> transfer(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua) {
         return transfer(kind, slba, blocks, segment, buffer, offset, fua, null);
     }
 
-    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+    private CompletableFuture<Void> transfer(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua, IoCallback callback) {
         return transfer(kind, slba, blocks, segment, buffer, offset, fua, callback, false);
     }
@@ -321,12 +322,12 @@ public final class Namespace implements NamespaceIo {
      * when the connection breaks (the caller fails over). Flush, Write Zeroes ({@code fua}: DEAC) and a Deallocate
      * (Dataset Management) of the range take no segment.
      */
-    void submitFailFast(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua,
+    void submitFailFast(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment, boolean fua,
             IoCallback callback) {
         switch (kind) {
             case FLUSH -> {
-                IoCommand command = new IoCommand(new IoOperation(1, callback, true), IoCommand.Kind.FLUSH, nsid, 0,
-                        0, false, 0);
+                OperationRequest command = new OperationRequest(new IoOperation(1, callback, true),
+                        OperationRequest.Kind.FLUSH, nsid, 0, 0, false, 0);
                 command.noData();
                 queue().submit(command);
             }
@@ -337,11 +338,12 @@ public final class Namespace implements NamespaceIo {
         }
     }
 
-    private CompletableFuture<Void> transfer(IoCommand.Kind kind, long slba, long blocks, MemorySegment segment,
+    private CompletableFuture<Void> transfer(OperationRequest.Kind kind, long slba, long blocks, MemorySegment segment,
             IoBuffer buffer, long offset, boolean fua, IoCallback callback, boolean failFast) {
         checkBlocks(blocks);
         long bytes = blocks * blockSize;
-        Direction direction = kind == IoCommand.Kind.READ ? Direction.CONTROLLER_TO_HOST : Direction.HOST_TO_CONTROLLER;
+        Direction direction = kind == OperationRequest.Kind.READ ? Direction.CONTROLLER_TO_HOST
+                : Direction.HOST_TO_CONTROLLER;
         RdmaHostQueue queue = queue();
         long pathLimit;
         if (buffer != null) {
@@ -364,7 +366,7 @@ public final class Namespace implements NamespaceIo {
             int n = (int) Math.min(per, blocks - done);
             long byteOffset = done * blockSize;
             int length = (int) (n * blockSize);
-            IoCommand c = new IoCommand(op, kind, nsid, slba + done, n, fua, 0);
+            OperationRequest c = new OperationRequest(op, kind, nsid, slba + done, n, fua, 0);
             if (buffer != null) {
                 c.zeroCopy(direction, buffer.region(), offset + byteOffset, length);
             } else {

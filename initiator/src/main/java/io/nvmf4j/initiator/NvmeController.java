@@ -235,7 +235,7 @@ public final class NvmeController implements AutoCloseable {
         return queries.anaLog();
     }
 
-    long runAdmin(FutureCommand command) throws NvmfException {
+    long runAdmin(FutureRequest command) throws NvmfException {
         requireUsable();
         admin.submit(command);
         return Futures.await(command.future, adminWaitMillis(), command.describe());
@@ -476,7 +476,7 @@ public final class NvmeController implements AutoCloseable {
         return name;
     }
 
-    CompletableFuture<Long> submitAdmin(FutureCommand command) {
+    CompletableFuture<Long> submitAdmin(FutureRequest command) {
         admin.submit(command);
         return command.future;
     }

@@ -16,17 +16,17 @@ final class CallbackQueue {
     private static final Logger LOG = System.getLogger(CallbackQueue.class.getName());
 
     /** A command that failed (timeout, connection lost, window not bound) and the error it gets. */
-    private record Failure(HostCommand command, NvmfException error) {
+    private record Failure(NvmeRequest command, NvmfException error) {
     }
 
     private final String name;
-    private final HostCommand[] done;
+    private final NvmeRequest[] done;
     private final int[] doneStatus;
     private final long[] doneResult;
     private int doneCount;
     private final ArrayDeque<Failure> failures = new ArrayDeque<>();
 
-    private final HostCommand[] scratchCommands;
+    private final NvmeRequest[] scratchCommands;
     private final int[] scratchStatus;
     private final long[] scratchResult;
     /** True while the completion thread runs handlers (read and written only by that thread). */
@@ -34,16 +34,16 @@ final class CallbackQueue {
 
     CallbackQueue(String name, int capacity) {
         this.name = name;
-        done = new HostCommand[capacity];
+        done = new NvmeRequest[capacity];
         doneStatus = new int[capacity];
         doneResult = new long[capacity];
-        scratchCommands = new HostCommand[capacity];
+        scratchCommands = new NvmeRequest[capacity];
         scratchStatus = new int[capacity];
         scratchResult = new long[capacity];
     }
 
     /** Under the lock: the controller answered {@code command}. */
-    void completed(HostCommand command, int status, long result) {
+    void completed(NvmeRequest command, int status, long result) {
         done[doneCount] = command;
         doneStatus[doneCount] = status;
         doneResult[doneCount] = result;
@@ -51,7 +51,7 @@ final class CallbackQueue {
     }
 
     /** Under the lock: {@code command} fails with {@code error}. */
-    void failLater(HostCommand command, NvmfException error) {
+    void failLater(NvmeRequest command, NvmfException error) {
         failures.add(new Failure(command, error));
     }
 
@@ -64,7 +64,7 @@ final class CallbackQueue {
             return;
         }
         int n;
-        HostCommand[] cmds;
+        NvmeRequest[] cmds;
         int[] statuses;
         long[] results;
         Failure[] failed = null;
@@ -74,7 +74,7 @@ final class CallbackQueue {
             if (n == 0 && failures.isEmpty()) {
                 return;
             }
-            cmds = onPoller ? scratchCommands : new HostCommand[n];
+            cmds = onPoller ? scratchCommands : new NvmeRequest[n];
             statuses = onPoller ? scratchStatus : new int[n];
             results = onPoller ? scratchResult : new long[n];
             System.arraycopy(done, 0, cmds, 0, n);
@@ -92,7 +92,7 @@ final class CallbackQueue {
         inPollerCallbacks = onPoller;
         try {
             for (int i = 0; i < n; i++) {
-                HostCommand c = cmds[i];
+                NvmeRequest c = cmds[i];
                 cmds[i] = null;
                 try {
                     c.completed(statuses[i], results[i]);

@@ -22,16 +22,16 @@ final class QueueCompletion implements CompletionPoller.Sink {
     private final QueueRecovery recovery;
     private final int generation;
     /** Requests started under the lock and posted after releasing it (this thread only). */
-    private final HostRequest[] posts;
-    private final HostCommand[] postCommands;
+    private final RequestSlot[] posts;
+    private final NvmeRequest[] postCommands;
 
     QueueCompletion(QueueState q, QueueSubmission submission, QueueRecovery recovery, int generation) {
         this.q = q;
         this.submission = submission;
         this.recovery = recovery;
         this.generation = generation;
-        this.posts = new HostRequest[q.queueSize];
-        this.postCommands = new HostCommand[q.queueSize];
+        this.posts = new RequestSlot[q.queueSize];
+        this.postCommands = new NvmeRequest[q.queueSize];
     }
 
     @Override
@@ -79,13 +79,13 @@ final class QueueCompletion implements CompletionPoller.Sink {
                     failure = onResponse(ResponseBuffers.index(wrId), wc.byteLength(), wc.withInvalidate(),
                             wc.invalidatedRkey());
                 } else {
-                    HostRequest req = q.requests.active((int) wrId);
-                    if (req == null) {
+                    RequestSlot slot = q.requests.active((int) wrId);
+                    if (slot == null) {
                         continue; // a send completion for a slot already finished by an earlier failure
                     }
-                    req.sendDone = true;
-                    if (req.responseDone) {
-                        finish(req);
+                    slot.sendDone = true;
+                    if (slot.responseDone) {
+                        finish(slot);
                     }
                 }
             }
@@ -129,39 +129,39 @@ final class QueueCompletion implements CompletionPoller.Sink {
         } catch (VerbsException e) {
             return "re-posting a receive failed: " + e.getMessage();
         }
-        HostRequest req = q.requests.lookup(cid);
-        if (req == null) {
+        RequestSlot slot = q.requests.lookup(cid);
+        if (slot == null) {
             // nvme_rdma_process_nvme_rsp(): "tag not found" -> error recovery
             return String.format("completion for unknown command id %d (0x%04x)", cid, cid);
         }
-        if (withInvalidate && (!req.keyed || invalidatedRkey != req.window.rkey())) {
+        if (withInvalidate && (!slot.keyed || invalidatedRkey != slot.window.rkey())) {
             // nvme_rdma_process_nvme_rsp(): "Bogus remote invalidation" -> error recovery. The window it ended
             // (another command's) is rebound when that command is sent again after the reconnect.
             return String.format("response to command id %d invalidated rkey 0x%08x, not the command's key%s",
-                    cid, invalidatedRkey, req.keyed ? String.format(" 0x%08x", req.window.rkey()) : "");
+                    cid, invalidatedRkey, slot.keyed ? String.format(" 0x%08x", slot.window.rkey()) : "");
         }
         // The response ends the target's access to the command's bytes: if Send with Invalidate did not end the
         // window, end it here (nvme_rdma_inv_rkey()), before the command completes or its bounce buffer is copied.
-        q.requests.invalidate(req);
-        req.responseDone = true;
-        req.status = statusField;
-        req.result = result;
-        if (req.sendDone) {
-            finish(req);
+        q.requests.invalidate(slot);
+        slot.responseDone = true;
+        slot.status = statusField;
+        slot.result = result;
+        if (slot.sendDone) {
+            finish(slot);
         }
         return null;
     }
 
-    private void finish(HostRequest req) {
-        int status = req.status;
-        long result = req.result;
-        HostCommand command;
+    private void finish(RequestSlot slot) {
+        int status = slot.status;
+        long result = slot.result;
+        NvmeRequest command;
         try {
-            command = q.requests.finish(req);
+            command = q.requests.finish(slot);
         } catch (RuntimeException e) {
             // copying a read out of its bounce buffer into the caller's memory failed (a segment confined to
             // another thread, or one already closed): that command fails, the completion thread goes on
-            command = q.requests.release(req);
+            command = q.requests.release(slot);
             q.callbacks.failLater(command, new NvmfException(q.name + ": the read's data could not be copied into"
                     + " the caller's memory: " + e));
             return;

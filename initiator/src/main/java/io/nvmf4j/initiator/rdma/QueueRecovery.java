@@ -37,11 +37,11 @@ final class QueueRecovery {
         q.pollerRunning = false;
         // Outstanding commands go back to the head of the queue in tag order (the QP is in error: the target can
         // no longer touch our buffers, so slots and bounce buffers are free again).
-        ArrayDeque<HostCommand> retry = new ArrayDeque<>();
+        ArrayDeque<NvmeRequest> retry = new ArrayDeque<>();
         for (int tag = 0; tag < q.queueSize; tag++) {
-            HostRequest req = q.requests.active(tag);
-            if (req != null) {
-                HostCommand command = q.requests.release(req);
+            RequestSlot slot = q.requests.active(tag);
+            if (slot != null) {
+                NvmeRequest command = q.requests.release(slot);
                 if (command.retryAfterReconnect() && command.retries < MAX_RETRIES) {
                     command.retries++;
                     retry.addLast(command);
@@ -57,7 +57,7 @@ final class QueueRecovery {
         }
         // Commands of the connect sequence waiting in the queue cannot survive either.
         for (var it = q.pending.iterator(); it.hasNext(); ) {
-            HostCommand command = it.next();
+            NvmeRequest command = it.next();
             if (!command.retryAfterReconnect()) {
                 it.remove();
                 q.callbacks.failLater(command, new NvmfControllerLostException(q.name + ": " + reason + "; "
@@ -77,9 +77,9 @@ final class QueueRecovery {
             }
             long ms = TimeUnit.NANOSECONDS.toMillis(q.commandTimeoutNanos);
             for (int tag = 0; tag < q.queueSize; tag++) {
-                HostRequest req = q.requests.active(tag);
-                if (req != null && req.expired(now, q.commandTimeoutNanos)) {
-                    HostCommand command = q.requests.release(req);
+                RequestSlot slot = q.requests.active(tag);
+                if (slot != null && slot.expired(now, q.commandTimeoutNanos)) {
+                    NvmeRequest command = q.requests.release(slot);
                     q.callbacks.failLater(command, new NvmfTimeoutException(q.name + ": " + command.describe()
                             + " got no response within " + ms + " ms"));
                     if (failure == null) {
@@ -108,9 +108,9 @@ final class QueueRecovery {
             }
             long oldestStart = Long.MAX_VALUE;
             for (int tag = 0; tag < q.queueSize; tag++) {
-                HostRequest req = q.requests.active(tag);
-                if (req != null) {
-                    oldestStart = Math.min(oldestStart, req.command.startNanos);
+                RequestSlot slot = q.requests.active(tag);
+                if (slot != null) {
+                    oldestStart = Math.min(oldestStart, slot.request.startNanos);
                 }
             }
             q.nudge.maybeNudge(now, oldestStart, q.connection.queuePair());

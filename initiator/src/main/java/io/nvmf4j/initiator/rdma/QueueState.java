@@ -25,7 +25,7 @@ final class QueueState {
     final ResponseBuffers responses;
     final CallbackQueue callbacks;
     final SiwNudge nudge;
-    final ArrayDeque<HostCommand> pending = new ArrayDeque<>();
+    final ArrayDeque<NvmeRequest> pending = new ArrayDeque<>();
     final SpinLock lock = new SpinLock();
 
     volatile State state = State.DOWN;

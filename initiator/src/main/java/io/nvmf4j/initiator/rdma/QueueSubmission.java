@@ -7,7 +7,7 @@ import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.VerbsException;
 
 /**
- * Submission on one queue ({@code nvme_rdma_queue_rq()}): a command takes a {@link HostRequest} under the lock or
+ * Submission on one queue ({@code nvme_rdma_queue_rq()}): a command takes a {@link RequestSlot} under the lock or
  * waits in FIFO order (back-pressure: never more than {@code maxOutstanding}), and is posted after the lock is
  * released, so a post that writes to a socket never holds up the completion thread. A command submitted on the
  * completion thread itself is stamped with the loop's clock reading: no clock read, no allocation.
@@ -26,11 +26,11 @@ final class QueueSubmission {
      * {@code init}: a command of the connect sequence, sent ahead of waiting I/O while CONNECTING and failed at once
      * when the queue is down; otherwise a command that waits behind earlier ones and for a reconnect.
      */
-    void enqueue(HostCommand command, boolean init) {
+    void enqueue(NvmeRequest command, boolean init) {
         NvmfException failure = null;
         QueuePair qp = null;
         int generation = 0;
-        HostRequest req = null;
+        RequestSlot slot = null;
         boolean startFailed = false;
         boolean onPoller = q.onPoller();
         command.retries = 0;
@@ -46,7 +46,7 @@ final class QueueSubmission {
                 if (started == RequestTable.Start.STARTED) {
                     qp = q.connection.queuePair();
                     generation = q.connectionGeneration;
-                    req = q.requests.active(command.tag); // under the lock: a failure may free it before the post
+                    slot = q.requests.active(command.tag); // under the lock: a failure may free it before the post
                 } else if (started == RequestTable.Start.NO_ROOM) {
                     if (init) {
                         q.pending.addFirst(command);
@@ -70,7 +70,7 @@ final class QueueSubmission {
             q.lock.unlock();
         }
         if (qp != null) {
-            post(qp, generation, req, command);
+            post(qp, generation, slot, command);
         }
         if (failure != null) {
             command.failed(failure);
@@ -81,7 +81,7 @@ final class QueueSubmission {
     }
 
     /** Under the lock: {@link RequestTable#start} with the right clock; a window not bound fails the command. */
-    private RequestTable.Start tryStart(HostCommand command, boolean onPoller) {
+    private RequestTable.Start tryStart(NvmeRequest command, boolean onPoller) {
         try {
             return q.requests.start(command, onPoller ? q.loopNanos : System.nanoTime(), q.maxOutstanding,
                     q.qid.isAdmin() ? 0 : q.inCapsuleCapacity);
@@ -93,10 +93,10 @@ final class QueueSubmission {
     }
 
     /** Under the lock: starts waiting commands while slots last, into {@code started} for posting after it. */
-    int drainPending(HostRequest[] started, HostCommand[] commands, boolean onPoller) {
+    int drainPending(RequestSlot[] started, NvmeRequest[] commands, boolean onPoller) {
         int count = 0;
         while (q.state == State.LIVE && !q.pending.isEmpty()) {
-            HostCommand next = q.pending.pollFirst();
+            NvmeRequest next = q.pending.pollFirst();
             RequestTable.Start outcome = tryStart(next, onPoller);
             if (outcome == RequestTable.Start.NO_ROOM) {
                 q.pending.addFirst(next);
@@ -115,32 +115,33 @@ final class QueueSubmission {
      * Posts the send of a command started under the lock, after releasing it. If the connection failed in between,
      * the command has already been re-queued and the post goes to a queue pair in error (flushed) or fails.
      */
-    void post(QueuePair qp, int generation, HostRequest req, HostCommand command) {
+    void post(QueuePair qp, int generation, RequestSlot slot, NvmeRequest command) {
         try {
-            qp.postSend(req.send);
+            qp.postSend(slot.send);
         } catch (VerbsException | RuntimeException e) {
-            postFailed(generation, req, command, e.getMessage());
+            postFailed(generation, slot, command, e.getMessage());
         }
     }
 
-    void postAll(QueuePair qp, int generation, HostRequest[] started, HostCommand[] commands, int count) {
+    void postAll(QueuePair qp, int generation, RequestSlot[] started, NvmeRequest[] commands, int count) {
         for (int i = 0; i < count; i++) {
-            HostCommand command = commands[i];
-            HostRequest req = started[i];
+            NvmeRequest command = commands[i];
+            RequestSlot slot = started[i];
             commands[i] = null;
             started[i] = null;
-            post(qp, generation, req, command);
+            post(qp, generation, slot, command);
         }
     }
 
     /** The slot goes back; the command waits for the reconnect (or fails if it may not be retried). */
-    private void postFailed(int generation, HostRequest req, HostCommand command, String why) {
+    private void postFailed(int generation, RequestSlot slot, NvmeRequest command, String why) {
         boolean first = false;
         String reason = null;
         q.lock.lock();
         try {
-            if (generation == q.connectionGeneration && q.requests.active(req.tag) == req && req.command == command) {
-                q.requests.release(req);
+            if (generation == q.connectionGeneration && q.requests.active(slot.tag) == slot
+                    && slot.request == command) {
+                q.requests.release(slot);
                 q.pending.addFirst(command);
                 first = recovery.markFailed(q.name + ": post send failed: " + why);
                 reason = q.failureReason;
@@ -158,8 +159,8 @@ final class QueueSubmission {
 
     /** Lets queued commands go out: the queue's own Connect has succeeded. */
     void markLive() {
-        HostRequest[] started = new HostRequest[q.queueSize];
-        HostCommand[] commands = new HostCommand[q.queueSize];
+        RequestSlot[] started = new RequestSlot[q.queueSize];
+        NvmeRequest[] commands = new NvmeRequest[q.queueSize];
         int count = 0;
         QueuePair qp = null;
         int generation = 0;

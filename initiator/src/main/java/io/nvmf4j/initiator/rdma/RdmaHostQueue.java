@@ -23,7 +23,7 @@ import java.lang.System.Logger;
  *
  * <ul>
  *   <li>{@link QueueConnector}: connection setup and the CM private data.</li>
- *   <li>{@link RequestTable}: one preallocated {@link HostRequest} per tag ({@code struct nvme_rdma_request}), the
+ *   <li>{@link RequestTable}: one preallocated {@link RequestSlot} per tag ({@code struct nvme_rdma_request}), the
  *       bounce buffers, and the data mapping with its per-command memory window (issue 13, F6).</li>
  *   <li>{@link QueueState}: what the parts share ({@code struct nvme_rdma_queue}), under one lock.</li>
  *   <li>{@link QueueSubmission}: FIFO back-pressure (never more than {@link #maxOutstanding()}), post after the
@@ -195,12 +195,12 @@ public final class RdmaHostQueue implements AutoCloseable {
      * Queues a command. It goes out at once when the queue is live and has a free slot (and bounce buffer if it
      * needs one), otherwise it waits; while the connection is being re-established it waits for that.
      */
-    public void submit(HostCommand command) {
+    public void submit(NvmeRequest command) {
         submission.enqueue(command, false);
     }
 
     /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
-    public void submitInit(HostCommand command) {
+    public void submitInit(NvmeRequest command) {
         submission.enqueue(command, true);
     }
 
@@ -320,15 +320,15 @@ public final class RdmaHostQueue implements AutoCloseable {
 
     /** Fails every waiting command with {@code error} (ctrl-loss-tmo expired). */
     public void failPending(NvmfException error) {
-        for (HostCommand c : takePending()) {
+        for (NvmeRequest c : takePending()) {
             c.failed(error);
         }
     }
 
-    private HostCommand[] takePending() {
+    private NvmeRequest[] takePending() {
         q.lock.lock();
         try {
-            HostCommand[] waiting = q.pending.toArray(new HostCommand[0]);
+            NvmeRequest[] waiting = q.pending.toArray(new NvmeRequest[0]);
             q.pending.clear();
             return waiting;
         } finally {
@@ -354,7 +354,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         } finally {
             q.lock.unlock();
         }
-        for (HostCommand c : takePending()) {
+        for (NvmeRequest c : takePending()) {
             c.failed(new NvmfControllerLostException(
                     q.name + ": controller closed; " + c.describe() + " not completed"));
         }

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The queue's command slots ({@link HostRequest} per tag), their command ids, and the bounce buffer pool, with the
+ * The queue's command slots ({@link RequestSlot} per tag), their command ids, and the bounce buffer pool, with the
  * data mapping of Linux {@code nvme_rdma_map_data()}: no data gives a null keyed SGL
  * ({@code nvme_rdma_set_sg_null}); a write that fits the in-capsule size goes inline after the SQE with a data
  * block descriptor of offset 0 ({@code nvme_rdma_map_sg_inline}); everything else is a keyed SGL naming exactly the
@@ -39,7 +39,7 @@ final class RequestTable implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final MemoryRegion sqeRegion;
     private final BounceBufferPool pool;
-    private final HostRequest[] requests;
+    private final RequestSlot[] slots;
     private final CommandIdAllocator ids;
 
     RequestTable(ProtectionDomain pd, Arena arena, int queueSize, int bufferSize, int buffers) throws VerbsException {
@@ -49,12 +49,12 @@ final class RequestTable implements AutoCloseable {
                     EnumSet.of(AccessFlag.LOCAL_WRITE)));
             pool = new BounceBufferPool(track(pd.register(arena.allocate((long) bufferSize * buffers, 4096),
                     HOST_BUFFER_ACCESS)), bufferSize, buffers);
-            requests = new HostRequest[queueSize];
+            slots = new RequestSlot[queueSize];
             for (int tag = 0; tag < queueSize; tag++) {
                 SubmissionQueueEntry sqe = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice(
                         (long) tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE));
                 SendWorkRequest send = new SendWorkRequest(2).opcode(SendOpcode.SEND).signaled(true).wrId(tag);
-                requests[tag] = new HostRequest(tag, sqe, send, track(pd.allocateWindow()));
+                slots[tag] = new RequestSlot(tag, sqe, send, track(pd.allocateWindow()));
             }
             ids = new CommandIdAllocator(queueSize);
             ok = true;
@@ -75,7 +75,7 @@ final class RequestTable implements AutoCloseable {
     }
 
     int size() {
-        return requests.length;
+        return slots.length;
     }
 
     int outstanding() {
@@ -83,22 +83,22 @@ final class RequestTable implements AutoCloseable {
     }
 
     /** The request of {@code tag} if a command occupies it, else null (a stale completion). */
-    HostRequest active(int tag) {
-        return tag >= 0 && tag < requests.length && ids.isOutstanding(tag) ? requests[tag] : null;
+    RequestSlot active(int tag) {
+        return tag >= 0 && tag < slots.length && ids.isOutstanding(tag) ? slots[tag] : null;
     }
 
     /** The request a response's command id names, or null ("tag not found" in nvme_rdma_process_nvme_rsp()). */
-    HostRequest lookup(int cid) {
+    RequestSlot lookup(int cid) {
         int tag = ids.lookup(cid);
-        return tag < 0 ? null : requests[tag];
+        return tag < 0 ? null : slots[tag];
     }
 
     /** Decides the SGL1 form of a command, as nvme_rdma_map_data() does. */
-    static SglForm sglForm(HostCommand.Direction direction, int length, int inCapsuleCapacity) {
-        if (direction == HostCommand.Direction.NONE || length == 0) {
+    static SglForm sglForm(NvmeRequest.Direction direction, int length, int inCapsuleCapacity) {
+        if (direction == NvmeRequest.Direction.NONE || length == 0) {
             return SglForm.NULL_KEYED;
         }
-        if (direction == HostCommand.Direction.HOST_TO_CONTROLLER && length <= inCapsuleCapacity) {
+        if (direction == NvmeRequest.Direction.HOST_TO_CONTROLLER && length <= inCapsuleCapacity) {
             return SglForm.IN_CAPSULE;
         }
         return SglForm.KEYED;
@@ -110,12 +110,12 @@ final class RequestTable implements AutoCloseable {
      * buffer is free; {@link Start#FAILED} when the window cannot be bound (e.g. the caller closed its buffer): the
      * slot is free again and {@code command.tag} is -1.
      */
-    Start start(HostCommand command, long startNanos, int maxOutstanding, int inCapsuleCapacity)
+    Start start(NvmeRequest command, long startNanos, int maxOutstanding, int inCapsuleCapacity)
             throws VerbsException {
         if (ids.outstanding() >= maxOutstanding) {
             return Start.NO_ROOM;
         }
-        boolean needsBuffer = command.direction != HostCommand.Direction.NONE && command.length > 0
+        boolean needsBuffer = command.direction != NvmeRequest.Direction.NONE && command.length > 0
                 && command.region == null;
         if (needsBuffer && command.length > pool.bufferSize()) {
             throw new IllegalArgumentException(command.describe() + ": " + command.length
@@ -124,25 +124,25 @@ final class RequestTable implements AutoCloseable {
         if (needsBuffer && pool.isEmpty()) {
             return Start.NO_ROOM;
         }
-        HostRequest req = requests[ids.acquire()];
-        req.start(command, needsBuffer ? pool.acquire() : -1, startNanos);
+        RequestSlot slot = slots[ids.acquire()];
+        slot.start(command, needsBuffer ? pool.acquire() : -1, startNanos);
 
-        SubmissionQueueEntry sqe = req.sqe;
+        SubmissionQueueEntry sqe = slot.sqe;
         sqe.clear();
         command.encode(sqe);
-        sqe.cid(ids.commandId(req.tag)).psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
+        sqe.cid(ids.commandId(slot.tag)).psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
 
         MemoryRegion dataRegion = command.region;
         long dataOffset = command.regionOffset;
-        if (req.buffer >= 0) {
+        if (slot.buffer >= 0) {
             dataRegion = pool.region();
-            dataOffset = pool.offset(req.buffer);
-            if (command.direction == HostCommand.Direction.HOST_TO_CONTROLLER) {
-                pool.copyIn(req.buffer, command.copy, command.length);
+            dataOffset = pool.offset(slot.buffer);
+            if (command.direction == NvmeRequest.Direction.HOST_TO_CONTROLLER) {
+                pool.copyIn(slot.buffer, command.copy, command.length);
             }
         }
-        SendWorkRequest send = req.send;
-        send.sgList().get(0).set(sqeRegion, (long) req.tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
+        SendWorkRequest send = slot.send;
+        send.sgList().get(0).set(sqeRegion, (long) slot.tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
         switch (sglForm(command.direction, command.length, inCapsuleCapacity)) {
             case NULL_KEYED -> {
                 Sgl1Encoder.nullKeyed(sqe.segment());
@@ -156,16 +156,16 @@ final class RequestTable implements AutoCloseable {
             case KEYED -> {
                 int rkey;
                 try {
-                    rkey = req.window.bind(dataRegion, dataOffset, command.length,
-                            command.direction == HostCommand.Direction.CONTROLLER_TO_HOST
+                    rkey = slot.window.bind(dataRegion, dataOffset, command.length,
+                            command.direction == NvmeRequest.Direction.CONTROLLER_TO_HOST
                                     ? CONTROLLER_WRITES : CONTROLLER_READS);
                 } catch (VerbsException e) {
-                    release(req);
+                    release(slot);
                     throw e;
                 }
-                req.keyed = true;
+                slot.keyed = true;
                 Sgl1Encoder.keyed(sqe.segment(), dataRegion.address() + dataOffset, command.length, rkey,
-                        req.window.remotelyInvalidatable());
+                        slot.window.remotelyInvalidatable());
                 send.sgList().count(1);
             }
         }
@@ -176,23 +176,23 @@ final class RequestTable implements AutoCloseable {
      * Ends the target's access to the command's bytes (nvme_rdma_inv_rkey()) if its window is still bound.
      * Synchronous: once this returns, the key is dead.
      */
-    void invalidate(HostRequest req) {
-        if (req.keyed) {
-            req.window.invalidate();
-            req.keyed = false;
+    void invalidate(RequestSlot slot) {
+        if (slot.keyed) {
+            slot.window.invalidate();
+            slot.keyed = false;
         }
     }
 
     /** Frees the slot whatever way its command ended (failure, timeout, reconnect) and returns the command. */
-    HostCommand release(HostRequest req) {
-        invalidate(req);
-        if (req.buffer >= 0) {
-            pool.release(req.buffer);
-            req.buffer = -1;
+    NvmeRequest release(RequestSlot slot) {
+        invalidate(slot);
+        if (slot.buffer >= 0) {
+            pool.release(slot.buffer);
+            slot.buffer = -1;
         }
-        HostCommand command = req.command;
-        req.command = null;
-        ids.release(req.tag);
+        NvmeRequest command = slot.request;
+        slot.request = null;
+        ids.release(slot.tag);
         if (command != null) {
             command.tag = -1;
         }
@@ -200,12 +200,12 @@ final class RequestTable implements AutoCloseable {
     }
 
     /** Both halves are in: copies a successful read out of its bounce buffer and frees the slot. */
-    HostCommand finish(HostRequest req) {
-        HostCommand command = req.command;
-        if (req.buffer >= 0 && command.direction == HostCommand.Direction.CONTROLLER_TO_HOST && req.status == 0) {
-            pool.copyOut(req.buffer, command.copy, command.length);
+    NvmeRequest finish(RequestSlot slot) {
+        NvmeRequest command = slot.request;
+        if (slot.buffer >= 0 && command.direction == NvmeRequest.Direction.CONTROLLER_TO_HOST && slot.status == 0) {
+            pool.copyOut(slot.buffer, command.copy, command.length);
         }
-        return release(req);
+        return release(slot);
     }
 
     @Override

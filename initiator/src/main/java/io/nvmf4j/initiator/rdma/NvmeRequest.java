@@ -6,7 +6,9 @@ import io.nvmf4j.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One NVMe command as the host library hands it to a queue: how to fill the submission queue entry (everything
+ * One request as the host library hands it to a queue, like Linux {@code struct nvme_request}: it carries one
+ * command (the 64-byte submission queue entry) through submission, re-queueing and completion. It says how to fill
+ * the entry (everything
  * but CID, PSDT and SGL1, which the queue writes), where its data lives, and what to do with the outcome.
  * Library-internal (public only because the package split needs it).
  *
@@ -17,7 +19,7 @@ import java.lang.foreign.MemorySegment;
  *
  * <p>{@link #completed} and {@link #failed} run on the queue's completion thread: keep them short.
  */
-public abstract class HostCommand {
+public abstract class NvmeRequest {
 
     /** Direction of the data transfer, as in NVMe opcode bits 1:0. */
     public enum Direction { NONE, HOST_TO_CONTROLLER, CONTROLLER_TO_HOST }
@@ -72,7 +74,7 @@ public abstract class HostCommand {
     protected abstract void failed(NvmfException error);
 
     /** No data (Flush, Keep Alive, Property Get/Set): SGL1 is a null keyed descriptor, as Linux sends. */
-    public final HostCommand noData() {
+    public final NvmeRequest noData() {
         direction = Direction.NONE;
         region = null;
         copy = null;
@@ -81,7 +83,7 @@ public abstract class HostCommand {
     }
 
     /** Data in a caller-registered region: no copy, the keyed SGL carries its address and rkey. */
-    public final HostCommand zeroCopy(Direction direction, MemoryRegion region, long offset, int length) {
+    public final NvmeRequest zeroCopy(Direction direction, MemoryRegion region, long offset, int length) {
         this.direction = direction;
         this.region = region;
         this.regionOffset = offset;
@@ -91,7 +93,7 @@ public abstract class HostCommand {
     }
 
     /** Data in any segment (heap or native), staged through a bounce buffer of the queue. */
-    public final HostCommand copy(Direction direction, MemorySegment segment) {
+    public final NvmeRequest copy(Direction direction, MemorySegment segment) {
         if (segment.byteSize() > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("one command moves at most 2 GiB");
         }

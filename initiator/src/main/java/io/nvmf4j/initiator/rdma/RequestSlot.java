@@ -5,12 +5,12 @@ import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.SendWorkRequest;
 
 /**
- * One command slot of a queue, preallocated per tag like Linux {@code struct nvme_rdma_request}: the 64-byte SQE in
- * the queue's registered SQE region, the reusable send work request (SQE + in-capsule data), the memory window
- * that exposes the command's bytes, and the per-command state while a {@link HostCommand} occupies it. The
- * deadline is {@link HostCommand#startNanos} plus the queue's command timeout. Guarded by the queue's lock.
+ * One slot of a queue, preallocated per tag like Linux {@code struct nvme_rdma_request}: the 64-byte SQE in the
+ * queue's registered SQE region, the reusable send work request (SQE + in-capsule data), the memory window that
+ * exposes the command's bytes, and the transport state while a {@link NvmeRequest} occupies it. The
+ * deadline is {@link NvmeRequest#startNanos} plus the queue's command timeout. Guarded by the queue's lock.
  */
-final class HostRequest {
+final class RequestSlot {
 
     final int tag;
     final SubmissionQueueEntry sqe;
@@ -18,8 +18,8 @@ final class HostRequest {
     /** Bound to the command's bytes while {@link #keyed}: its key went out in the keyed SGL. */
     final MemoryWindow window;
 
-    /** The command in this slot, null when free. */
-    HostCommand command;
+    /** The request in this slot, null when free. */
+    NvmeRequest request;
     /** Index of the bounce buffer staging the command's data, -1 for none (zero copy or no data). */
     int buffer = -1;
     boolean keyed;
@@ -30,7 +30,7 @@ final class HostRequest {
     int status;
     long result;
 
-    HostRequest(int tag, SubmissionQueueEntry sqe, SendWorkRequest send, MemoryWindow window) {
+    RequestSlot(int tag, SubmissionQueueEntry sqe, SendWorkRequest send, MemoryWindow window) {
         this.tag = tag;
         this.sqe = sqe;
         this.send = send;
@@ -38,8 +38,8 @@ final class HostRequest {
     }
 
     /** Takes the slot for {@code c}, sent at {@code startNanos}. */
-    void start(HostCommand c, int bufferIndex, long startNanos) {
-        command = c;
+    void start(NvmeRequest c, int bufferIndex, long startNanos) {
+        request = c;
         buffer = bufferIndex;
         sendDone = false;
         responseDone = false;
@@ -49,6 +49,6 @@ final class HostRequest {
 
     /** Whether the command's deadline has passed at {@code now}. */
     boolean expired(long now, long timeoutNanos) {
-        return command != null && command.hasDeadline() && now - command.startNanos > timeoutNanos;
+        return request != null && request.hasDeadline() && now - request.startNanos > timeoutNanos;
     }
 }

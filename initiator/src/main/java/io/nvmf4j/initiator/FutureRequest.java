@@ -1,16 +1,16 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * A command whose outcome is a future of the 64-bit CQE result (admin and fabrics commands). Completed on the
+ * A request whose outcome is a future of the 64-bit CQE result (admin and fabrics commands). Completed on the
  * queue's completion thread.
  */
-final class FutureCommand extends HostCommand {
+final class FutureRequest extends NvmeRequest {
 
     private final String description;
     private final Consumer<SubmissionQueueEntry> encoder;
@@ -20,7 +20,7 @@ final class FutureCommand extends HostCommand {
     /** False for an Asynchronous Event Request, which waits for an event as long as it takes. */
     boolean deadline = true;
 
-    FutureCommand(String description, boolean fabrics, boolean retry, Consumer<SubmissionQueueEntry> encoder) {
+    FutureRequest(String description, boolean fabrics, boolean retry, Consumer<SubmissionQueueEntry> encoder) {
         this.description = description;
         this.encoder = encoder;
         this.fabrics = fabrics;

@@ -1,6 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.HostCommand;
+import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
@@ -10,8 +10,11 @@ import io.nvmf4j.protocol.io.WriteCommand;
 import io.nvmf4j.protocol.io.WriteZeroesCommand;
 import java.util.Locale;
 
-/** One NVM command set I/O command of an {@link IoOperation} (NVM Command Set 1.0, chapter 3). */
-final class IoCommand extends HostCommand {
+/**
+ * One request of an {@link IoOperation}: it carries one NVM command set I/O command (NVM Command Set 1.0, chapter
+ * 3), one part of the split operation.
+ */
+final class OperationRequest extends NvmeRequest {
 
     enum Kind { READ, WRITE, WRITE_ZEROES, FLUSH, DATASET_MANAGEMENT }
 
@@ -25,17 +28,17 @@ final class IoCommand extends HostCommand {
     /** Dataset Management CDW11 attributes (IDR, IDW, AD). */
     private final int attributes;
 
-    IoCommand(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges) {
+    OperationRequest(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges) {
         this(operation, kind, nsid, slba, blocks, flag, ranges, 0);
     }
 
     /** A Dataset Management of {@code ranges} ranges with {@code attributes} in CDW11. */
-    static IoCommand datasetManagement(IoOperation operation, long nsid, int ranges, int attributes) {
-        return new IoCommand(operation, Kind.DATASET_MANAGEMENT, nsid, 0, 0, false, ranges, attributes);
+    static OperationRequest datasetManagement(IoOperation operation, long nsid, int ranges, int attributes) {
+        return new OperationRequest(operation, Kind.DATASET_MANAGEMENT, nsid, 0, 0, false, ranges, attributes);
     }
 
-    private IoCommand(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag, int ranges,
-                      int attributes) {
+    private OperationRequest(IoOperation operation, Kind kind, long nsid, long slba, int blocks, boolean flag,
+            int ranges, int attributes) {
         this.attributes = attributes;
         this.operation = operation;
         this.kind = kind;
