@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.admin.ActiveNamespaceList;

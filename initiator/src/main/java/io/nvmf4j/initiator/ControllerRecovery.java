@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import java.util.concurrent.TimeUnit;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
@@ -61,7 +60,7 @@ final class ControllerRecovery {
             return;
         }
         c.admin.disconnect();
-        for (RdmaHostQueue q : c.ioQueues) {
+        for (HostQueue q : c.ioQueues) {
             q.disconnect();
         }
         try {
@@ -87,7 +86,7 @@ final class ControllerRecovery {
         if (!c.admin.isLive()) {
             throw new NvmfConnectException(name + ": admin queue broke during connect: " + c.admin.failureReason());
         }
-        for (RdmaHostQueue q : c.ioQueues) {
+        for (HostQueue q : c.ioQueues) {
             if (!q.isLive()) {
                 throw new NvmfConnectException(name + ": " + q.qid() + " broke during connect: " + q.failureReason());
             }
@@ -106,7 +105,7 @@ final class ControllerRecovery {
                 + last.getMessage() + ")", last);
         LOG.log(Level.WARNING, lost.getMessage());
         c.admin.failPending(lost);
-        for (RdmaHostQueue q : c.ioQueues) {
+        for (HostQueue q : c.ioQueues) {
             q.failPending(lost);
             q.close();
         }

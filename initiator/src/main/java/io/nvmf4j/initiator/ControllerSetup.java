@@ -1,7 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
-import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.CommandId;
 import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.QueueId;
@@ -35,7 +33,7 @@ import java.util.function.Consumer;
  * Controller bring-up, one sequence for the first connect and every reconnect, as Linux
  * {@code nvme_rdma_setup_ctrl(ctrl, new)}: {@link #run} names the steps; {@code fresh} creates the queues and scans
  * the namespaces, a reconnect reuses them and requires the controller to grant at least as much as before. The
- * commands of the sequence go by {@link RdmaHostQueue#submitInit} and fail rather than wait for a reconnect.
+ * commands of the sequence go by {@link HostQueue#submitInit} and fail rather than wait for a reconnect.
  */
 final class ControllerSetup {
 
@@ -54,7 +52,7 @@ final class ControllerSetup {
     }
 
     /** DH-HMAC-CHAP after each Connect (nvmf_connect_admin_queue() / nvmf_connect_io_queue()). */
-    private void authenticate(RdmaHostQueue queue, long connectResult) throws NvmfException {
+    private void authenticate(HostQueue queue, long connectResult) throws NvmfException {
         c.authenticator().afterConnect(queue, connectResult, this::runInit);
     }
 
@@ -87,7 +85,7 @@ final class ControllerSetup {
 
     /** RDMA connect, then Fabrics Connect (NVMe-oF 1.1, 3.3) with CNTLID FFFFh: the target allocates one. */
     private void connectAdminQueue() throws NvmfException {
-        RdmaHostQueue admin = c.admin;
+        HostQueue admin = c.admin;
         admin.connect(options.address(), options.connectTimeout());
         long katoMillis = options.keepAliveTimeout().toMillis();
         FutureRequest connect = initRequest("Connect admin queue to " + options.subsystemNqn(), true,
@@ -226,7 +224,7 @@ final class ControllerSetup {
 
     /** Per I/O queue: RDMA connect and Fabrics Connect with the admin queue's CNTLID and the queue's SQSIZE. */
     private void connectIoQueues() throws NvmfException {
-        for (RdmaHostQueue queue : c.ioQueues) {
+        for (HostQueue queue : c.ioQueues) {
             queue.inCapsuleCapacity(c.inCapsuleBytes);
             queue.connect(options.address(), options.connectTimeout());
             FutureRequest qc = initRequest("Connect " + queue.qid(), true,
@@ -278,11 +276,12 @@ final class ControllerSetup {
 
     // ---- commands of the sequence ---------------------------------------------------------------------------
 
-    private RdmaHostQueue newQueue(String queueName, QueueId qid, int queueSize, int bufferSize, int buffers)
+    private HostQueue newQueue(String queueName, QueueId qid, int queueSize, int bufferSize, int buffers)
             throws NvmfException {
         try {
-            return new RdmaHostQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize, buffers,
-                    options.commandTimeout(), spinBudgetOf(qid), (queue, reason) -> c.recovery.queueFailed(reason));
+            return Transports.RDMA.newQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize,
+                    buffers, options.commandTimeout(), spinBudgetOf(qid),
+                    (queue, reason) -> c.recovery.queueFailed(reason));
         } catch (VerbsException e) {
             throw new NvmfConnectException(name + ": cannot register queue memory: " + e.getMessage(), e);
         }
@@ -312,7 +311,7 @@ final class ControllerSetup {
         return new FutureRequest(what, fabrics, false, encoder);
     }
 
-    private long runInit(RdmaHostQueue queue, FutureRequest command) throws NvmfException {
+    private long runInit(HostQueue queue, FutureRequest command) throws NvmfException {
         queue.submitInit(command);
         return Futures.await(command.future, options.commandTimeout().toMillis() + 1000, command.describe());
     }

@@ -1,7 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
-import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.CommandId;
 import io.nvmf4j.protocol.auth.AuthMessage;
 import io.nvmf4j.protocol.auth.DhchapException;
@@ -46,14 +44,14 @@ final class DhchapAuthenticator {
 
     /** How commands reach the queue: the bring-up path ({@code submitInit}) or a live queue ({@code submit}). */
     interface Runner {
-        long run(RdmaHostQueue queue, FutureRequest command) throws NvmfException;
+        long run(HostQueue queue, FutureRequest command) throws NvmfException;
     }
 
     /**
      * After a successful Connect of {@code queue} with response DW0 {@code connectResult}: authenticate when the
      * controller asks, or unasked when a controller key demands bidirectional authentication.
      */
-    void afterConnect(RdmaHostQueue queue, long connectResult, Runner runner) throws NvmfException {
+    void afterConnect(HostQueue queue, long connectResult, Runner runner) throws NvmfException {
         int dw0 = (int) connectResult;
         DhchapKeys keys = options.dhchap();
         boolean asked = ConnectResponse.authenticationRequired(dw0);
@@ -74,7 +72,7 @@ final class DhchapAuthenticator {
     }
 
     /** One transaction on {@code queue}; also the host-initiated re-authentication. */
-    void authenticate(RdmaHostQueue queue, Runner runner) throws NvmfException {
+    void authenticate(HostQueue queue, Runner runner) throws NvmfException {
         DhchapKeys keys = options.dhchap();
         if (keys == null) {
             throw new NvmfAuthenticationException(name + ": no DH-HMAC-CHAP secret to authenticate with",
@@ -111,7 +109,7 @@ final class DhchapAuthenticator {
                 + (keys.bidirectional() ? "bidirectional" : "unidirectional") + ")");
     }
 
-    private void send(RdmaHostQueue queue, Runner runner, AuthMessage message) throws NvmfException {
+    private void send(HostQueue queue, Runner runner, AuthMessage message) throws NvmfException {
         int size = message.encodedSize();
         FutureRequest cmd = new FutureRequest("Authentication Send (" + message.getClass().getSimpleName() + ")",
                 true, false, sqe -> AuthenticationSendCommand.dhchap(CommandId.of(0), nullSgl(), size).encode(sqe));
@@ -119,7 +117,7 @@ final class DhchapAuthenticator {
         runner.run(queue, cmd);
     }
 
-    private MemorySegment receive(RdmaHostQueue queue, Runner runner) throws NvmfException {
+    private MemorySegment receive(HostQueue queue, Runner runner) throws NvmfException {
         MemorySegment buffer = MemorySegment.ofArray(new byte[RECEIVE_BUFFER]);
         FutureRequest cmd = new FutureRequest("Authentication Receive", true, false,
                 sqe -> AuthenticationReceiveCommand.dhchap(CommandId.of(0), nullSgl(), RECEIVE_BUFFER).encode(sqe));

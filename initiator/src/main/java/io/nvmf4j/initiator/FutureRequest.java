@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +27,7 @@ final class FutureRequest extends NvmeRequest {
     }
 
     @Override
-    protected void encode(SubmissionQueueEntry sqe) {
+    public void encode(SubmissionQueueEntry sqe) {
         encoder.accept(sqe);
     }
 
@@ -53,7 +52,7 @@ final class FutureRequest extends NvmeRequest {
     }
 
     @Override
-    protected void completed(int statusField, long result) {
+    public void completed(int statusField, long result) {
         if (statusField == 0) {
             future.complete(result);
         } else {
@@ -63,7 +62,7 @@ final class FutureRequest extends NvmeRequest {
     }
 
     @Override
-    protected void failed(NvmfException error) {
+    public void failed(NvmfException error) {
         future.completeExceptionally(error);
     }
 }

@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.FlushCommand;
@@ -201,7 +200,7 @@ public final class IoRequest {
     private final class Queued extends NvmeRequest {
 
         @Override
-        protected void encode(SubmissionQueueEntry sqe) {
+        public void encode(SubmissionQueueEntry sqe) {
             if (kind == Kind.FLUSH) {
                 FlushCommand.encode(sqe, nsid);
             } else {
@@ -219,13 +218,13 @@ public final class IoRequest {
         }
 
         @Override
-        protected void completed(int status, long result) {
+        public void completed(int status, long result) {
             statusField = status;
             complete(status == 0 ? null : new NvmfStatusException(describe(), Status.fromField(status), false));
         }
 
         @Override
-        protected void failed(NvmfException error) {
+        public void failed(NvmfException error) {
             complete(error);
         }
     }

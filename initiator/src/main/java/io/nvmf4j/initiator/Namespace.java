@@ -1,8 +1,6 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
-import io.nvmf4j.initiator.rdma.NvmeRequest.Direction;
-import io.nvmf4j.initiator.rdma.RdmaHostQueue;
+import io.nvmf4j.initiator.NvmeRequest.Direction;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
 import io.nvmf4j.protocol.io.DsmRange;
@@ -144,7 +142,7 @@ public final class Namespace implements NamespaceIo {
             throw new IllegalStateException("I/O request is still in flight");
         }
         long bytes = request.isFlush() ? 0 : checkedLength(request);
-        RdmaHostQueue queue = queue();
+        HostQueue queue = queue();
         NvmeRequest command = request.arm(nsid, (int) bytes);
         try {
             queue.submit(command);
@@ -209,7 +207,7 @@ public final class Namespace implements NamespaceIo {
         int per = TransferLimits.maxBlocksPerCommand(blockSize, controller.maxTransferBytes(), Long.MAX_VALUE);
         int count = Math.toIntExact(TransferLimits.commandCount(blocks, per));
         IoOperation op = failFast == null ? new IoOperation(count) : failFast.make(count);
-        RdmaHostQueue queue = queue();
+        HostQueue queue = queue();
         for (long done = 0; done < blocks; done += per) {
             int n = (int) Math.min(per, blocks - done);
             OperationRequest c = new OperationRequest(op, OperationRequest.Kind.WRITE_ZEROES, nsid, slba + done, n,
@@ -344,7 +342,7 @@ public final class Namespace implements NamespaceIo {
         long bytes = blocks * blockSize;
         Direction direction = kind == OperationRequest.Kind.READ ? Direction.CONTROLLER_TO_HOST
                 : Direction.HOST_TO_CONTROLLER;
-        RdmaHostQueue queue = queue();
+        HostQueue queue = queue();
         long pathLimit;
         if (buffer != null) {
             if (offset < 0 || offset + bytes > buffer.size()) {
@@ -383,7 +381,7 @@ public final class Namespace implements NamespaceIo {
         }
     }
 
-    private RdmaHostQueue queue() {
+    private HostQueue queue() {
         return pinnedQueue >= 0 ? controller.ioQueue(pinnedQueue) : controller.nextIoQueue();
     }
 

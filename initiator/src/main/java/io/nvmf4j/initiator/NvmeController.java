@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.RdmaHostQueue;
 import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.admin.IdentifyController;
 import io.nvmf4j.protocol.admin.IdentifyNamespace;
@@ -77,8 +76,8 @@ public final class NvmeController implements AutoCloseable {
     final AsyncEventHandler events;
 
     // Written by ControllerSetup (first connect, reconnect) and ControllerRecovery.
-    RdmaHostQueue admin;
-    final List<RdmaHostQueue> ioQueues = new ArrayList<>();
+    HostQueue admin;
+    final List<HostQueue> ioQueues = new ArrayList<>();
     volatile ControllerState state = ControllerState.CONNECTING;
     ControllerId controllerId = ControllerId.DYNAMIC;
     ControllerCapabilities capabilities;
@@ -262,7 +261,7 @@ public final class NvmeController implements AutoCloseable {
         if (index < 0 || index >= ioQueues.size()) {
             throw new IllegalArgumentException("I/O queue index " + index + " outside 0.." + (ioQueues.size() - 1));
         }
-        RdmaHostQueue queue = ioQueues.get(index);
+        HostQueue queue = ioQueues.get(index);
         return new QueuePolling() {
             @Override
             public boolean claim() {
@@ -283,11 +282,11 @@ public final class NvmeController implements AutoCloseable {
 
     // ---- queues and buffers for Namespace -------------------------------------------------------------------
 
-    RdmaHostQueue ioQueue(int index) {
+    HostQueue ioQueue(int index) {
         return ioQueues.get(index);
     }
 
-    RdmaHostQueue nextIoQueue() {
+    HostQueue nextIoQueue() {
         if (ioQueues.isEmpty()) {
             throw new IllegalStateException(name + " has no I/O queues (a discovery controller?)");
         }
@@ -422,7 +421,7 @@ public final class NvmeController implements AutoCloseable {
     public List<Integer> pendingPerQueue() {
         List<Integer> out = new ArrayList<>();
         out.add(admin.pendingCount());
-        for (RdmaHostQueue q : ioQueues) {
+        for (HostQueue q : ioQueues) {
             out.add(q.pendingCount());
         }
         return Collections.unmodifiableList(out);
@@ -451,7 +450,7 @@ public final class NvmeController implements AutoCloseable {
                 LOG.log(Level.DEBUG, name + ": shutdown notification failed: " + e.getMessage());
             }
         }
-        for (RdmaHostQueue q : ioQueues) {
+        for (HostQueue q : ioQueues) {
             q.close();
         }
         if (admin != null) {

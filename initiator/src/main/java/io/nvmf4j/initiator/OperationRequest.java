@@ -1,6 +1,5 @@
 package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest;
 import io.nvmf4j.protocol.Status;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.io.DatasetManagementCommand;
@@ -50,7 +49,7 @@ final class OperationRequest extends NvmeRequest {
     }
 
     @Override
-    protected void encode(SubmissionQueueEntry sqe) {
+    public void encode(SubmissionQueueEntry sqe) {
         switch (kind) {
             case READ -> ReadCommand.encode(sqe, nsid, slba, blocks, flag);
             case WRITE -> WriteCommand.encode(sqe, nsid, slba, blocks, flag);
@@ -78,13 +77,13 @@ final class OperationRequest extends NvmeRequest {
     }
 
     @Override
-    protected void completed(int statusField, long result) {
+    public void completed(int statusField, long result) {
         operation.commandDone(statusField == 0 ? null
                 : new NvmfStatusException(describe(), Status.fromField(statusField), false));
     }
 
     @Override
-    protected void failed(NvmfException error) {
+    public void failed(NvmfException error) {
         operation.commandDone(error);
     }
 }

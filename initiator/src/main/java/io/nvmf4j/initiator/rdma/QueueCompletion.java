@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.initiator.NvmfException;
 
 import io.nvmf4j.protocol.CompletionQueueEntry;

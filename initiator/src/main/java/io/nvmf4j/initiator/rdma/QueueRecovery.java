@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.initiator.rdma.QueueState.State;
@@ -10,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * Timeouts and failure of one queue: a command past its deadline fails and takes the queue down
  * ({@code nvme_rdma_timeout()}); a failed queue re-queues what was outstanding for the reconnect, at most
  * {@link #MAX_RETRIES} times per command ({@code nvme_decide_disposition()}), and fails the connect sequence's
- * own commands; the controller hears of the first failure through the {@link QueueFailureListener}.
+ * own commands; the controller hears of the first failure through the {@link io.nvmf4j.initiator.QueueFailureListener}.
  */
 final class QueueRecovery {
 
@@ -42,8 +43,8 @@ final class QueueRecovery {
             RequestSlot slot = q.requests.active(tag);
             if (slot != null) {
                 NvmeRequest command = q.requests.release(slot);
-                if (command.retryAfterReconnect() && command.retries < MAX_RETRIES) {
-                    command.retries++;
+                if (command.retryAfterReconnect() && command.retries() < MAX_RETRIES) {
+                    command.retries(command.retries() + 1);
                     retry.addLast(command);
                 } else {
                     q.callbacks.failLater(command, new NvmfControllerLostException(q.name + ": " + reason + "; "
@@ -110,7 +111,7 @@ final class QueueRecovery {
             for (int tag = 0; tag < q.queueSize; tag++) {
                 RequestSlot slot = q.requests.active(tag);
                 if (slot != null) {
-                    oldestStart = Math.min(oldestStart, slot.request.startNanos);
+                    oldestStart = Math.min(oldestStart, slot.startNanos);
                 }
             }
             q.nudge.maybeNudge(now, oldestStart, q.connection.queuePair());

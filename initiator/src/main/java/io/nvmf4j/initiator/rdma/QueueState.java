@@ -1,5 +1,7 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
+import io.nvmf4j.initiator.QueueFailureListener;
 import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.RdmaConnection;

@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.initiator.rdma.QueueState.State;
@@ -33,7 +34,7 @@ final class QueueSubmission {
         RequestSlot slot = null;
         boolean startFailed = false;
         boolean onPoller = q.onPoller();
-        command.retries = 0;
+        command.retries(0);
         q.lock.lock();
         try {
             State s = q.state;
@@ -46,7 +47,7 @@ final class QueueSubmission {
                 if (started == RequestTable.Start.STARTED) {
                     qp = q.connection.queuePair();
                     generation = q.connectionGeneration;
-                    slot = q.requests.active(command.tag); // under the lock: a failure may free it before the post
+                    slot = q.requests.active(command.tag()); // under the lock: a failure may free it before the post
                 } else if (started == RequestTable.Start.NO_ROOM) {
                     if (init) {
                         q.pending.addFirst(command);
@@ -105,7 +106,7 @@ final class QueueSubmission {
             if (outcome == RequestTable.Start.FAILED) {
                 continue;
             }
-            started[count] = q.requests.active(next.tag);
+            started[count] = q.requests.active(next.tag());
             commands[count++] = next;
         }
         return count;

@@ -1,8 +1,11 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.HostQueue;
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.initiator.NvmfConnectException;
 import io.nvmf4j.initiator.NvmfControllerLostException;
 import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.QueueFailureListener;
 import io.nvmf4j.initiator.rdma.QueueState.State;
 import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.QueueLimits;
@@ -43,7 +46,7 @@ import java.lang.System.Logger;
  * is released, so a post that writes to a socket never holds up the completion thread. A command submitted on the
  * completion thread itself is posted right there, stamped with the loop's clock reading.
  */
-public final class RdmaHostQueue implements AutoCloseable {
+final class RdmaHostQueue implements HostQueue {
 
     private static final Logger LOG = System.getLogger(RdmaHostQueue.class.getName());
 
@@ -68,7 +71,7 @@ public final class RdmaHostQueue implements AutoCloseable {
      * @param bufferSize bytes per bounce buffer
      * @param buffers    bounce buffers
      */
-    public RdmaHostQueue(String name, QueueId qid, int queueSize, RdmaDevice device, ProtectionDomain pd,
+    RdmaHostQueue(String name, QueueId qid, int queueSize, RdmaDevice device, ProtectionDomain pd,
             int bufferSize, int buffers, Duration commandTimeout, Duration spinBudget,
             QueueFailureListener failureListener) throws VerbsException {
         if (queueSize < 2 || queueSize > CommandIdAllocator.MAX_CAPACITY) {
@@ -96,10 +99,12 @@ public final class RdmaHostQueue implements AutoCloseable {
         this.submission = new QueueSubmission(q, recovery);
     }
 
+    @Override
     public String name() {
         return q.name;
     }
 
+    @Override
     public QueueId qid() {
         return q.qid;
     }
@@ -110,6 +115,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** The 0's-based queue size: HSQSIZE of the CM request, to be sent as SQSIZE of the queue's Connect. */
+    @Override
     public int sqsize() {
         return sqsize;
     }
@@ -125,10 +131,12 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** Enables in-capsule data up to {@code bytes} (IOCCSZ * 16 - 64), capped at one bounce buffer. */
+    @Override
     public void inCapsuleCapacity(int bytes) {
         q.inCapsuleCapacity = Math.max(0, Math.min(bytes, q.requests.bufferSize()));
     }
 
+    @Override
     public int bufferSize() {
         return q.requests.bufferSize();
     }
@@ -138,6 +146,7 @@ public final class RdmaHostQueue implements AutoCloseable {
         return q.lastSqHead;
     }
 
+    @Override
     public boolean isLive() {
         return q.state == State.LIVE;
     }
@@ -148,6 +157,7 @@ public final class RdmaHostQueue implements AutoCloseable {
      *
      * @throws NvmfConnectException refused, rejected (naming the NVMe RDMA CM status) or timed out
      */
+    @Override
     public void connect(InetSocketAddress address, Duration timeout) throws NvmfConnectException {
         q.lock.lock();
         try {
@@ -187,6 +197,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** Lets queued commands go out: the queue's own Connect has succeeded. */
+    @Override
     public void markLive() {
         submission.markLive();
     }
@@ -195,11 +206,13 @@ public final class RdmaHostQueue implements AutoCloseable {
      * Queues a command. It goes out at once when the queue is live and has a free slot (and bounce buffer if it
      * needs one), otherwise it waits; while the connection is being re-established it waits for that.
      */
+    @Override
     public void submit(NvmeRequest command) {
         submission.enqueue(command, false);
     }
 
     /** Sends a command of the connect sequence while the queue is CONNECTING (fails it if the queue is down). */
+    @Override
     public void submitInit(NvmeRequest command) {
         submission.enqueue(command, true);
     }
@@ -209,6 +222,7 @@ public final class RdmaHostQueue implements AutoCloseable {
      * queue's completion thread, which then parks: true once it does. Ask again after a reconnect, and from time to
      * time until granted (the completion thread grants at its next poll, or when a wait of up to 20 ms ends).
      */
+    @Override
     public boolean claimPolling() {
         PollingClaim c = q.claim;
         return c != null && c.request(Thread.currentThread());
@@ -218,12 +232,14 @@ public final class RdmaHostQueue implements AutoCloseable {
      * On a thread that {@link #claimPolling claimed} the queue: handles the completions its CQ holds now; their
      * number, or -1 when this thread does not hold the queue (not granted yet, or the connection changed).
      */
+    @Override
     public int pollClaimed() {
         PollingClaim c = q.claim;
         return c == null ? -1 : c.poll(Thread.currentThread());
     }
 
     /** Gives the polling back to the queue's completion thread (before the claimant sleeps or ends). */
+    @Override
     public void releasePolling() {
         PollingClaim c = q.claim;
         if (c != null) {
@@ -232,6 +248,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** Commands waiting for a slot or for the connection. */
+    @Override
     public int pendingCount() {
         q.lock.lock();
         try {
@@ -270,6 +287,7 @@ public final class RdmaHostQueue implements AutoCloseable {
      * Tears the connection down (after a failure, before reconnecting): waits for the completion thread and
      * closes the queue pair and CQ. Commands waiting stay queued.
      */
+    @Override
     public void disconnect() {
         Thread t;
         PollingClaim claim;
@@ -319,6 +337,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** Fails every waiting command with {@code error} (ctrl-loss-tmo expired). */
+    @Override
     public void failPending(NvmfException error) {
         for (NvmeRequest c : takePending()) {
             c.failed(error);
@@ -364,6 +383,7 @@ public final class RdmaHostQueue implements AutoCloseable {
     }
 
     /** Why the connection last failed, or null. */
+    @Override
     public String failureReason() {
         return q.failureReason;
     }

@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.MemoryWindow;
 import io.nvmf4j.verbs.SendWorkRequest;
@@ -8,7 +9,7 @@ import io.nvmf4j.verbs.SendWorkRequest;
  * One slot of a queue, preallocated per tag like Linux {@code struct nvme_rdma_request}: the 64-byte SQE in the
  * queue's registered SQE region, the reusable send work request (SQE + in-capsule data), the memory window that
  * exposes the command's bytes, and the transport state while a {@link NvmeRequest} occupies it. The
- * deadline is {@link NvmeRequest#startNanos} plus the queue's command timeout. Guarded by the queue's lock.
+ * deadline is {@link #startNanos} plus the queue's command timeout. Guarded by the queue's lock.
  */
 final class RequestSlot {
 
@@ -29,6 +30,8 @@ final class RequestSlot {
     boolean responseDone;
     int status;
     long result;
+    /** When the request was posted ({@code System.nanoTime()} scale; the completion thread's loop time there). */
+    long startNanos;
 
     RequestSlot(int tag, SubmissionQueueEntry sqe, SendWorkRequest send, MemoryWindow window) {
         this.tag = tag;
@@ -43,12 +46,12 @@ final class RequestSlot {
         buffer = bufferIndex;
         sendDone = false;
         responseDone = false;
-        c.tag = tag;
-        c.startNanos = startNanos;
+        this.startNanos = startNanos;
+        c.tag(tag);
     }
 
     /** Whether the command's deadline has passed at {@code now}. */
     boolean expired(long now, long timeoutNanos) {
-        return request != null && request.hasDeadline() && now - request.startNanos > timeoutNanos;
+        return request != null && request.hasDeadline() && now - this.startNanos > timeoutNanos;
     }
 }

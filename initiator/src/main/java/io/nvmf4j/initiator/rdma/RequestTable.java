@@ -1,5 +1,6 @@
 package io.nvmf4j.initiator.rdma;
 
+import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.MemoryRegion;
@@ -108,17 +109,17 @@ final class RequestTable implements AutoCloseable {
      * Takes a slot (and bounce buffer) for {@code command} and writes its SQE, SGL1 and send work request, binding
      * the slot's window for a keyed command. {@link Start#NO_ROOM} when {@code maxOutstanding} are out or no bounce
      * buffer is free; {@link Start#FAILED} when the window cannot be bound (e.g. the caller closed its buffer): the
-     * slot is free again and {@code command.tag} is -1.
+     * slot is free again and {@code command.tag()} is -1.
      */
     Start start(NvmeRequest command, long startNanos, int maxOutstanding, int inCapsuleCapacity)
             throws VerbsException {
         if (ids.outstanding() >= maxOutstanding) {
             return Start.NO_ROOM;
         }
-        boolean needsBuffer = command.direction != NvmeRequest.Direction.NONE && command.length > 0
-                && command.region == null;
-        if (needsBuffer && command.length > pool.bufferSize()) {
-            throw new IllegalArgumentException(command.describe() + ": " + command.length
+        boolean needsBuffer = command.direction() != NvmeRequest.Direction.NONE && command.length() > 0
+                && command.region() == null;
+        if (needsBuffer && command.length() > pool.bufferSize()) {
+            throw new IllegalArgumentException(command.describe() + ": " + command.length()
                     + " bytes exceed the bounce buffer size " + pool.bufferSize() + " (split the transfer)");
         }
         if (needsBuffer && pool.isEmpty()) {
@@ -132,39 +133,39 @@ final class RequestTable implements AutoCloseable {
         command.encode(sqe);
         sqe.cid(ids.commandId(slot.tag)).psdt(SubmissionQueueEntry.PSDT_SGL_MPTR_CONTIGUOUS);
 
-        MemoryRegion dataRegion = command.region;
-        long dataOffset = command.regionOffset;
+        MemoryRegion dataRegion = command.region();
+        long dataOffset = command.regionOffset();
         if (slot.buffer >= 0) {
             dataRegion = pool.region();
             dataOffset = pool.offset(slot.buffer);
-            if (command.direction == NvmeRequest.Direction.HOST_TO_CONTROLLER) {
-                pool.copyIn(slot.buffer, command.copy, command.length);
+            if (command.direction() == NvmeRequest.Direction.HOST_TO_CONTROLLER) {
+                pool.copyIn(slot.buffer, command.copySegment(), command.length());
             }
         }
         SendWorkRequest send = slot.send;
         send.sgList().get(0).set(sqeRegion, (long) slot.tag * SubmissionQueueEntry.SIZE, SubmissionQueueEntry.SIZE);
-        switch (sglForm(command.direction, command.length, inCapsuleCapacity)) {
+        switch (sglForm(command.direction(), command.length(), inCapsuleCapacity)) {
             case NULL_KEYED -> {
                 Sgl1Encoder.nullKeyed(sqe.segment());
                 send.sgList().count(1);
             }
             case IN_CAPSULE -> {
-                Sgl1Encoder.inCapsule(sqe.segment(), 0, command.length);
-                send.sgList().get(1).set(dataRegion, dataOffset, command.length);
+                Sgl1Encoder.inCapsule(sqe.segment(), 0, command.length());
+                send.sgList().get(1).set(dataRegion, dataOffset, command.length());
                 send.sgList().count(2);
             }
             case KEYED -> {
                 int rkey;
                 try {
-                    rkey = slot.window.bind(dataRegion, dataOffset, command.length,
-                            command.direction == NvmeRequest.Direction.CONTROLLER_TO_HOST
+                    rkey = slot.window.bind(dataRegion, dataOffset, command.length(),
+                            command.direction() == NvmeRequest.Direction.CONTROLLER_TO_HOST
                                     ? CONTROLLER_WRITES : CONTROLLER_READS);
                 } catch (VerbsException e) {
                     release(slot);
                     throw e;
                 }
                 slot.keyed = true;
-                Sgl1Encoder.keyed(sqe.segment(), dataRegion.address() + dataOffset, command.length, rkey,
+                Sgl1Encoder.keyed(sqe.segment(), dataRegion.address() + dataOffset, command.length(), rkey,
                         slot.window.remotelyInvalidatable());
                 send.sgList().count(1);
             }
@@ -194,7 +195,7 @@ final class RequestTable implements AutoCloseable {
         slot.request = null;
         ids.release(slot.tag);
         if (command != null) {
-            command.tag = -1;
+            command.tag(-1);
         }
         return command;
     }
@@ -202,8 +203,8 @@ final class RequestTable implements AutoCloseable {
     /** Both halves are in: copies a successful read out of its bounce buffer and frees the slot. */
     NvmeRequest finish(RequestSlot slot) {
         NvmeRequest command = slot.request;
-        if (slot.buffer >= 0 && command.direction == NvmeRequest.Direction.CONTROLLER_TO_HOST && slot.status == 0) {
-            pool.copyOut(slot.buffer, command.copy, command.length);
+        if (slot.buffer >= 0 && command.direction() == NvmeRequest.Direction.CONTROLLER_TO_HOST && slot.status == 0) {
+            pool.copyOut(slot.buffer, command.copySegment(), command.length());
         }
         return release(slot);
     }

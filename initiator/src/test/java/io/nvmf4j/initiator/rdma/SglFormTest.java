@@ -2,7 +2,7 @@ package io.nvmf4j.initiator.rdma;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.nvmf4j.initiator.rdma.NvmeRequest.Direction;
+import io.nvmf4j.initiator.NvmeRequest.Direction;
 import io.nvmf4j.initiator.rdma.RequestTable.SglForm;
 import org.junit.jupiter.api.Test;
 

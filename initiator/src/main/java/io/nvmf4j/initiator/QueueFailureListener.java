@@ -1,7 +1,7 @@
-package io.nvmf4j.initiator.rdma;
+package io.nvmf4j.initiator;
 
 /** Told once per connection when a queue's connection breaks (on the queue's completion thread). */
 @FunctionalInterface
 public interface QueueFailureListener {
-    void queueFailed(RdmaHostQueue queue, String reason);
+    void queueFailed(HostQueue queue, String reason);
 }

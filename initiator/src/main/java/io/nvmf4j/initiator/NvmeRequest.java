@@ -1,21 +1,19 @@
-package io.nvmf4j.initiator.rdma;
+package io.nvmf4j.initiator;
 
-import io.nvmf4j.initiator.NvmfException;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
- * One request as the host library hands it to a queue, like Linux {@code struct nvme_request}: it carries one
- * command (the 64-byte submission queue entry) through submission, re-queueing and completion. It says how to fill
- * the entry (everything
- * but CID, PSDT and SGL1, which the queue writes), where its data lives, and what to do with the outcome.
- * Library-internal (public only because the package split needs it).
+ * One request as the host library hands it to a {@link HostQueue}, like Linux {@code struct nvme_request}: it
+ * carries one command (the 64-byte submission queue entry) through submission, re-queueing and completion. It says
+ * how to fill the entry (everything but CID, PSDT and SGL1, which the queue writes), where its data lives, and what
+ * to do with the outcome. Only this package makes requests; a transport reads them and reports their outcome.
  *
  * <p>Data lives either in a registered region the caller owns ({@link #zeroCopy}: the keyed SGL names it directly)
  * or in any segment ({@link #copy}: the queue stages it through one of its pre-registered bounce buffers). Either
  * way the queue exposes to the controller only the command's own bytes, through a memory window bound for the
- * command's life; the region needs {@code MW_BIND} and no remote access of its own.
+ * request's life; the region needs {@code MW_BIND} and no remote access of its own.
  *
  * <p>{@link #completed} and {@link #failed} run on the queue's completion thread: keep them short.
  */
@@ -24,20 +22,21 @@ public abstract class NvmeRequest {
     /** Direction of the data transfer, as in NVMe opcode bits 1:0. */
     public enum Direction { NONE, HOST_TO_CONTROLLER, CONTROLLER_TO_HOST }
 
-    Direction direction = Direction.NONE;
-    MemoryRegion region;
-    long regionOffset;
-    MemorySegment copy;
-    int length;
-    /** Set by the queue while the command is posted. */
-    int tag = -1;
-    /** When it was posted ({@code System.nanoTime()} scale; the completion thread's loop time when posted there). */
-    long startNanos;
+    private Direction direction = Direction.NONE;
+    private MemoryRegion region;
+    private long regionOffset;
+    private MemorySegment copy;
+    private int length;
+    /** Set by the queue while the request occupies a slot. */
+    private int tag = -1;
     /** Times the queue re-queued it after its connection failed under it, since it was submitted. */
-    int retries;
+    private int retries;
+
+    NvmeRequest() {
+    }
 
     /** Writes opcode, NSID and command dwords into a cleared entry. May clear the entry itself first. */
-    protected abstract void encode(SubmissionQueueEntry sqe);
+    public abstract void encode(SubmissionQueueEntry sqe);
 
     /** A short description for errors, e.g. "Read nsid 1 slba 0 blocks 8". */
     public abstract String describe();
@@ -68,10 +67,10 @@ public abstract class NvmeRequest {
      * The controller answered. {@code statusField} is the 15-bit status field (0 for success), {@code result} the
      * 64-bit command-specific result of CQE DW0-1.
      */
-    protected abstract void completed(int statusField, long result);
+    public abstract void completed(int statusField, long result);
 
     /** The command could not complete: connection lost for good, timeout, queue closed. */
-    protected abstract void failed(NvmfException error);
+    public abstract void failed(NvmfException error);
 
     /** No data (Flush, Keep Alive, Property Get/Set): SGL1 is a null keyed descriptor, as Linux sends. */
     public final NvmeRequest noData() {
@@ -110,5 +109,38 @@ public abstract class NvmeRequest {
 
     public final int length() {
         return length;
+    }
+
+    /** The caller's registered region of a zero-copy request, else null. */
+    public final MemoryRegion region() {
+        return region;
+    }
+
+    /** Where the data starts in {@link #region()}. */
+    public final long regionOffset() {
+        return regionOffset;
+    }
+
+    /** The segment a copying request stages through a bounce buffer, else null. */
+    public final MemorySegment copySegment() {
+        return copy;
+    }
+
+    /** The tag of the slot the request occupies while posted, -1 otherwise. Written by the queue only. */
+    public final int tag() {
+        return tag;
+    }
+
+    public final void tag(int tag) {
+        this.tag = tag;
+    }
+
+    /** Re-queueings after a failed connection since submission. Written by the queue only. */
+    public final int retries() {
+        return retries;
+    }
+
+    public final void retries(int retries) {
+        this.retries = retries;
     }
 }

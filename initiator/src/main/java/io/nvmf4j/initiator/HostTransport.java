@@ -1,0 +1,29 @@
+package io.nvmf4j.initiator;
+
+import io.nvmf4j.protocol.QueueId;
+import io.nvmf4j.verbs.ProtectionDomain;
+import io.nvmf4j.verbs.RdmaDevice;
+import io.nvmf4j.verbs.VerbsException;
+import java.time.Duration;
+
+/**
+ * A fabrics transport on the host side, which makes the {@link HostQueue}s of a controller (Linux
+ * {@code struct nvmf_transport_ops}). Found through {@link java.util.ServiceLoader} by {@link Transports}, so this
+ * package names no transport's implementation. Not part of the API a caller of the library uses.
+ */
+public interface HostTransport {
+
+    /** The transport's name as the fabrics options give it (Linux {@code nvmf_transport_ops.name}): "rdma". */
+    String name();
+
+    /**
+     * A queue with its memory allocated; nothing is sent until {@link HostQueue#connect}.
+     *
+     * @param queueSize  entries; at most queueSize - 1 requests are outstanding
+     * @param bufferSize bytes per bounce buffer
+     * @param buffers    bounce buffers
+     */
+    HostQueue newQueue(String name, QueueId qid, int queueSize, RdmaDevice device, ProtectionDomain pd,
+            int bufferSize, int buffers, Duration commandTimeout, Duration spinBudget,
+            QueueFailureListener failureListener) throws VerbsException;
+}
