@@ -37,8 +37,8 @@ public final class LoopbackTarget implements AutoCloseable {
             for (Subsystem s : subsystems) {
                 target.addSubsystem(s);
             }
-            transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
-                    .withPollGroups(1).withSpinBudget(Duration.ofNanos(20_000)), TransportObserver.NONE);
+            transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
+                    .pollGroups(1).spinBudget(Duration.ofNanos(20_000)).build(), TransportObserver.NONE);
             Port p = Port.rdma(1, "127.0.0.1", Integer.toString(freeLoopbackPort())).build();
             target.addPort(p);
             for (Subsystem s : subsystems) {

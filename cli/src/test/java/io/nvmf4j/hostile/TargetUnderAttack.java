@@ -89,8 +89,8 @@ final class TargetUnderAttack implements AutoCloseable {
             target.addSubsystem(subsystem);
             target.addPort(port);
             port.addSubsystem(subsystem);
-            transport = RdmaTransport.open(target, RdmaTransportOptions.defaults().withProvider("softiwarp")
-                    .withPollGroups(1).withSpinBudget(Duration.ofNanos(50_000)), counting);
+            transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
+                    .pollGroups(1).spinBudget(Duration.ofNanos(50_000)).build(), counting);
             InetSocketAddress bound = transport.listen(port);
             return new TargetUnderAttack(target, transport, new InetSocketAddress("127.0.0.1", bound.getPort()),
                     rejected);

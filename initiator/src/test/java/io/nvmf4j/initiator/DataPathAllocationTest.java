@@ -88,8 +88,9 @@ class DataPathAllocationTest {
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
-        try (RdmaTransport transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE)) {
+        try (RdmaTransport transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
+                .pollGroups(1).spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20)
+                .completionQueueEntries(4096).build(), TransportObserver.NONE)) {
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
             try (NvmeController c = NvmeController.connect(ConnectOptions.builder(address, SUBNQN)
                     .host(HostIdentity.generate()).provider("softiwarp").ioQueues(1).queueSize(32)

@@ -66,8 +66,9 @@ class InitiatorAgainstJavaTargetTest {
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
-        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
+                .build(), TransportObserver.NONE);
         address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
     }
 
@@ -278,8 +279,9 @@ class InitiatorAgainstJavaTargetTest {
                 }
             }
             Thread.sleep(500);
-            transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                    Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+            transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                    .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
+                    .build(), TransportObserver.NONE);
             Port same = Port.rdma(2, "127.0.0.1", String.valueOf(address.getPort())).mdts(3).build();
             target.addPort(same);
             same.addSubsystem(subsystem);

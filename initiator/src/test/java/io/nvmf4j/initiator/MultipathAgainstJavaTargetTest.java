@@ -57,8 +57,9 @@ class MultipathAgainstJavaTargetTest {
                 .allowAnyHost(true).build();
         subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, BLOCK)));
         target.addSubsystem(subsystem);
-        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
+                .build(), TransportObserver.NONE);
         for (int i = 0; i < 2; i++) {
             addPort(i, "0");
         }

@@ -52,8 +52,9 @@ class NamespaceEventsTest {
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
-        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 4L << 20, 4096, false), TransportObserver.NONE);
+        transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(4L << 20).completionQueueEntries(4096)
+                .build(), TransportObserver.NONE);
         address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
     }
 
@@ -170,8 +171,9 @@ class NamespaceEventsTest {
             c.onNamespaceChange(heard::add);
             transport.close(); // every connection ends
             subsystem.addNamespace(io.nvmf4j.target.Namespace.of(3, RamBackend.allocate(MIB, 512)));
-            transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                    Duration.ofNanos(20_000), 4L << 20, 4096, false), TransportObserver.NONE);
+            transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                    .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(4L << 20).completionQueueEntries(4096)
+                    .build(), TransportObserver.NONE);
             transport.listen(again);
             NamespaceChange whileAway = heard.poll(20, TimeUnit.SECONDS);
             assertTrue(whileAway != null, "no rescan after the reconnect");

@@ -56,8 +56,9 @@ class QueuePollingAgainstJavaTargetTest {
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
-        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
+                .build(), TransportObserver.NONE);
         address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
     }
 

@@ -54,8 +54,8 @@ public final class EmbeddedTarget implements AutoCloseable {
             target.addSubsystem(subsystem);
             target.addPort(p);
             p.addSubsystem(subsystem);
-            RdmaTransportOptions options = RdmaTransportOptions.defaults().withProvider(provider)
-                    .withPollGroups(pollGroups).withSpinBudget(Duration.ofNanos(200_000));
+            RdmaTransportOptions options = RdmaTransportOptions.builder().provider(provider)
+                    .pollGroups(pollGroups).spinBudget(Duration.ofNanos(200_000)).build();
             transport = RdmaTransport.open(target, options, TransportObserver.NONE);
             InetSocketAddress bound = transport.listen(p);
             return new EmbeddedTarget(target, transport, new InetSocketAddress("127.0.0.1", bound.getPort()),

@@ -99,22 +99,23 @@ final class PeerLimitOptions {
 
     /** The transport options with the given limits applied. */
     RdmaTransportOptions apply(RdmaTransportOptions o) {
-        RdmaTransportOptions r = o;
+        RdmaTransportOptions.Builder r = o.toBuilder();
         if (connectTimeoutSeconds != null) {
-            r = r.withConnectTimeout(Duration.ofSeconds(connectTimeoutSeconds));
+            r.connectTimeout(Duration.ofSeconds(connectTimeoutSeconds));
         }
         if (readTimeoutSeconds != null) {
-            r = r.withReadTimeout(Duration.ofSeconds(readTimeoutSeconds));
+            r.readTimeout(Duration.ofSeconds(readTimeoutSeconds));
         }
-        if (maxUnconnectedPerAddress != null || maxUnconnectedPerGroup != null) {
-            r = r.withUnconnectedLimits(
-                    maxUnconnectedPerGroup != null ? maxUnconnectedPerGroup : r.maxUnconnectedPerGroup(),
-                    maxUnconnectedPerAddress != null ? maxUnconnectedPerAddress : r.maxUnconnectedPerAddress());
+        if (maxUnconnectedPerGroup != null) {
+            r.maxUnconnectedPerGroup(maxUnconnectedPerGroup);
+        }
+        if (maxUnconnectedPerAddress != null) {
+            r.maxUnconnectedPerAddress(maxUnconnectedPerAddress);
         }
         if (queueBufferBytes != null) {
-            r = r.withQueueBufferBytes(queueBufferBytes);
+            r.queueBufferBytes(queueBufferBytes);
         }
-        return r;
+        return r.build();
     }
 
     private static void positive(String flag, Integer value) {

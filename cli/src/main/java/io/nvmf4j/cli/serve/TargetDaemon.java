@@ -71,8 +71,9 @@ public final class TargetDaemon implements AutoCloseable {
     static RdmaTransportOptions transportOptions(Nvmf4jSettings s, boolean trace) {
         int groups = s.pollGroups() > 0 ? s.pollGroups() : RdmaTransportOptions.defaultPollGroups();
         long poolBytes = Math.max(4L << 20, (long) s.bufferCount() * s.bufferSize());
-        return new RdmaTransportOptions(s.provider().jsonName(), null, groups,
-                Duration.ofNanos(s.spinBudgetMicros() * 1000L), poolBytes, 16384, trace);
+        return RdmaTransportOptions.builder().provider(s.provider().jsonName()).pollGroups(groups)
+                .spinBudget(Duration.ofNanos(s.spinBudgetMicros() * 1000L)).bufferPoolBytes(poolBytes)
+                .trace(trace).build();
     }
 
     /** How file and block-device namespaces run their I/O, from the settings section's {@code backend_io}. */

@@ -133,8 +133,9 @@ class DhchapFlagsTest {
         target.addSubsystem(s);
         target.addPort(port);
         port.addSubsystem(s);
-        try (RdmaTransport transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE)) {
+        try (RdmaTransport transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
+                .pollGroups(1).spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20)
+                .completionQueueEntries(4096).build(), TransportObserver.NONE)) {
             String p = Integer.toString(transport.listen(port).getPort());
             String[] base = {"--traddr", "127.0.0.1", "--trsvcid", p, "--nqn", subnqn.value(), "--hostnqn", HOSTNQN,
                 "--provider", "softiwarp"};

@@ -70,8 +70,9 @@ class OutlierTraceTest {
         Subsystem s = Subsystem.builder(Nqn.parse(nqn)).serial("NVMF4JOUT0001").allowAnyHost(true).build();
         s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(8L << 20, 512)));
         target.addSubsystem(s);
-        RdmaTransport transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        RdmaTransport transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
+                .pollGroups(1).spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20)
+                .completionQueueEntries(4096).build(), TransportObserver.NONE);
         try {
             Port port = Port.rdma(1, "127.0.0.1", "0").build();
             target.addPort(port);

@@ -45,8 +45,9 @@ class PerfMultipathTest {
         Subsystem s = Subsystem.builder(Nqn.parse(NQN)).serial("NVMF4JPMP0001").allowAnyHost(true).build();
         s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(8L << 20, 512)));
         target.addSubsystem(s);
-        transport = RdmaTransport.open(target, new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(20_000), 8L << 20, 4096, false), TransportObserver.NONE);
+        transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
+                .build(), TransportObserver.NONE);
         for (int i = 0; i < 2; i++) {
             ports[i] = Port.rdma(i + 1, "127.0.0.1", "0").build();
             target.addPort(ports[i]);

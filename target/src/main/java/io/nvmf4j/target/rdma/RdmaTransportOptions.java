@@ -5,13 +5,15 @@ import java.time.Duration;
 /**
  * How the RDMA transport runs: which provider, how many poll groups, how long an idle poll group spins before it
  * blocks, how much registered memory each poll group has for data, and the limits that keep a hostile or broken
- * peer from holding the target's resources (every stage is timed, every peer-held resource is capped).
+ * peer from holding the target's resources (every stage is timed, every peer-held resource is capped). Build with
+ * {@link #builder}; every option not set keeps the default {@link #defaults()} has.
  *
  * @param provider         provider name ({@code softiwarp}, {@code ibverbs}) or {@code auto}
  * @param device           device name, or null for the provider's first device
  * @param pollGroups       poll-group threads, each owning a set of queue pairs and one completion queue
- * @param spinBudget       how long an idle poll group busy-polls its completion queue before it blocks (a thread
- *                         wake-up costs ~55 µs on a 2-vCPU machine, a polled round trip ~7 µs: bench/tcprr.c)
+ * @param spinBudget       how long an idle poll group busy-polls its completion queue before it blocks: a request
+ *                         that arrives within it is taken without a thread wake-up, which costs several polled
+ *                         round trips (the figures are in bench/README.md)
  * @param bufferPoolBytes  registered data-buffer memory per poll group (rounded up to whole largest buffers)
  * @param completionQueueEntries completion queue size per poll group; a connection that would not fit is refused
  *                         with NO_RSC. A queue that has not completed Connect reserves only the room of its one
@@ -44,6 +46,7 @@ public record RdmaTransportOptions(String provider, String device, int pollGroup
     /** Default {@link #maxUnconnectedPerAddress()}. */
     public static final int DEFAULT_MAX_UNCONNECTED_PER_ADDRESS = 64;
 
+    /** Checks every option; {@link Builder#build} is the one caller (the record needs it public). */
     public RdmaTransportOptions {
         if (provider == null || provider.isBlank()) {
             provider = "auto";
@@ -74,18 +77,14 @@ public record RdmaTransportOptions(String provider, String device, int pollGroup
         }
     }
 
-    /** The options of earlier releases, with every limit at its default. */
-    public RdmaTransportOptions(String provider, String device, int pollGroups, Duration spinBudget,
-                                long bufferPoolBytes, int completionQueueEntries, boolean trace) {
-        this(provider, device, pollGroups, spinBudget, bufferPoolBytes, completionQueueEntries, trace,
-                DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, 0, DEFAULT_MAX_UNCONNECTED_PER_GROUP,
-                DEFAULT_MAX_UNCONNECTED_PER_ADDRESS);
-    }
-
     /** {@link #defaultPollGroups()} poll groups, 100 µs spin, 32 MiB of buffers per group, 16384 CQ entries, no tracing. */
     public static RdmaTransportOptions defaults() {
-        return new RdmaTransportOptions("auto", null, defaultPollGroups(), Duration.ofNanos(100_000),
-                32L << 20, 16384, false);
+        return builder().build();
+    }
+
+    /** A builder with every option at its default ({@link #defaults()}). */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -104,52 +103,59 @@ public record RdmaTransportOptions(String provider, String device, int pollGroup
         return Math.max(limit, largest);
     }
 
-    public RdmaTransportOptions withProvider(String name) {
-        return new RdmaTransportOptions(name, device, pollGroups, spinBudget, bufferPoolBytes, completionQueueEntries,
-                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
+    /** A builder holding these options, to change some of them. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.provider = provider;
+        b.device = device;
+        b.pollGroups = pollGroups;
+        b.spinBudget = spinBudget;
+        b.bufferPoolBytes = bufferPoolBytes;
+        b.completionQueueEntries = completionQueueEntries;
+        b.trace = trace;
+        b.connectTimeout = connectTimeout;
+        b.readTimeout = readTimeout;
+        b.queueBufferBytes = queueBufferBytes;
+        b.maxUnconnectedPerGroup = maxUnconnectedPerGroup;
+        b.maxUnconnectedPerAddress = maxUnconnectedPerAddress;
+        return b;
     }
 
-    public RdmaTransportOptions withPollGroups(int count) {
-        return new RdmaTransportOptions(provider, device, count, spinBudget, bufferPoolBytes, completionQueueEntries,
-                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
-    }
+    /** Mutable builder with the defaults above; {@link #build} checks the values. */
+    public static final class Builder {
+        private String provider = "auto";
+        private String device;
+        private int pollGroups = defaultPollGroups();
+        private Duration spinBudget = Duration.ofNanos(100_000);
+        private long bufferPoolBytes = 32L << 20;
+        private int completionQueueEntries = 16384;
+        private boolean trace;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+        private long queueBufferBytes;
+        private int maxUnconnectedPerGroup = DEFAULT_MAX_UNCONNECTED_PER_GROUP;
+        private int maxUnconnectedPerAddress = DEFAULT_MAX_UNCONNECTED_PER_ADDRESS;
 
-    public RdmaTransportOptions withSpinBudget(Duration budget) {
-        return new RdmaTransportOptions(provider, device, pollGroups, budget, bufferPoolBytes, completionQueueEntries,
-                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
-    }
+        private Builder() {
+        }
 
-    public RdmaTransportOptions withBufferPoolBytes(long bytes) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bytes, completionQueueEntries,
-                trace, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup, maxUnconnectedPerAddress);
-    }
+        public Builder provider(String v) { this.provider = v; return this; }
+        public Builder device(String v) { this.device = v; return this; }
+        public Builder pollGroups(int v) { this.pollGroups = v; return this; }
+        public Builder spinBudget(Duration v) { this.spinBudget = v; return this; }
+        public Builder bufferPoolBytes(long v) { this.bufferPoolBytes = v; return this; }
+        public Builder completionQueueEntries(int v) { this.completionQueueEntries = v; return this; }
+        public Builder trace(boolean v) { this.trace = v; return this; }
+        public Builder connectTimeout(Duration v) { this.connectTimeout = v; return this; }
+        public Builder readTimeout(Duration v) { this.readTimeout = v; return this; }
+        public Builder queueBufferBytes(long v) { this.queueBufferBytes = v; return this; }
+        public Builder maxUnconnectedPerGroup(int v) { this.maxUnconnectedPerGroup = v; return this; }
+        public Builder maxUnconnectedPerAddress(int v) { this.maxUnconnectedPerAddress = v; return this; }
 
-    public RdmaTransportOptions withTrace(boolean on) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, on, connectTimeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup,
-                maxUnconnectedPerAddress);
-    }
-
-    public RdmaTransportOptions withConnectTimeout(Duration timeout) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, trace, timeout, readTimeout, queueBufferBytes, maxUnconnectedPerGroup,
-                maxUnconnectedPerAddress);
-    }
-
-    public RdmaTransportOptions withReadTimeout(Duration timeout) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, trace, connectTimeout, timeout, queueBufferBytes, maxUnconnectedPerGroup,
-                maxUnconnectedPerAddress);
-    }
-
-    public RdmaTransportOptions withQueueBufferBytes(long bytes) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, trace, connectTimeout, readTimeout, bytes, maxUnconnectedPerGroup,
-                maxUnconnectedPerAddress);
-    }
-
-    public RdmaTransportOptions withUnconnectedLimits(int perGroup, int perAddress) {
-        return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
-                completionQueueEntries, trace, connectTimeout, readTimeout, queueBufferBytes, perGroup, perAddress);
+        public RdmaTransportOptions build() {
+            return new RdmaTransportOptions(provider, device, pollGroups, spinBudget, bufferPoolBytes,
+                    completionQueueEntries, trace, connectTimeout, readTimeout, queueBufferBytes,
+                    maxUnconnectedPerGroup, maxUnconnectedPerAddress);
+        }
     }
 }

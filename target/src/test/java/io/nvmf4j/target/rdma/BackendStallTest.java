@@ -35,7 +35,8 @@ class BackendStallTest {
     Path dir;
 
     private static RdmaTransportOptions oneGroup() {
-        return new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000), 4L << 20, 4096, false);
+        return RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1).spinBudget(Duration.ofNanos(20_000))
+                .bufferPoolBytes(4L << 20).completionQueueEntries(4096).build();
     }
 
     private static void assumeMode(BackendIoMode mode) {

@@ -55,8 +55,9 @@ class DataPathAllocationTest {
                                                                                   long spinMicros)
             throws Exception {
         THREADS.setThreadAllocatedMemoryEnabled(true);
-        RdmaTransportOptions options = new RdmaTransportOptions("softiwarp", null, 1,
-                Duration.ofNanos(spinMicros * 1000), 4L << 20, 4096, false);
+        RdmaTransportOptions options = RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(spinMicros * 1000)).bufferPoolBytes(4L << 20)
+                .completionQueueEntries(4096).build();
         TransportObserver observer = withMetrics ? new TargetMetrics(new SimpleMeterRegistry())
                 : TransportObserver.NONE;
         try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, observer, options);

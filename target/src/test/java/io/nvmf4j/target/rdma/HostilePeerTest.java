@@ -45,13 +45,10 @@ class HostilePeerTest {
     RdmaTargetFixture fixture;
     final List<AutoCloseable> closeables = new ArrayList<>();
 
-    private static RdmaTransportOptions options() {
-        return options(4096);
-    }
-
-    private static RdmaTransportOptions options(int completionQueueEntries) {
-        return new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000), 4L << 20,
-                completionQueueEntries, false);
+    /** One poll group with small buffers and completion queue; each test sets the limit it attacks. */
+    private static RdmaTransportOptions.Builder options() {
+        return RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1).spinBudget(Duration.ofNanos(20_000))
+                .bufferPoolBytes(4L << 20).completionQueueEntries(4096);
     }
 
     private void start(RdmaTransportOptions options) throws Exception {
@@ -179,7 +176,7 @@ class HostilePeerTest {
      */
     @Test
     void cmQidOneWithAnAdminConnectCannotReadAnotherHostsBytesThroughGetFeatures() throws Exception {
-        start(options());
+        start(options().build());
         byte[] secret = pattern(MIB, 0x5EC12E7);
         try (Legit host = legit()) {
             MemorySegment.copy(MemorySegment.ofArray(secret), 0, host.io.data, 0, MIB);
@@ -215,7 +212,7 @@ class HostilePeerTest {
      */
     @Test
     void getFeaturesWithoutDataWritesNothingIntoAHugeHostBuffer() throws Exception {
-        start(options());
+        start(options().build());
         try (ScriptedRdmaHost admin = ScriptedRdmaHost.connect(fixture.address, 0, 32)) {
             assertEquals(0, admin.connectCommand(0, 31, 0xFFFF, Nqn.DISCOVERY_VALUE, RdmaTargetFixture.OTHER_HOST)
                     .status());
@@ -244,8 +241,8 @@ class HostilePeerTest {
     void connectsWithHugeSglsAndUnansweredReadsCannotStarveARealHost() throws Exception {
         // a completion queue big enough for 32 full admin queues: this is about the pool, not about F4
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        start(options(16384).withReadTimeout(Duration.ofSeconds(1)).withConnectTimeout(Duration.ofSeconds(4)),
-                new TargetMetrics(registry));
+        start(options().completionQueueEntries(16384).readTimeout(Duration.ofSeconds(1))
+                .connectTimeout(Duration.ofSeconds(4)).build(), new TargetMetrics(registry));
         long poolFree = fixture.transport.bufferBytesFree();
         for (int i = 0; i < 32; i++) {
             FreezingTcpProxy relay = keep(new FreezingTcpProxy(fixture.address));
@@ -284,7 +281,7 @@ class HostilePeerTest {
      */
     @Test
     void oneQueueCannotHoldMoreThanItsShareOfThePool() throws Exception {
-        start(options().withReadTimeout(Duration.ofSeconds(30)));
+        start(options().readTimeout(Duration.ofSeconds(30)).build());
         long poolFree = fixture.transport.bufferBytesFree();
         try (Legit host = legit()) {
             FreezingTcpProxy relay = keep(new FreezingTcpProxy(fixture.address));
@@ -315,7 +312,7 @@ class HostilePeerTest {
      */
     @Test
     void connectionsThatNeverSendConnectCannotLockOutARealHostAndAreClosed() throws Exception {
-        start(options().withConnectTimeout(Duration.ofSeconds(2)));
+        start(options().connectTimeout(Duration.ofSeconds(2)).build());
         int refused = 0;
         for (int i = 0; i < 32; i++) {
             try {
@@ -336,7 +333,7 @@ class HostilePeerTest {
     /** F4: unconnected queues from one address are capped; the cap frees up as they time out. */
     @Test
     void unconnectedQueuesFromOneAddressAreCapped() throws Exception {
-        start(options().withConnectTimeout(Duration.ofSeconds(1)).withUnconnectedLimits(128, 4));
+        start(options().connectTimeout(Duration.ofSeconds(1)).maxUnconnectedPerAddress(4).build());
         for (int i = 0; i < 4; i++) {
             keep(ScriptedRdmaHost.connect(fixture.address, 1, 32));
         }
@@ -360,7 +357,7 @@ class HostilePeerTest {
      */
     @Test
     void ioConnectWithAStolenNqnAndCntlidButAnotherHostIdentifierIsRefused() throws Exception {
-        start(options());
+        start(options().build());
         try (Legit host = legit();
              ScriptedRdmaHost intruder = ScriptedRdmaHost.connect(fixture.address, 2, 32)) {
             intruder.prepareConnect(2, 31, host.cntlid(), RdmaTargetFixture.SUBNQN, RdmaTargetFixture.HOST,
@@ -380,7 +377,7 @@ class HostilePeerTest {
     @Test
     void rejectedConnectionsAreCountedUnderABoundedSetOfReasons() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        start(options(), new TargetMetrics(registry));
+        start(options().build(), new TargetMetrics(registry));
         assertEquals(RejectReason.values().length, registry.find("nvmf4j.rejected").counters().size());
         try {
             ScriptedRdmaHost.connect(fixture.address, io.nvmf4j.protocol.rdma.RdmaCmRequest.of(
@@ -433,8 +430,8 @@ class HostilePeerTest {
             }
         };
         // a 2 MiB pool of two 1 MiB buffers, each queue allowed the whole pool
-        start(options().withBufferPoolBytes(2L * MIB).withQueueBufferBytes(2L * MIB)
-                .withReadTimeout(Duration.ofSeconds(60)), throwing);
+        start(options().bufferPoolBytes(2L * MIB).queueBufferBytes(2L * MIB)
+                .readTimeout(Duration.ofSeconds(60)).build(), throwing);
         try (Legit bystander = legit(); Legit victim = legit()) {
             // two queues of a third controller fill the pool with writes whose RDMA Reads are never answered
             ScriptedRdmaHost zAdmin = keep(ScriptedRdmaHost.connect(fixture.address, 0, 32));

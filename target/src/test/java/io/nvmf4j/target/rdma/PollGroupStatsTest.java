@@ -28,8 +28,9 @@ class PollGroupStatsTest {
 
     @Test
     void trafficShowsAsBusyPollsQueuesAndBufferUse() throws Exception {
-        RdmaTransportOptions options = new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000),
-                4L << 20, 4096, false).withReadTimeout(Duration.ofSeconds(30));
+        RdmaTransportOptions options = RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(4L << 20).completionQueueEntries(4096)
+                .readTimeout(Duration.ofSeconds(30)).build();
         try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, TransportObserver.NONE, options)) {
             List<PollGroupStats> idle = fixture.transport.pollGroupStats();
             assertEquals(1, idle.size());

@@ -54,8 +54,9 @@ final class RdmaTargetFixture implements AutoCloseable {
     }
 
     RdmaTargetFixture(Path dir, int mdts, TransportObserver observer) throws Exception {
-        this(dir, mdts, observer, new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000),
-                4L << 20, 4096, true));
+        this(dir, mdts, observer, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(4L << 20).completionQueueEntries(4096)
+                .trace(true).build());
     }
 
     RdmaTargetFixture(Path dir, int mdts, TransportObserver observer, RdmaTransportOptions options)
