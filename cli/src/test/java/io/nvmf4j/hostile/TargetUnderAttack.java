@@ -1,10 +1,10 @@
 package io.nvmf4j.hostile;
 
 import io.nvmf4j.protocol.Nqn;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
@@ -85,7 +85,7 @@ final class TargetUnderAttack implements AutoCloseable {
             Port port = Port.rdma(1, "127.0.0.1", "0").build();
             Subsystem subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JHOSTILE01")
                     .model("nvmf4j hostile-peer suite").allowAnyHost(true).controllerIdRange(1, cntlidMax).build();
-            subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(NAMESPACE_BYTES, 512)));
+            subsystem.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(NAMESPACE_BYTES, 512)));
             target.addSubsystem(subsystem);
             target.addPort(port);
             port.addSubsystem(subsystem);

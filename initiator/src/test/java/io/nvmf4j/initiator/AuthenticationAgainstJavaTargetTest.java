@@ -61,7 +61,7 @@ class AuthenticationAgainstJavaTargetTest {
         Port port = Port.rdma(1, "127.0.0.1", "0").build();
         subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JAUTH001")
                 .allowHost(host.hostNqn().value(), DhchapKeys.of(HOST_KEY, CTRL_KEY)).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(1 << 20, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(1 << 20, 512)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

@@ -84,7 +84,7 @@ class DataPathAllocationTest {
         Port port = Port.rdma(1, "127.0.0.1", "0").build();
         Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JALLOC1").model("nvmf4j allocation")
                 .allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(1 << 20, 4096)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(1 << 20, 4096)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

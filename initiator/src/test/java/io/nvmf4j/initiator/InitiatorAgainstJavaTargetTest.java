@@ -59,10 +59,10 @@ class InitiatorAgainstJavaTargetTest {
         port = Port.rdma(1, "127.0.0.1", "0").mdts(3).build();
         subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JE2E0001").model("nvmf4j e2e")
                 .allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
         image = dir.resolve("ns2.img");
         Files.write(image, new byte[(int) NS_BYTES]);
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(2, FileBackend.open(image, 4096)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(2, FileBackend.open(image, 4096)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

@@ -54,7 +54,7 @@ class IoRequestAgainstJavaTargetTest {
         Port port = Port.rdma(1, "127.0.0.1", "0").mdts(3).build();
         Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JIOREQ1").model("nvmf4j io request")
                 .allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

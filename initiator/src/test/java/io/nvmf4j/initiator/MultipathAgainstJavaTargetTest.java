@@ -55,7 +55,7 @@ class MultipathAgainstJavaTargetTest {
         target = new NvmeTarget();
         subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JMP0001").model("nvmf4j multipath")
                 .allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, BLOCK)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(NS_BYTES, BLOCK)));
         target.addSubsystem(subsystem);
         transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
                 .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)
@@ -224,7 +224,7 @@ class MultipathAgainstJavaTargetTest {
     void refusesAPathToAnotherSubsystem() throws Exception {
         Nqn other = Nqn.parse("nqn.2026-12.io.nvmf4j:multipath-other");
         Subsystem s = Subsystem.builder(other).serial("NVMF4JMP0002").allowAnyHost(true).build();
-        s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(NS_BYTES, BLOCK)));
+        s.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(NS_BYTES, BLOCK)));
         target.addSubsystem(s);
         ports[1].addSubsystem(s);
         ConnectOptions wrong = path(1).toBuilder().subsystemNqn(other).build();

@@ -47,8 +47,8 @@ class NamespaceEventsTest {
         target = new NvmeTarget();
         Port port = Port.rdma(1, "127.0.0.1", "0").build();
         subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JAEN0001").allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(MIB, 512)));
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(2, RamBackend.allocate(MIB, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(MIB, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(2, RamBackend.allocate(MIB, 512)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
@@ -78,7 +78,7 @@ class NamespaceEventsTest {
             assertEquals(List.of(1L, 2L), nsids(c));
 
             // added: nsid 3, 2 MiB of 4 KiB blocks
-            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(3, RamBackend.allocate(2 * MIB, 4096)));
+            subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(3, RamBackend.allocate(2 * MIB, 4096)));
             NamespaceChange added = heard.poll(10, TimeUnit.SECONDS);
             assertTrue(added != null, "no change heard within 10 s of adding nsid 3");
             assertEquals(List.of(3L), added.added().stream().map(Namespace::nsid).toList());
@@ -96,7 +96,7 @@ class NamespaceEventsTest {
             assertArrayEquals(data.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE));
 
             // resized: nsid 1 grows from 1 MiB to 4 MiB (the target swaps the backend: nvmet_ns_revalidate())
-            subsystem.replaceNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(4 * MIB, 512)));
+            subsystem.replaceNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(4 * MIB, 512)));
             NamespaceChange resized = heard.poll(10, TimeUnit.SECONDS);
             assertTrue(resized != null, "no change heard within 10 s of resizing nsid 1");
             assertEquals(List.of(1L), resized.resized().stream().map(Namespace::nsid).toList());
@@ -144,7 +144,7 @@ class NamespaceEventsTest {
             }
             assertEquals(ControllerState.LIVE, c.state());
             assertEquals(List.of(), lost, "the controller never lost its connection");
-            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(5, RamBackend.allocate(MIB, 512)));
+            subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(5, RamBackend.allocate(MIB, 512)));
             await(() -> c.namespace(5).isPresent(), "nsid 5 visible after the event");
         }
     }
@@ -170,7 +170,7 @@ class NamespaceEventsTest {
             LinkedBlockingQueue<NamespaceChange> heard = new LinkedBlockingQueue<>();
             c.onNamespaceChange(heard::add);
             transport.close(); // every connection ends
-            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(3, RamBackend.allocate(MIB, 512)));
+            subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(3, RamBackend.allocate(MIB, 512)));
             transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
                     .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(4L << 20).completionQueueEntries(4096)
                     .build(), TransportObserver.NONE);
@@ -179,7 +179,7 @@ class NamespaceEventsTest {
             assertTrue(whileAway != null, "no rescan after the reconnect");
             assertEquals(List.of(3L), whileAway.added().stream().map(Namespace::nsid).toList());
             assertEquals(List.of(), whileAway.reported(), "found by the rescan, not named by an event");
-            subsystem.addNamespace(io.nvmf4j.target.Namespace.of(4, RamBackend.allocate(MIB, 512)));
+            subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(4, RamBackend.allocate(MIB, 512)));
             NamespaceChange later = heard.poll(10, TimeUnit.SECONDS);
             assertTrue(later != null, "no event after the reconnect: the request was not sent again");
             assertEquals(List.of(4L), later.reported());

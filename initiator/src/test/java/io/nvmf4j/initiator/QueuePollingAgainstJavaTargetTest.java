@@ -52,7 +52,7 @@ class QueuePollingAgainstJavaTargetTest {
         Port port = Port.rdma(1, "127.0.0.1", "0").build();
         Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JPOLL1").model("nvmf4j queue polling")
                 .allowAnyHost(true).build();
-        subsystem.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
+        subsystem.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(1L << 20, 512)));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);

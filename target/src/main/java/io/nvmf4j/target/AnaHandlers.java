@@ -40,7 +40,7 @@ final class AnaHandlers {
      * port the command came through fails with the path status Linux maps to a path failover; {@link Status#SUCCESS}
      * otherwise. One array read, no allocation.
      */
-    static Status check(Request req, Namespace ns) {
+    static Status check(Request req, SubsystemNamespace ns) {
         AnaState state = req.queue().port().inaccessibleState(ns.anaGroupId);
         if (state == null) {
             return Status.SUCCESS;
@@ -65,16 +65,16 @@ final class AnaHandlers {
         boolean groupsOnly = (cmd.lsp() & AnaLogPage.LSP_RGO) != 0;
         long change = port.anaChangeCount();
         SortedMap<Integer, AnaState> defined = port.anaGroups();
-        List<Namespace> namespaces = ctrl.subsystem().activeNamespaces();
+        List<SubsystemNamespace> namespaces = ctrl.subsystem().activeNamespaces();
         java.util.TreeSet<Integer> ids = new java.util.TreeSet<>(defined.keySet());
-        for (Namespace ns : namespaces) {
+        for (SubsystemNamespace ns : namespaces) {
             ids.add(ns.anaGroupId());
         }
         List<AnaLogPage.Group> groups = new ArrayList<>();
         for (int grpid : ids) {
             List<Long> nsids = new ArrayList<>();
             if (!groupsOnly) {
-                for (Namespace ns : namespaces) {
+                for (SubsystemNamespace ns : namespaces) {
                     if (ns.anaGroupId() == grpid) {
                         nsids.add(ns.nsid());
                     }

@@ -27,7 +27,7 @@ final class CommandSetIdentify {
             req.errorLocation(IdentifyCommand.OFFSET_CNS);
             return StatusCode.INVALID_FIELD.withDnr();
         }
-        Namespace ns = activeNamespace(req, cmd);
+        SubsystemNamespace ns = activeNamespace(req, cmd);
         if (ns == null) {
             return namespaceStatus(req, cmd);
         }
@@ -37,7 +37,7 @@ final class CommandSetIdentify {
 
     /** CNS 08h: shared (NMIC), ready (NSTAT), write protected when set (NSATTR). */
     static Status namespaceIndependent(Request req, IdentifyCommand cmd) {
-        Namespace ns = activeNamespace(req, cmd);
+        SubsystemNamespace ns = activeNamespace(req, cmd);
         if (ns == null) {
             return namespaceStatus(req, cmd);
         }
@@ -49,7 +49,7 @@ final class CommandSetIdentify {
         return Status.SUCCESS;
     }
 
-    private static Namespace activeNamespace(Request req, IdentifyCommand cmd) {
+    private static SubsystemNamespace activeNamespace(Request req, IdentifyCommand cmd) {
         return req.queue().controller().subsystem().activeNamespace(cmd.nsid());
     }
 

@@ -236,7 +236,7 @@ public final class Controller {
     }
 
     private void completeShutdown() {
-        for (Namespace ns : subsystem.activeNamespaces()) {
+        for (SubsystemNamespace ns : subsystem.activeNamespaces()) {
             try {
                 ns.backend().flush();
             } catch (BackendException e) {

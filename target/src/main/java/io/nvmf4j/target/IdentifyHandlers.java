@@ -159,7 +159,7 @@ final class IdentifyHandlers {
             return StatusCode.INVALID_NS.withDnr();
         }
         req.data().fill((byte) 0);
-        Namespace ns = req.queue().controller().subsystem().activeNamespace(nsid);
+        SubsystemNamespace ns = req.queue().controller().subsystem().activeNamespace(nsid);
         if (ns == null) {
             return Status.SUCCESS;
         }
@@ -202,7 +202,7 @@ final class IdentifyHandlers {
             return StatusCode.INVALID_NS.withDnr();
         }
         List<Long> nsids = new ArrayList<>();
-        for (Namespace ns : req.queue().controller().subsystem().activeNamespaces()) {
+        for (SubsystemNamespace ns : req.queue().controller().subsystem().activeNamespaces()) {
             if (ns.nsid() > min) {
                 nsids.add(ns.nsid());
                 if (nsids.size() == ActiveNamespaceList.MAX_ENTRIES) {
@@ -218,7 +218,7 @@ final class IdentifyHandlers {
     /** nvmet_execute_identify_desclist(): EUI-64, NGUID, UUID when set, always the command set (CSI 0, NVM). */
     private static Status namespaceDescriptors(Request req, IdentifyCommand cmd) {
         Subsystem subsys = req.queue().controller().subsystem();
-        Namespace ns = subsys.activeNamespace(cmd.nsid());
+        SubsystemNamespace ns = subsys.activeNamespace(cmd.nsid());
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
             return subsys.hasNamespace(cmd.nsid())

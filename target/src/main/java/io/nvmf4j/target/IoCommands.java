@@ -65,7 +65,7 @@ final class IoCommands {
         }
         Subsystem subsys = req.queue().controller().subsystem();
         long nsid = sqe.nsid();
-        Namespace ns = subsys.activeNamespace(nsid);
+        SubsystemNamespace ns = subsys.activeNamespace(nsid);
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
             // configured but disabled: a path error the host may retry elsewhere, as nvmet

@@ -67,12 +67,12 @@ final class LogPageHandlers {
             return StatusCode.INTERNAL.status();
         }
         Controller ctrl = req.queue().controller();
-        List<Namespace> namespaces;
+        List<SubsystemNamespace> namespaces;
         long nsid = req.sqe().nsid();
         if (nsid == 0xFFFF_FFFFL) {
             namespaces = ctrl.subsystem().activeNamespaces();
         } else {
-            Namespace ns = ctrl.subsystem().activeNamespace(nsid);
+            SubsystemNamespace ns = ctrl.subsystem().activeNamespace(nsid);
             if (ns == null) {
                 req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
                 return StatusCode.INVALID_NS.withDnr();
@@ -83,7 +83,7 @@ final class LogPageHandlers {
         long unitsWritten = 0;
         long reads = 0;
         long writes = 0;
-        for (Namespace ns : namespaces) {
+        for (SubsystemNamespace ns : namespaces) {
             NamespaceStatistics st = ns.statistics();
             unitsRead += NamespaceStatistics.dataUnits(st.bytesRead());
             unitsWritten += NamespaceStatistics.dataUnits(st.bytesWritten());

@@ -309,7 +309,7 @@ public final class NvmeTarget implements AutoCloseable {
             for (Controller c : s.controllers()) {
                 c.fatalError("target shutting down");
             }
-            for (Namespace ns : s.namespaces()) {
+            for (SubsystemNamespace ns : s.namespaces()) {
                 try {
                     ns.backend().flush();
                 } catch (Exception e) {

@@ -37,7 +37,7 @@ public final class Request implements BackendCompletion {
 
     // Set by the core while parsing and executing.
     SubmissionQueue sq;
-    Namespace ns;
+    SubsystemNamespace ns;
     CommandHandler handler;
     private DataDirection direction = DataDirection.NONE;
     private long expectedDataLength;
@@ -142,7 +142,7 @@ public final class Request implements BackendCompletion {
     }
 
     /** The namespace the command addresses, resolved during prepare (null for admin commands). */
-    public Namespace namespace() {
+    public SubsystemNamespace namespace() {
         return ns;
     }
 

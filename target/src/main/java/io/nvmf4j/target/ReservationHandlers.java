@@ -47,7 +47,7 @@ final class ReservationHandlers {
         return opcode == REGISTER || opcode == REPORT || opcode == ACQUIRE || opcode == RELEASE;
     }
 
-    static int rescap(Namespace ns) {
+    static int rescap(SubsystemNamespace ns) {
         return RESCAP_TYPES_IEKEY | (ns.reservation().ptplCapable() ? RESCAP_PTPL : 0);
     }
 
@@ -203,7 +203,7 @@ final class ReservationHandlers {
 
     /** nvmet_get_feat_resv_notif_mask() and Get Features Reservation Persistence: per namespace. */
     static Status getFeature(Request req, int fid) {
-        Namespace ns = req.queue().controller().subsystem().activeNamespace(req.sqe().nsid());
+        SubsystemNamespace ns = req.queue().controller().subsystem().activeNamespace(req.sqe().nsid());
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
             return StatusCode.INVALID_NS.withDnr();
@@ -232,7 +232,7 @@ final class ReservationHandlers {
             if (nsid == 0xFFFF_FFFFL) {
                 subsys.activeNamespaces().forEach(ns -> ns.reservation().notifyMask(value));
             } else {
-                Namespace ns = subsys.activeNamespace(nsid);
+                SubsystemNamespace ns = subsys.activeNamespace(nsid);
                 if (ns == null) {
                     req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
                     return StatusCode.INVALID_NS.withDnr();
@@ -242,7 +242,7 @@ final class ReservationHandlers {
             req.cqe().dw0(value);
             return Status.SUCCESS;
         }
-        Namespace ns = subsys.activeNamespace(nsid);
+        SubsystemNamespace ns = subsys.activeNamespace(nsid);
         if (ns == null) {
             req.errorLocation(SubmissionQueueEntry.OFFSET_NSID);
             return StatusCode.INVALID_NS.withDnr();

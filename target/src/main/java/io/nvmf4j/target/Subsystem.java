@@ -52,9 +52,9 @@ public final class Subsystem {
     private final int version;
     private final int ieeeOui;
     private final SubsystemHosts hosts;
-    private final ConcurrentSkipListMap<Long, Namespace> namespaces = new ConcurrentSkipListMap<>();
+    private final ConcurrentSkipListMap<Long, SubsystemNamespace> namespaces = new ConcurrentSkipListMap<>();
     /** Namespaces by NSID below {@link #FAST_NSIDS}, rebuilt on every change: the I/O path looks up without boxing. */
-    private volatile Namespace[] byNsid = new Namespace[0];
+    private volatile SubsystemNamespace[] byNsid = new SubsystemNamespace[0];
     private static final int FAST_NSIDS = 1024;
     private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
     private final BitSet usedControllerIds = new BitSet();
@@ -218,7 +218,7 @@ public final class Subsystem {
     // ---- namespaces ----
 
     /** Adds an enabled namespace and announces it to the connected controllers. */
-    public void addNamespace(Namespace ns) {
+    public void addNamespace(SubsystemNamespace ns) {
         if (isDiscovery()) {
             throw new IllegalStateException("the discovery subsystem has no namespaces");
         }
@@ -242,8 +242,8 @@ public final class Subsystem {
     }
 
     /** Removes a namespace (the caller closes its backend) and announces the change. */
-    public Namespace removeNamespace(long nsid) {
-        Namespace ns = namespaces.remove(nsid);
+    public SubsystemNamespace removeNamespace(long nsid) {
+        SubsystemNamespace ns = namespaces.remove(nsid);
         rebuildLookup();
         if (ns != null) {
             LOG.log(Level.INFO, "{0}: removed {1}", nqn, ns);
@@ -257,8 +257,8 @@ public final class Subsystem {
      * followed by nvmet_ns_changed(), so hosts re-read Identify Namespace and see the new size. Returns the old one
      * (the caller closes its backend).
      */
-    public Namespace replaceNamespace(Namespace ns) {
-        Namespace old = namespaces.replace(ns.nsid(), ns);
+    public SubsystemNamespace replaceNamespace(SubsystemNamespace ns) {
+        SubsystemNamespace old = namespaces.replace(ns.nsid(), ns);
         if (old == null) {
             throw new IllegalArgumentException(nqn + " has no namespace " + ns.nsid());
         }
@@ -273,7 +273,7 @@ public final class Subsystem {
 
     /** Enables or disables a namespace (nvmet_ns_enable()/nvmet_ns_disable()) and announces the change. */
     public void enableNamespace(long nsid, boolean enable) {
-        Namespace ns = namespaces.get(nsid);
+        SubsystemNamespace ns = namespaces.get(nsid);
         if (ns == null) {
             throw new IllegalArgumentException(nqn + " has no namespace " + nsid);
         }
@@ -290,7 +290,7 @@ public final class Subsystem {
      */
     public void persistReservationsIn(java.nio.file.Path dir) throws java.io.IOException {
         reservationDirectory = dir;
-        for (Namespace ns : namespaces.values()) {
+        for (SubsystemNamespace ns : namespaces.values()) {
             ns.reservation().persistIn(dir.resolve(reservationFileName(ns.nsid())));
         }
     }
@@ -302,9 +302,9 @@ public final class Subsystem {
     }
 
     /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()). */
-    public Namespace activeNamespace(long nsid) {
-        Namespace[] fast = byNsid;
-        Namespace ns = nsid >= 0 && nsid < fast.length ? fast[(int) nsid]
+    public SubsystemNamespace activeNamespace(long nsid) {
+        SubsystemNamespace[] fast = byNsid;
+        SubsystemNamespace ns = nsid >= 0 && nsid < fast.length ? fast[(int) nsid]
                 : nsid < FAST_NSIDS ? null : namespaces.get(nsid);
         return ns != null && ns.isEnabled() ? ns : null;
     }
@@ -316,8 +316,8 @@ public final class Subsystem {
                 size = (int) Math.max(size, nsid + 1);
             }
         }
-        Namespace[] fast = new Namespace[size];
-        for (Namespace ns : namespaces.values()) {
+        SubsystemNamespace[] fast = new SubsystemNamespace[size];
+        for (SubsystemNamespace ns : namespaces.values()) {
             if (ns.nsid() < FAST_NSIDS) {
                 fast[(int) ns.nsid()] = ns;
             }
@@ -331,9 +331,9 @@ public final class Subsystem {
     }
 
     /** Enabled namespaces in NSID order. */
-    public List<Namespace> activeNamespaces() {
-        List<Namespace> list = new ArrayList<>();
-        for (Namespace ns : namespaces.values()) {
+    public List<SubsystemNamespace> activeNamespaces() {
+        List<SubsystemNamespace> list = new ArrayList<>();
+        for (SubsystemNamespace ns : namespaces.values()) {
             if (ns.isEnabled()) {
                 list.add(ns);
             }
@@ -342,7 +342,7 @@ public final class Subsystem {
     }
 
     /** All namespaces, enabled or not, in NSID order. */
-    public Collection<Namespace> namespaces() {
+    public Collection<SubsystemNamespace> namespaces() {
         return List.copyOf(namespaces.values());
     }
 

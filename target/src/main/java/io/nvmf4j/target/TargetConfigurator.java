@@ -120,7 +120,7 @@ public final class TargetConfigurator {
         Subsystem subsystem = b.build();
         try {
             for (NamespaceConfig nc : sc.namespaces()) {
-                Namespace ns = namespace(sc.nqn(), nc);
+                SubsystemNamespace ns = namespace(sc.nqn(), nc);
                 if (ns != null) {
                     subsystem.addNamespace(ns);
                     if (!nc.enable()) {
@@ -142,7 +142,7 @@ public final class TargetConfigurator {
     }
 
     /** Opens one namespace's backend; null for a namespace without a device path (nvmetcli saves such). */
-    public static Namespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
+    public static SubsystemNamespace namespace(String subnqn, NamespaceConfig nc) throws IOException {
         NamespaceBackend backend = switch (nc.backend()) {
             case DeviceConfig.RamDevice ram -> RamBackend.allocate(ram.sizeBytes(), nc.blockSize());
             case DeviceConfig.FileDevice file -> openPath(subnqn, nc, file.path());
@@ -152,7 +152,7 @@ public final class TargetConfigurator {
         }
         UUID uuid = nc.uuid() != null ? nc.uuid()
                 : UUID.nameUUIDFromBytes((subnqn + "/" + nc.nsid()).getBytes(StandardCharsets.UTF_8));
-        return Namespace.of(nc.nsid(), backend, nc.nguid(), uuid, null).anaGroupId(nc.anaGrpid());
+        return SubsystemNamespace.of(nc.nsid(), backend, nc.nguid(), uuid, null).anaGroupId(nc.anaGrpid());
     }
 
     private static NamespaceBackend openPath(String subnqn, NamespaceConfig nc, Path path) throws IOException {

@@ -26,7 +26,7 @@ final class WriteProtectFeature {
     }
 
     static Status get(Request req) {
-        Namespace ns = findNamespace(req);
+        SubsystemNamespace ns = findNamespace(req);
         if (ns == null) {
             return namespaceStatus(req);
         }
@@ -35,7 +35,7 @@ final class WriteProtectFeature {
     }
 
     static Status set(Request req) {
-        Namespace ns = findNamespace(req);
+        SubsystemNamespace ns = findNamespace(req);
         if (ns == null) {
             return namespaceStatus(req);
         }
@@ -64,7 +64,7 @@ final class WriteProtectFeature {
         return Status.SUCCESS;
     }
 
-    private static Namespace findNamespace(Request req) {
+    private static SubsystemNamespace findNamespace(Request req) {
         return req.queue().controller().subsystem().activeNamespace(req.sqe().nsid());
     }
 

@@ -2,7 +2,7 @@
  * The NVMe-oF target (controller side), laid out like Linux {@code drivers/nvme/target}.
  *
  * <p>Where things are: {@link io.nvmf4j.target.NvmeTarget} (configuration root, discovery generation counter,
- * timers), {@link io.nvmf4j.target.Subsystem} / {@link io.nvmf4j.target.Namespace} /
+ * timers), {@link io.nvmf4j.target.Subsystem} / {@link io.nvmf4j.target.SubsystemNamespace} /
  * {@link io.nvmf4j.target.Port} (the model), {@link io.nvmf4j.target.Controller} (core.c: CC/CSTS, keep-alive,
  * features, events, error log), {@code FabricsCommands} (fabrics-cmd.c: Connect, Property Get/Set, Disconnect),
  * {@code AdminCommands}, {@code IdentifyHandlers}, {@code LogPageHandlers} (admin-cmd.c), {@code DiscoveryCommands}

@@ -101,7 +101,7 @@ class AdminCommandsTest {
 
     @Test
     void smartLogCountsHostCommandsAndDataUnitsPerNamespaceAndInTotal() {
-        fx.subsystem.addNamespace(Namespace.of(2, RamBackend.allocate(4 << 20, 4096)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, RamBackend.allocate(4 << 20, 4096)));
         LoopHost.Queue q = io();
         for (int i = 0; i < 3; i++) {
             SubmissionQueueEntry w = SubmissionQueueEntry.allocate();
@@ -151,7 +151,7 @@ class AdminCommandsTest {
     void asyncEventFiresOnNamespaceChangeAndChangedNamespaceListNamesIt() {
         Request aer = asyncEventRequest();
         assertFalse(aer.isCompleted(), "held until an event");
-        fx.subsystem.addNamespace(Namespace.of(2, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, RamBackend.allocate(1 << 16, 512)));
         assertTrue(aer.isCompleted());
         assertEquals(0, aer.cqe().statusField());
         // type 2 (notice), info 0 (namespace attribute changed), log page 04h
@@ -205,7 +205,7 @@ class AdminCommandsTest {
         assertEquals(0x6002, bad.cqe().statusField());
         assertEquals(0, setFeature(FeatureId.ASYNC_EVENT_CONFIGURATION, 0).cqe().statusField());
         Request aer = asyncEventRequest();
-        fx.subsystem.addNamespace(Namespace.of(2, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, RamBackend.allocate(1 << 16, 512)));
         assertFalse(aer.isCompleted(), "namespace notices disabled");
     }
 

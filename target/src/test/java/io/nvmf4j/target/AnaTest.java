@@ -45,7 +45,7 @@ class AnaTest {
     @BeforeEach
     void start() {
         fx = new TargetFixture();
-        fx.subsystem.addNamespace(Namespace.of(2, RamBackend.allocate(1 << 20, 512)).anaGroupId(2));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, RamBackend.allocate(1 << 20, 512)).anaGroupId(2));
         fx.port.anaState(2, AnaState.OPTIMIZED);
         second = Port.rdma(2, "127.0.0.1", "4421").build();
         second.anaState(1, AnaState.NON_OPTIMIZED);

@@ -67,7 +67,7 @@ class ControllerPropertiesTest {
         CountDownLatch releaseFlush = new CountDownLatch(1);
         NamespaceBackend slowFlush = new SlowFlushBackend(RamBackend.allocate(1 << 16, 512), flushStarted,
                 releaseFlush);
-        fx.subsystem.addNamespace(Namespace.of(2, slowFlush));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, slowFlush));
         LoopHost host = fx.host().connectAndEnable(SUBNQN);
 
         host.setProperty(0x14, LoopHost.CC_ENABLE_NVM | 1 << 14); // SHN = 01b normal

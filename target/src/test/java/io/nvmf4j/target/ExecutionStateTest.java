@@ -44,7 +44,7 @@ class ExecutionStateTest {
         Request aer = host.submit(host.admin, sqe);
         assertEquals(ExecutionState.WAITING_FOR_EVENT, aer.state());
         assertTrue(aer.state().waiting());
-        fx.subsystem.addNamespace(Namespace.of(2, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, RamBackend.allocate(1 << 16, 512)));
         assertEquals(ExecutionState.COMPLETED, aer.state());
         assertEquals(0, aer.cqe().statusField());
     }

@@ -130,7 +130,7 @@ class IdentifyTest {
         assertEquals(0, Wire.u16(d, 128), "LBAF0 MS");
         assertEquals(9, Wire.u8(d, 130), "LBAF0 LBADS 512 bytes");
 
-        fx.subsystem.addNamespace(Namespace.of(7, RamBackend.allocate(1 << 20, 4096)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(7, RamBackend.allocate(1 << 20, 4096)));
         assertEquals(0, identify(0, 7, d).cqe().statusField());
         assertEquals(256, Wire.u64(d, 0));
         assertEquals(12, Wire.u8(d, 130), "LBAF0 LBADS 4096 bytes");
@@ -148,9 +148,9 @@ class IdentifyTest {
 
     @Test
     void activeNamespaceListIsAscendingAndStartsAfterTheGivenId() {
-        fx.subsystem.addNamespace(Namespace.of(5, RamBackend.allocate(1 << 16, 512)));
-        fx.subsystem.addNamespace(Namespace.of(3, RamBackend.allocate(1 << 16, 512)));
-        fx.subsystem.addNamespace(Namespace.of(4, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(5, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(3, RamBackend.allocate(1 << 16, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(4, RamBackend.allocate(1 << 16, 512)));
         fx.subsystem.enableNamespace(4, false);
         MemorySegment d = host.buffer(4096);
         assertEquals(0, identify(2, 0, d).cqe().statusField());

@@ -55,7 +55,7 @@ class IoCommandsTest {
         try (RandomAccessFile raf = new RandomAccessFile(image.toFile(), "rw")) {
             raf.setLength(FILE_BYTES);
         }
-        fx.subsystem.addNamespace(Namespace.of(2, FileBackend.open(image, 512)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(2, FileBackend.open(image, 512)));
         host = fx.host().connectAndEnable(SUBNQN);
         assertEquals(0, host.connectIo(SUBNQN, 1, 127).cqe().statusField());
         io = host.ioQueues.get(1);
@@ -289,7 +289,7 @@ class IoCommandsTest {
     @Test
     void aBackendOf4096ByteBlocksSizesTransfersInItsBlocks() throws Exception {
         start();
-        fx.subsystem.addNamespace(Namespace.of(3, RamBackend.allocate(1 << 20, 4096)));
+        fx.subsystem.addNamespace(SubsystemNamespace.of(3, RamBackend.allocate(1 << 20, 4096)));
         SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
         WriteCommand.create(sqe, 3, 255, 1);
         Request w = host.submit(io, sqe, random(4096, 4));

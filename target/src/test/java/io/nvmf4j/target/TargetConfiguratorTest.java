@@ -80,11 +80,11 @@ class TargetConfiguratorTest {
             assertTrue(s.hostAllowed(HOST));
             assertFalse(s.allowsAnyHost());
 
-            Namespace file = s.activeNamespace(1);
+            SubsystemNamespace file = s.activeNamespace(1);
             assertInstanceOf(FileBackend.class, file.backend());
             assertEquals(UUID.fromString("d592cdf3-5d1c-44e0-8412-3fcf7d99df27"), file.uuid().orElseThrow());
             assertTrue(file.hasNguid());
-            Namespace ram = s.activeNamespace(2);
+            SubsystemNamespace ram = s.activeNamespace(2);
             assertInstanceOf(RamBackend.class, ram.backend());
             assertEquals(4096, ram.backend().blockSize());
             assertEquals(256, ram.backend().blockCount());

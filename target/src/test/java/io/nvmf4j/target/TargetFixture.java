@@ -20,8 +20,8 @@ final class TargetFixture implements AutoCloseable {
 
     TargetFixture(Subsystem.Builder builder) {
         subsystem = builder.build();
-        subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(1 << 20, 512),
-                Namespace.parseNguid("0123456789abcdef0011223344556677"),
+        subsystem.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(1 << 20, 512),
+                SubsystemNamespace.parseNguid("0123456789abcdef0011223344556677"),
                 java.util.UUID.fromString("6c9d8f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f"),
                 new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
         target.addSubsystem(subsystem);

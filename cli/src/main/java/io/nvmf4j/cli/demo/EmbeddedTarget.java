@@ -1,10 +1,10 @@
 package io.nvmf4j.cli.demo;
 
 import io.nvmf4j.protocol.Nqn;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
@@ -50,7 +50,7 @@ public final class EmbeddedTarget implements AutoCloseable {
             Port p = Port.rdma(1, "127.0.0.1", Integer.toString(chosen)).build();
             Subsystem subsystem = Subsystem.builder(SUBSYSTEM).serial("NVMF4JDEMO0001").model("nvmf4j demo RAM disk")
                     .allowAnyHost(true).build();
-            subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(namespaceBytes, blockSize)));
+            subsystem.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(namespaceBytes, blockSize)));
             target.addSubsystem(subsystem);
             target.addPort(p);
             p.addSubsystem(subsystem);

@@ -13,10 +13,10 @@ import io.nvmf4j.config.SubsystemAttributes;
 import io.nvmf4j.config.SubsystemConfig;
 import io.nvmf4j.config.TargetConfig;
 import io.nvmf4j.target.Controller;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.TargetConfigurator;
 import java.io.IOException;
@@ -131,7 +131,7 @@ public final class LiveTarget implements AutoCloseable {
     public synchronized void deleteSubsystem(String nqn) throws RpcError {
         Subsystem s = subsystem(nqn);
         target.removeSubsystem(s);
-        for (Namespace ns : s.namespaces()) {
+        for (SubsystemNamespace ns : s.namespaces()) {
             retire(ns);
         }
         config = withSubsystems(config.subsystems().stream().filter(c -> !c.nqn().equals(nqn)).toList());
@@ -222,7 +222,7 @@ public final class LiveTarget implements AutoCloseable {
         if (s.hasNamespace(nc.nsid())) {
             throw RpcError.refused(nqn + " already has namespace " + nc.nsid());
         }
-        Namespace ns = open(nqn, nc);
+        SubsystemNamespace ns = open(nqn, nc);
         try {
             s.addNamespace(ns);
         } catch (RuntimeException e) {
@@ -245,7 +245,7 @@ public final class LiveTarget implements AutoCloseable {
     public synchronized void removeNamespace(String nqn, long nsid) throws RpcError {
         Subsystem s = subsystem(nqn);
         SubsystemConfig sc = subsystemConfig(nqn);
-        Namespace ns = s.removeNamespace(nsid);
+        SubsystemNamespace ns = s.removeNamespace(nsid);
         if (ns == null) {
             throw RpcError.invalidParams(nqn + " has no namespace " + nsid);
         }
@@ -274,9 +274,9 @@ public final class LiveTarget implements AutoCloseable {
             }
             setLength(path, bytes);
         }
-        Namespace fresh = open(nqn, new NamespaceConfig(nc.nsid(), nc.enable(), nc.backend(), nc.blockSize(),
+        SubsystemNamespace fresh = open(nqn, new NamespaceConfig(nc.nsid(), nc.enable(), nc.backend(), nc.blockSize(),
                 nc.nguid(), s.namespaces().stream().filter(n -> n.nsid() == nsid).findFirst()
-                .flatMap(Namespace::uuid).orElse(nc.uuid()), nc.anaGrpid()));
+                .flatMap(SubsystemNamespace::uuid).orElse(nc.uuid()), nc.anaGrpid()));
         retire(s.replaceNamespace(fresh));
         return fresh.backend().sizeInBytes();
     }
@@ -420,7 +420,7 @@ public final class LiveTarget implements AutoCloseable {
         return new PortConfig(p.portid(), p.addr(), p.param(), names, p.referrals(), p.anaGroups());
     }
 
-    private void retire(Namespace ns) {
+    private void retire(SubsystemNamespace ns) {
         backends.retire(ns);
     }
 

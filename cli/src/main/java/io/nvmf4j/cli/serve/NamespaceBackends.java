@@ -1,7 +1,7 @@
 package io.nvmf4j.cli.serve;
 
 import io.nvmf4j.config.NamespaceConfig;
-import io.nvmf4j.target.Namespace;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.TargetConfigurator;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -25,14 +25,14 @@ final class NamespaceBackends implements AutoCloseable {
      */
     static final long RETIRE_DELAY_MILLIS = 2000;
 
-    private final java.util.Set<Namespace> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<SubsystemNamespace> retiring = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final java.util.concurrent.ScheduledExecutorService retirer =
             java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                     r -> Thread.ofPlatform().name("nvmf4j-retire").daemon().unstarted(r));
 
-    static Namespace open(String nqn, NamespaceConfig nc) throws RpcError {
+    static SubsystemNamespace open(String nqn, NamespaceConfig nc) throws RpcError {
         try {
-            Namespace ns = TargetConfigurator.namespace(nqn, nc);
+            SubsystemNamespace ns = TargetConfigurator.namespace(nqn, nc);
             if (ns == null) {
                 throw RpcError.invalidParams("namespace " + nc.nsid() + " has no device path");
             }
@@ -52,7 +52,7 @@ final class NamespaceBackends implements AutoCloseable {
     }
 
     /** Flushes now (what was acknowledged is durable) and closes after {@link #RETIRE_DELAY_MILLIS}. */
-    void retire(Namespace ns) {
+    void retire(SubsystemNamespace ns) {
         try {
             ns.backend().flush();
         } catch (Exception e) {
@@ -75,14 +75,14 @@ final class NamespaceBackends implements AutoCloseable {
     @Override
     public void close() {
         retirer.shutdownNow();
-        for (Namespace ns : List.copyOf(retiring)) {
+        for (SubsystemNamespace ns : List.copyOf(retiring)) {
             if (retiring.remove(ns)) {
                 closeBackend(ns);
             }
         }
     }
 
-    static void closeBackend(Namespace ns) {
+    static void closeBackend(SubsystemNamespace ns) {
         try {
             ns.backend().flush();
         } catch (Exception e) {

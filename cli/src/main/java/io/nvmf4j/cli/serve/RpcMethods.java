@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.nvmf4j.config.DhchapConfig;
 import io.nvmf4j.config.PortConfig;
 import io.nvmf4j.target.Controller;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.SubmissionQueue;
+import io.nvmf4j.target.SubsystemNamespace;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -252,7 +252,7 @@ public final class RpcMethods {
                 m.put("model_number", s.model());
                 m.put("max_namespaces", Subsystem.MAX_NAMESPACES);
                 List<Object> namespaces = new ArrayList<>();
-                for (Namespace ns : s.namespaces()) {
+                for (SubsystemNamespace ns : s.namespaces()) {
                     Map<String, Object> n = new LinkedHashMap<>();
                     n.put("nsid", ns.nsid());
                     n.put("bdev_name", ns.backend().description());

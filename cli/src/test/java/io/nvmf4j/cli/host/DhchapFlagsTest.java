@@ -129,7 +129,7 @@ class DhchapFlagsTest {
         Port port = Port.rdma(1, "127.0.0.1", "0").build();
         Subsystem s = Subsystem.builder(subnqn).serial("CLIAUTH1").allowHost(HOSTNQN, DhchapKeys.of(KEY, CTRL))
                 .build();
-        s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(1 << 20, 512)));
+        s.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(1 << 20, 512)));
         target.addSubsystem(s);
         target.addPort(port);
         port.addSubsystem(s);

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import io.nvmf4j.cli.CliRunner;
 import io.nvmf4j.cli.FabricArgs;
 import io.nvmf4j.cli.LoopbackTarget;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.backend.RamBackend;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +34,10 @@ class MessagesThatNameTheCauseTest {
     @BeforeAll
     static void startTarget() throws Exception {
         Subsystem open = Subsystem.builder(SubsystemNqn.of(OPEN)).serial("NVMF4JMSG0001").allowAnyHost(true).build();
-        open.addNamespace(Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
+        open.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(1L << 20, 512)));
         Subsystem closed = Subsystem.builder(SubsystemNqn.of(CLOSED)).serial("NVMF4JMSG0002").allowAnyHost(false)
                 .allowHost(ALLOWED).build();
-        closed.addNamespace(Namespace.of(1, RamBackend.allocate(1L << 20, 512)));
+        closed.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(1L << 20, 512)));
         target = LoopbackTarget.serving(open, closed);
         port = Integer.toString(target.port());
     }

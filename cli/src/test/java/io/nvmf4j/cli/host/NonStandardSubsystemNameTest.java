@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.nvmf4j.cli.CliRunner;
 import io.nvmf4j.cli.LoopbackTarget;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.SubsystemNqn;
 import io.nvmf4j.target.backend.RamBackend;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +30,7 @@ class NonStandardSubsystemNameTest {
     @BeforeAll
     static void startTargetServingTestnqn() throws Exception {
         Subsystem s = Subsystem.builder(SubsystemNqn.of(NAME)).serial("NVMF4JTESTNQN01").allowAnyHost(true).build();
-        s.addNamespace(Namespace.of(1, RamBackend.allocate(4L << 20, 512)));
+        s.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(4L << 20, 512)));
         target = LoopbackTarget.serving(s);
     }
 

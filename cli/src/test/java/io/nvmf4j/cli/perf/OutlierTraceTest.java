@@ -68,7 +68,7 @@ class OutlierTraceTest {
         String nqn = "nqn.2026-12.io.nvmf4j:outliers";
         NvmeTarget target = new NvmeTarget();
         Subsystem s = Subsystem.builder(Nqn.parse(nqn)).serial("NVMF4JOUT0001").allowAnyHost(true).build();
-        s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(8L << 20, 512)));
+        s.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(8L << 20, 512)));
         target.addSubsystem(s);
         RdmaTransport transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp")
                 .pollGroups(1).spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20)

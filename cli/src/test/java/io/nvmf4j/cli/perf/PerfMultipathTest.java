@@ -43,7 +43,7 @@ class PerfMultipathTest {
     void start() throws Exception {
         target = new NvmeTarget();
         Subsystem s = Subsystem.builder(Nqn.parse(NQN)).serial("NVMF4JPMP0001").allowAnyHost(true).build();
-        s.addNamespace(io.nvmf4j.target.Namespace.of(1, RamBackend.allocate(8L << 20, 512)));
+        s.addNamespace(io.nvmf4j.target.SubsystemNamespace.of(1, RamBackend.allocate(8L << 20, 512)));
         target.addSubsystem(s);
         transport = RdmaTransport.open(target, RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
                 .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).completionQueueEntries(4096)

@@ -8,9 +8,9 @@ import io.micrometer.core.instrument.Timer;
 import io.nvmf4j.protocol.io.IoOpcode;
 import io.nvmf4j.target.AuthOutcome;
 import io.nvmf4j.target.AuthenticationObserver;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.SubmissionQueue;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.rdma.RejectReason;
 import io.nvmf4j.target.rdma.TransportObserver;
 import java.time.Duration;
@@ -39,13 +39,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code nvmf4j_auth_total{result,reason}}. Never a host NQN or a key.</li>
  * </ul>
  *
- * Meters are resolved once per namespace and kept in a map keyed by the {@link Namespace} object; the per-command
- * path is a map lookup, counter increments and a timer record, without allocation.
+ * Meters are resolved once per namespace and kept in a map keyed by the {@link SubsystemNamespace} object; the
+ * per-command path is a map lookup, counter increments and a timer record, without allocation.
  */
 public final class TargetMetrics implements TransportObserver, AuthenticationObserver {
 
     private final MeterRegistry registry;
-    private final Map<Namespace, NamespaceMeters> namespaces = new ConcurrentHashMap<>();
+    private final Map<SubsystemNamespace, NamespaceMeters> namespaces = new ConcurrentHashMap<>();
     private final Map<String, SubsystemMeters> subsystems = new ConcurrentHashMap<>();
     private final Map<RejectReason, Counter> rejected = new java.util.EnumMap<>(RejectReason.class);
     private final Map<AuthOutcome, Counter> authentications = new java.util.EnumMap<>(AuthOutcome.class);
@@ -163,7 +163,7 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
     }
 
     private NamespaceMeters meters(Request request) {
-        Namespace ns = request.namespace();
+        SubsystemNamespace ns = request.namespace();
         if (ns == null) {
             return null;
         }
@@ -194,7 +194,7 @@ public final class TargetMetrics implements TransportObserver, AuthenticationObs
             }
             String nqn = s.nqn().value();
             subsystem(nqn);
-            for (Namespace ns : s.namespaces()) {
+            for (SubsystemNamespace ns : s.namespaces()) {
                 if (!namespaces.containsKey(ns)) {
                     namespaces.computeIfAbsent(ns, n -> new NamespaceMeters(registry, nqn, n.nsid()));
                 }

@@ -1,11 +1,11 @@
 package io.nvmf4j.target.fuzz;
 
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.testsupport.FuzzSupport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Request;
@@ -73,8 +73,8 @@ class TargetFuzzTest {
             Port port = Port.rdma(1, "127.0.0.1", "4420").build();
             Subsystem subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("FUZZ0001").model("nvmf4j fuzz")
                     .allowHost(HOST).build();
-            subsystem.addNamespace(Namespace.of(1, RamBackend.allocate(64 << 10, 512),
-                    Namespace.parseNguid("0123456789abcdef0011223344556677"),
+            subsystem.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(64 << 10, 512),
+                    SubsystemNamespace.parseNguid("0123456789abcdef0011223344556677"),
                     java.util.UUID.fromString("6c9d8f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f"), new byte[8]));
             target.addSubsystem(subsystem);
             target.addPort(port);

@@ -1,10 +1,10 @@
 package io.nvmf4j.target.rdma;
 
 import io.nvmf4j.protocol.Nqn;
-import io.nvmf4j.target.Namespace;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
 import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.target.backend.FileBackend;
 import io.nvmf4j.target.backend.NamespaceBackend;
@@ -73,15 +73,15 @@ final class RdmaTargetFixture implements AutoCloseable {
         subsystem = Subsystem.builder(Nqn.parse(SUBNQN)).serial("NVMF4JRDMA0001").model("nvmf4j rdma test")
                 .allowHost(HOST).build();
         ram = RamBackend.allocate(NS_BYTES, 512);
-        subsystem.addNamespace(Namespace.of(1, ram));
+        subsystem.addNamespace(SubsystemNamespace.of(1, ram));
         memoryDir = memoryBackedDirectory();
         image = (memoryDir != null ? memoryDir : dir).resolve("ns2.img");
         try {
             Files.write(image, new byte[(int) NS_BYTES]);
             file = FileBackend.open(image, 4096);
-            subsystem.addNamespace(Namespace.of(2, file));
+            subsystem.addNamespace(SubsystemNamespace.of(2, file));
             if (extra != null) {
-                subsystem.addNamespace(Namespace.of(3, extra));
+                subsystem.addNamespace(SubsystemNamespace.of(3, extra));
             }
             target.backendSettings(backend);
             target.addSubsystem(subsystem);

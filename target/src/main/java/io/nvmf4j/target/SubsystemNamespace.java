@@ -9,15 +9,16 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * One NVMe namespace of a subsystem (nvmet's {@code struct nvmet_ns}): its NSID, its backend, the identifiers the
- * host uses to recognise it across paths and reboots (NGUID, UUID, EUI-64; Identify Namespace and the Namespace
- * Identification Descriptor list), and whether it is enabled. A disabled namespace is inactive: I/O to it fails with
- * Invalid Namespace, Identify Namespace returns zeroes.
+ * One NVMe namespace of an NVM subsystem (nvmet's {@code struct nvmet_ns}, SPDK's {@code struct spdk_nvmf_ns};
+ * named apart from the initiator's {@code Namespace}, the host's view of one): its NSID, its backend, the
+ * identifiers the host uses to recognise it across paths and reboots (NGUID, UUID, EUI-64; Identify Namespace and
+ * the Namespace Identification Descriptor list), and whether it is enabled. A disabled namespace is inactive: I/O to
+ * it fails with Invalid Namespace, Identify Namespace returns zeroes.
  *
  * <p>Enabling, disabling and removing are done through {@link Subsystem}, which tells every controller
  * (Namespace Attribute Changed event, like nvmet_ns_changed()).
  */
-public final class Namespace {
+public final class SubsystemNamespace {
 
     private final long nsid;
     private final NamespaceBackend backend;
@@ -33,7 +34,7 @@ public final class Namespace {
     /** ANA group (Identify Namespace ANAGRPID; nvmet {@code ns->anagrpid}), 1 by default. */
     volatile int anaGroupId = Port.DEFAULT_ANA_GROUP;
 
-    private Namespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
+    private SubsystemNamespace(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         this.nsid = nsid;
         this.backend = backend;
         this.nguid = nguid;
@@ -47,7 +48,7 @@ public final class Namespace {
      * @param uuid    or null (not reported)
      * @param eui64   8 bytes or null (not reported)
      */
-    public static Namespace of(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
+    public static SubsystemNamespace of(long nsid, NamespaceBackend backend, byte[] nguid, UUID uuid, byte[] eui64) {
         if (nsid < 1 || nsid > 0xFFFF_FFFEL) {
             throw new IllegalArgumentException("NSID " + nsid + " outside 1..FFFFFFFEh");
         }
@@ -58,12 +59,12 @@ public final class Namespace {
         if (eui64 != null && eui64.length != 8) {
             throw new IllegalArgumentException("EUI-64 must be 8 bytes, got " + eui64.length);
         }
-        return new Namespace(nsid, backend,
+        return new SubsystemNamespace(nsid, backend,
                 nguid == null ? new byte[16] : nguid.clone(), uuid, eui64 == null ? new byte[8] : eui64.clone());
     }
 
     /** A namespace with only an NSID and a backend (no NGUID, UUID or EUI-64). */
-    public static Namespace of(long nsid, NamespaceBackend backend) {
+    public static SubsystemNamespace of(long nsid, NamespaceBackend backend) {
         return of(nsid, backend, null, null, null);
     }
 
@@ -131,7 +132,7 @@ public final class Namespace {
      * Puts the namespace in ANA group {@code grpid} (1..128; nvmet_ns_ana_grpid_store()). Set before the namespace
      * is added; a change later is seen by hosts at their next ANA log page read.
      */
-    public Namespace anaGroupId(int grpid) {
+    public SubsystemNamespace anaGroupId(int grpid) {
         if (grpid < 1 || grpid > Port.MAX_ANA_GROUPS) {
             throw new IllegalArgumentException("ANA group " + grpid + " outside 1.." + Port.MAX_ANA_GROUPS);
         }
