@@ -4,15 +4,12 @@ import io.nvmf4j.protocol.ControllerId;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.auth.DhchapKeys;
 import java.lang.System.Logger.Level;
-import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 
 /**
@@ -27,6 +24,9 @@ import java.util.concurrent.CopyOnWriteArraySet;
  *
  * <p>The discovery subsystem ({@link Nqn#DISCOVERY_VALUE}) is a subsystem of type {@link Type#DISCOVERY}: no
  * namespaces, no I/O queues, any host.
+ *
+ * <p>The host list is kept by {@link SubsystemHosts}, the namespaces by {@link NamespaceTable} and the controllers
+ * by {@link SubsystemControllers}; this class announces changes and keeps the identity steady while hosts see it.
  */
 public final class Subsystem {
 
@@ -46,20 +46,12 @@ public final class Subsystem {
     private volatile String serial;
     private volatile String model;
     private final String firmwareRevision;
-    private final int cntlidMin;
-    private final int cntlidMax;
     private final int maxIoQueues;
     private final int version;
     private final int ieeeOui;
     private final SubsystemHosts hosts;
-    private final ConcurrentSkipListMap<Long, SubsystemNamespace> namespaces = new ConcurrentSkipListMap<>();
-    /** Namespaces by NSID below {@link #FAST_NSIDS}, rebuilt on every change: the I/O path looks up without boxing. */
-    private volatile SubsystemNamespace[] byNsid = new SubsystemNamespace[0];
-    private static final int FAST_NSIDS = 1024;
-    private final Map<Integer, Controller> controllers = new ConcurrentHashMap<>();
-    private final BitSet usedControllerIds = new BitSet();
-    /** The source address of each controller's admin queue, for {@link ControllerShare} (guarded by this). */
-    private final Map<Integer, String> controllerPeers = new java.util.HashMap<>();
+    private final NamespaceTable namespaces = new NamespaceTable();
+    private final SubsystemControllers controllers;
     /** Where namespaces keep their Persist Through Power Loss state; null: reservations do not persist. */
     private volatile java.nio.file.Path reservationDirectory;
 
@@ -69,8 +61,7 @@ public final class Subsystem {
         this.serial = b.serial != null ? b.serial : derivedSerial(b.nqn);
         this.model = b.model;
         this.firmwareRevision = b.firmwareRevision;
-        this.cntlidMin = b.cntlidMin;
-        this.cntlidMax = b.cntlidMax;
+        this.controllers = new SubsystemControllers(b.cntlidMin, b.cntlidMax);
         this.maxIoQueues = type == Type.DISCOVERY ? 0 : b.maxIoQueues;
         this.version = b.version;
         this.ieeeOui = b.ieeeOui;
@@ -226,17 +217,16 @@ public final class Subsystem {
             throw new IllegalStateException(nqn + " already has " + MAX_NAMESPACES + " namespaces");
         }
         java.nio.file.Path dir = reservationDirectory;
-        if (dir != null && !namespaces.containsKey(ns.nsid())) {
+        if (dir != null && !namespaces.contains(ns.nsid())) {
             try {
                 ns.reservation().persistIn(dir.resolve(reservationFileName(ns.nsid())));
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(nqn + " namespace " + ns.nsid() + ": " + e.getMessage(), e);
             }
         }
-        if (namespaces.putIfAbsent(ns.nsid(), ns) != null) {
+        if (namespaces.putIfAbsent(ns) != null) {
             throw new IllegalArgumentException(nqn + " already has namespace " + ns.nsid());
         }
-        rebuildLookup();
         LOG.log(Level.INFO, "{0}: added {1}", nqn, ns);
         namespaceChanged(ns.nsid());
     }
@@ -244,7 +234,6 @@ public final class Subsystem {
     /** Removes a namespace (the caller closes its backend) and announces the change. */
     public SubsystemNamespace removeNamespace(long nsid) {
         SubsystemNamespace ns = namespaces.remove(nsid);
-        rebuildLookup();
         if (ns != null) {
             LOG.log(Level.INFO, "{0}: removed {1}", nqn, ns);
             namespaceChanged(nsid);
@@ -258,14 +247,14 @@ public final class Subsystem {
      * (the caller closes its backend).
      */
     public SubsystemNamespace replaceNamespace(SubsystemNamespace ns) {
-        SubsystemNamespace old = namespaces.replace(ns.nsid(), ns);
+        SubsystemNamespace old = namespaces.replace(ns);
         if (old == null) {
             throw new IllegalArgumentException(nqn + " has no namespace " + ns.nsid());
         }
         ns.enabled(old.isEnabled());
         ns.reservation = old.reservation; // same namespace, new size: registrations stay
         ns.anaGroupId = old.anaGroupId;
-        rebuildLookup();
+        namespaces.republish();
         LOG.log(Level.INFO, "{0}: {1} now {2} bytes", nqn, ns, ns.backend().sizeInBytes());
         namespaceChanged(ns.nsid());
         return old;
@@ -290,7 +279,7 @@ public final class Subsystem {
      */
     public void persistReservationsIn(java.nio.file.Path dir) throws java.io.IOException {
         reservationDirectory = dir;
-        for (SubsystemNamespace ns : namespaces.values()) {
+        for (SubsystemNamespace ns : namespaces.all()) {
             ns.reservation().persistIn(dir.resolve(reservationFileName(ns.nsid())));
         }
     }
@@ -301,54 +290,29 @@ public final class Subsystem {
                 + nsid + ".resv";
     }
 
-    /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()). */
+    /** The enabled namespace {@code nsid}, or null (nvmet_find_namespace()); no lock, no boxing. */
     public SubsystemNamespace activeNamespace(long nsid) {
-        SubsystemNamespace[] fast = byNsid;
-        SubsystemNamespace ns = nsid >= 0 && nsid < fast.length ? fast[(int) nsid]
-                : nsid < FAST_NSIDS ? null : namespaces.get(nsid);
-        return ns != null && ns.isEnabled() ? ns : null;
-    }
-
-    private synchronized void rebuildLookup() {
-        int size = 0;
-        for (Long nsid : namespaces.keySet()) {
-            if (nsid < FAST_NSIDS) {
-                size = (int) Math.max(size, nsid + 1);
-            }
-        }
-        SubsystemNamespace[] fast = new SubsystemNamespace[size];
-        for (SubsystemNamespace ns : namespaces.values()) {
-            if (ns.nsid() < FAST_NSIDS) {
-                fast[(int) ns.nsid()] = ns;
-            }
-        }
-        byNsid = fast;
+        return namespaces.active(nsid);
     }
 
     /** Whether {@code nsid} is configured at all, enabled or not. */
     public boolean hasNamespace(long nsid) {
-        return namespaces.containsKey(nsid);
+        return namespaces.contains(nsid);
     }
 
     /** Enabled namespaces in NSID order. */
     public List<SubsystemNamespace> activeNamespaces() {
-        List<SubsystemNamespace> list = new ArrayList<>();
-        for (SubsystemNamespace ns : namespaces.values()) {
-            if (ns.isEnabled()) {
-                list.add(ns);
-            }
-        }
-        return list;
+        return namespaces.active();
     }
 
     /** All namespaces, enabled or not, in NSID order. */
     public Collection<SubsystemNamespace> namespaces() {
-        return List.copyOf(namespaces.values());
+        return List.copyOf(namespaces.all());
     }
 
     /** nvmet_ns_changed(): every controller logs the NSID and, if enabled and unmasked, raises an event. */
     void namespaceChanged(long nsid) {
-        for (Controller c : controllers.values()) {
+        for (Controller c : controllers.live()) {
             c.namespaceChanged(nsid);
         }
     }
@@ -372,49 +336,11 @@ public final class Subsystem {
      */
     synchronized Controller registerController(java.util.function.IntFunction<Controller> factory, String hostNqn,
             String peer, ControllerShare share, String[] refusal) {
-        if (share != null) {
-            int sameHost = 0;
-            int sameAddress = 0;
-            for (Map.Entry<Integer, Controller> e : controllers.entrySet()) {
-                Controller c = e.getValue();
-                if (c.isReleased()) {
-                    continue;
-                }
-                if (c.hostNqn().equals(hostNqn)) {
-                    sameHost++;
-                }
-                if (peer != null && peer.equals(controllerPeers.get(e.getKey()))) {
-                    sameAddress++;
-                }
-            }
-            if (sameHost >= share.perHostNqn()) {
-                refusal[0] = "host NQN holds " + sameHost + " controllers, its share (" + share.perHostNqn() + ")";
-                return null;
-            }
-            if (sameAddress >= share.perAddress()) {
-                refusal[0] = "address " + peer + " holds " + sameAddress + " controllers, its share ("
-                        + share.perAddress() + ")";
-                return null;
-            }
-        }
-        int id = usedControllerIds.nextClearBit(cntlidMin);
-        if (id > cntlidMax) {
-            return null;
-        }
-        usedControllerIds.set(id);
-        Controller c = factory.apply(id);
-        controllers.put(id, c);
-        if (peer != null) {
-            controllerPeers.put(id, peer);
-        }
-        return c;
+        return controllers.register(factory, hostNqn, peer, share, refusal);
     }
 
     synchronized void unregisterController(Controller controller) {
-        if (controllers.remove(controller.id(), controller)) {
-            controllerPeers.remove(controller.id());
-            usedControllerIds.clear(controller.id());
-        }
+        controllers.unregister(controller);
     }
 
     public Controller controller(int cntlid) {
@@ -422,7 +348,7 @@ public final class Subsystem {
     }
 
     public Collection<Controller> controllers() {
-        return List.copyOf(controllers.values());
+        return controllers.all();
     }
 
     @Override
