@@ -1,10 +1,8 @@
 package io.nvmf4j.target.backend;
 
 import io.nvmf4j.uring.CompletionHandler;
-import io.nvmf4j.uring.IoUring;
 import io.nvmf4j.uring.IoUringException;
 import java.lang.System.Logger.Level;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * go to the namespace's {@link BackendWorkers}, whose synchronous code has the fallbacks. In
  * {@link BackendIoMode#THREADS} mode everything goes to the workers. RAM namespaces' transfers larger than one
  * piece are no storage I/O but copies on this thread: {@link #copy} moves them a piece per round
- * ({@link MemoryCopies}), in either mode.
+ * ({@link MemoryCopies}), in either mode. The ring's side (SQEs, fixed files and buffers, bounces) is
+ * {@link BackendRing}; this class keeps the slots, the bounds and what each end means.
  *
  * <p>Bounds: each namespace has at most {@link BackendWorkers#limit()} operations in flight; more wait here, in
  * order, and a namespace at its limit holds up only its own. While a namespace is being read its writes in flight
@@ -39,27 +38,13 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class BackendIo implements AutoCloseable, CompletionHandler {
 
     private static final System.Logger LOG = System.getLogger(BackendIo.class.getName());
-    /** User data of the ring's own cancel requests (their completions are ignored). */
-    private static final long CANCEL_USER_DATA = -1L;
-    private static final long ALIGNMENT = DescriptorIo.ALIGNMENT;
-    /** Slots of the ring's registered file table; namespaces beyond it on one group use plain descriptors. */
-    static final int FILE_SLOTS = 64;
-    /**
-     * Slots whose bounce buffer lives in memory registered with the ring, and its size: in-capsule write data (at
-     * most a port's inline size, 4 KiB by default as nvmet's) then goes as a fixed buffer too, so the kernel does
-     * not pin its page per write. Larger or later bounces are allocated plainly.
-     */
-    static final int REGISTERED_BOUNCE_SLOTS = 128;
-    static final long REGISTERED_BOUNCE_SIZE = 16 * 1024;
 
     private final BackendIoMode mode;
-    private final IoUring ring;
+    /** The io_uring side, null in {@link BackendIoMode#THREADS} mode. */
+    private final BackendRing ring;
     private final String name;
-    private final Arena arena = Arena.ofShared();
     /** RAM namespaces' transfers larger than one piece, moved a piece per {@link #poll()} round. */
     private final MemoryCopies copies;
-    /** Bounce memory registered with the ring beside the caller's buffers (null until {@link #registerBuffers}). */
-    private MemorySegment registeredBounces;
     private BackendSlot[] slots = new BackendSlot[0];
     private int slotCount;
     private BackendSlot free;
@@ -73,16 +58,9 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
     /** A write waits for its namespace's {@link ReadLatencyGuard}: the waiting list is tried every round. */
     private boolean guardHeld;
     private long writePieces;
-    private boolean buffersRefusedLogged;
-    /** The backend whose descriptor fills each slot of the ring's file table (empty when the ring has none). */
-    private AsyncBackend[] fileOwners = new AsyncBackend[0];
-    /** The backend {@link #file} answered last, and its handle then (a registered slot, or the plain descriptor). */
-    private AsyncBackend lastFileOwner;
-    private int lastFileHandle;
-    private boolean filesRefusedLogged;
     private boolean closed;
 
-    private BackendIo(BackendIoMode mode, IoUring ring, String name) {
+    private BackendIo(BackendIoMode mode, BackendRing ring, String name) {
         this.mode = mode;
         this.ring = ring;
         this.name = name;
@@ -97,95 +75,13 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (mode == BackendIoMode.AUTO) {
             throw new IllegalArgumentException("resolve the backend I/O mode first");
         }
-        IoUring ring = mode == BackendIoMode.URING ? IoUring.open(ringEntries) : null;
-        BackendIo io = new BackendIo(mode, ring, name);
-        if (ring != null) {
-            try {
-                ring.registerFileTable(FILE_SLOTS);
-                io.fileOwners = new AsyncBackend[FILE_SLOTS];
-            } catch (IoUringException e) {
-                io.filesRefused(e);
-            }
-        }
-        return io;
-    }
-
-    private void filesRefused(IoUringException e) {
-        if (!filesRefusedLogged) {
-            filesRefusedLogged = true;
-            LOG.log(Level.INFO, "{0}: io_uring refused registered files ({1}); requests name plain descriptors",
-                    name, e.getMessage());
-        }
+        BackendRing ring = mode == BackendIoMode.URING ? BackendRing.open(ringEntries, name) : null;
+        return new BackendIo(mode, ring, name);
     }
 
     /** Backends whose descriptor is in the ring's registered file table now. */
     public int registeredFiles() {
-        int n = 0;
-        for (AsyncBackend owner : fileOwners) {
-            if (owner != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * The file handle {@code b}'s ring operations name: its slot in the registered file table, taken on its first
-     * operation here, or its plain descriptor when the table is full or was refused.
-     */
-    private int file(AsyncBackend b) {
-        if (b == lastFileOwner) {
-            return lastFileHandle; // the common case, one namespace after another: no scan of the table
-        }
-        int handle = lookUpFile(b);
-        if (!b.isClosed()) {
-            lastFileOwner = b;
-            lastFileHandle = handle;
-        }
-        return handle;
-    }
-
-    private int lookUpFile(AsyncBackend b) {
-        AsyncBackend[] owners = fileOwners;
-        int empty = -1;
-        for (int i = 0; i < owners.length; i++) {
-            AsyncBackend owner = owners[i];
-            if (owner == b) {
-                return IoUring.fixedFile(i);
-            }
-            if (owner == null && empty < 0) {
-                empty = i;
-            }
-        }
-        int fd = b.descriptor();
-        if (empty < 0 || b.isClosed()) {
-            return fd;
-        }
-        try {
-            ring.setFile(empty, fd);
-        } catch (IoUringException e) {
-            filesRefused(e);
-            return fd;
-        }
-        owners[empty] = b;
-        return IoUring.fixedFile(empty);
-    }
-
-    /** Empties the file-table slots of closed backends: the table's reference would keep their files open. */
-    private void releaseClosedFiles() {
-        AsyncBackend[] owners = fileOwners;
-        for (int i = 0; i < owners.length; i++) {
-            if (owners[i] != null && owners[i].isClosed()) {
-                lastFileOwner = null; // a slot comes free: a backend answered with its plain descriptor may take it
-                owners[i] = null;
-                try {
-                    ring.setFile(i, -1);
-                } catch (IoUringException e) {
-                    LOG.log(Level.WARNING, "{0}: cannot empty registered file slot {1}: {2}", name, i,
-                            e.getMessage());
-                }
-            }
-        }
+        return ring == null ? 0 : ring.registeredFiles();
     }
 
     public BackendIoMode mode() {
@@ -198,22 +94,8 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
      * RLIMIT_MEMLOCK that refuses leaves plain reads and writes, said once in the log.
      */
     public void registerBuffers(MemorySegment... memory) {
-        if (ring == null) {
-            return;
-        }
-        if (registeredBounces == null) {
-            registeredBounces = arena.allocate(REGISTERED_BOUNCE_SLOTS * REGISTERED_BOUNCE_SIZE, ALIGNMENT);
-        }
-        MemorySegment[] all = Arrays.copyOf(memory, memory.length + 1);
-        all[memory.length] = registeredBounces;
-        try {
-            ring.registerBuffers(all);
-        } catch (IoUringException e) {
-            if (!buffersRefusedLogged) {
-                buffersRefusedLogged = true;
-                LOG.log(Level.INFO, "{0}: io_uring refused fixed buffers ({1}); data goes as plain reads and writes",
-                        name, e.getMessage());
-            }
+        if (ring != null) {
+            ring.registerBuffers(memory);
         }
     }
 
@@ -291,7 +173,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         int n = copies.step();
         if (ring != null && ring.needsEnter()) {
             // what the last round prepared, and completion work the kernel left for this thread (COOP_TASKRUN)
-            submitRing();
+            ring.submit();
         }
         if (ring != null) {
             n += ring.reap(this);
@@ -305,7 +187,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         }
         released = false;
         if (ring != null && ring.prepared() > 0) {
-            submitRing();
+            ring.submit();
         }
         return n;
     }
@@ -319,10 +201,10 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         } while (!workerDoneStack.compareAndSet(head, slot));
     }
 
-    /** The ring's completions ({@link IoUring#reap}). */
+    /** The ring's completions ({@link BackendRing#reap}). */
     @Override
     public void completed(long userData, int result, int flags) {
-        if (userData == CANCEL_USER_DATA) {
+        if (userData == BackendRing.CANCEL_USER_DATA) {
             return;
         }
         int index = (int) userData;
@@ -331,7 +213,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
             LOG.log(Level.WARNING, "{0}: io_uring completion for no operation (user data {1})", name, userData);
             return;
         }
-        if (needsWorker(s, result)) {
+        if (BackendRing.needsWorker(s, result)) {
             // the synchronous path has the fallbacks (buffered I/O, zeroes written, the rest of a short transfer)
             s.bounced = false;
             s.state = BackendSlot.State.WORKER;
@@ -341,29 +223,15 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         finish(s, result);
     }
 
-    private static boolean needsWorker(BackendSlot s, int result) {
-        if (s.abandoned) {
-            return false;
-        }
-        if (result == -LinuxCalls.EINVAL && s.op.movesData() && s.backend.directIo()) {
-            return true;
-        }
-        if (result == -LinuxCalls.EOPNOTSUPP && (s.op == BackendOp.WRITE_ZEROES || s.op == BackendOp.DEALLOCATE)) {
-            return true;
-        }
-        if (result == -LinuxCalls.EAGAIN || result == -4 /* EINTR */) {
-            return true;
-        }
-        return s.op.movesData() && result >= 0 && result < s.piece;
-    }
-
     /**
      * Answers every operation submitted more than {@code timeoutNanos} ago with {@code -ETIMEDOUT} (after asking
      * the ring to cancel it); those already started stay held until they really end. Returns how many. Also lets
      * go of the registered files of backends closed since the last call (the poll group's housekeeping).
      */
     public int expire(long nowNanos, long timeoutNanos) {
-        releaseClosedFiles();
+        if (ring != null) {
+            ring.releaseClosedFiles();
+        }
         int n = 0;
         for (int i = 0; i < slotCount; i++) {
             BackendSlot s = slots[i];
@@ -383,7 +251,7 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
                 s.done = null;
                 s.lateEnd = d.backendAbandoned();
                 if (s.state == BackendSlot.State.RING) {
-                    ring.prepareCancel(s.userData(), CANCEL_USER_DATA);
+                    ring.cancel(s);
                 }
             }
             d.backendCompleted(-LinuxCalls.ETIMEDOUT);
@@ -422,95 +290,13 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         if (s.op == BackendOp.READ) {
             guard.readStarted();
         }
-        if (ring != null && ringRuns(s) && prepare(s)) {
+        if (ring != null && BackendRing.runs(s) && ring.prepare(s)) {
             s.state = BackendSlot.State.RING;
             return true;
         }
         s.state = BackendSlot.State.WORKER;
         workers.execute(s);
         return true;
-    }
-
-    private static boolean ringRuns(BackendSlot s) {
-        AsyncBackend b = s.backend;
-        if (b.descriptor() < 0) {
-            return false;
-        }
-        return switch (s.op) {
-            case READ, WRITE, WRITE_FUA, FLUSH -> true;
-            case WRITE_ZEROES, DEALLOCATE -> b.fallocateMode(s.op) >= 0;
-        };
-    }
-
-    /** Fills an SQE for {@code s}; when the SQ is full, submits what is there and tries once more. */
-    private boolean prepare(BackendSlot s) {
-        if (prepareOnce(s)) {
-            return true;
-        }
-        submitRing();
-        return prepareOnce(s);
-    }
-
-    private boolean prepareOnce(BackendSlot s) {
-        int fd = file(s.backend);
-        long ud = s.userData();
-        return switch (s.op) {
-            case READ -> {
-                MemorySegment target = dataBuffer(s);
-                int index = ring.registeredBufferIndex(target);
-                yield index >= 0
-                        ? ring.prepareReadFixed(fd, target, s.offset, index, ud)
-                        : ring.prepareRead(fd, target, s.offset, ud);
-            }
-            case WRITE, WRITE_FUA -> {
-                // a piece of a split write is aligned (only such writes are split): no bounce
-                MemorySegment source = s.piece == s.length ? dataBuffer(s) : s.pieceBuffer();
-                int flags = s.op == BackendOp.WRITE_FUA ? IoUring.RWF_DSYNC : 0;
-                int index = ring.registeredBufferIndex(source);
-                yield index >= 0
-                        ? ring.prepareWriteFixed(fd, source, s.pieceOffset(), index, flags, ud)
-                        : ring.prepareWrite(fd, source, s.pieceOffset(), flags, ud);
-            }
-            case FLUSH -> ring.prepareFsync(fd, true, ud);
-            case WRITE_ZEROES, DEALLOCATE -> ring.prepareFallocate(fd, s.backend.fallocateMode(s.op), s.offset,
-                    s.length, ud);
-        };
-    }
-
-    /**
-     * The memory the ring reads into or writes from: the caller's buffer, or (O_DIRECT with a buffer it cannot take)
-     * the slot's aligned bounce buffer, filled now for a write.
-     */
-    private MemorySegment dataBuffer(BackendSlot s) {
-        MemorySegment b = s.buffer;
-        if (DescriptorIo.aligned(b, s.backend.directIo())) {
-            s.bounced = false;
-            return b;
-        }
-        if (s.bounce == null || s.bounce.byteSize() < s.length) {
-            s.bounce = registeredBounces != null && s.index < REGISTERED_BOUNCE_SLOTS
-                    && s.length <= REGISTERED_BOUNCE_SIZE
-                    ? registeredBounces.asSlice(s.index * REGISTERED_BOUNCE_SIZE, REGISTERED_BOUNCE_SIZE)
-                    : arena.allocate(Math.max(s.length, ALIGNMENT), ALIGNMENT);
-            s.bounceView = null;
-        }
-        if (s.bounceView == null || s.bounceView.byteSize() != s.length) {
-            s.bounceView = s.bounce.asSlice(0, s.length);
-        }
-        s.bounced = true;
-        if (s.op != BackendOp.READ) {
-            MemorySegment.copy(b, 0, s.bounceView, 0, s.length);
-        }
-        return s.bounceView;
-    }
-
-    private void submitRing() {
-        try {
-            ring.submit();
-        } catch (IoUringException e) {
-            // the prepared SQEs stay in the ring and go with the next round
-            LOG.log(Level.WARNING, "{0}: io_uring_enter failed: {1}", name, e.getMessage());
-        }
     }
 
     // ---- ending ----
@@ -682,11 +468,9 @@ public final class BackendIo implements AutoCloseable, CompletionHandler {
         }
         closed = true;
         if (ring != null) {
-            ring.close();
+            ring.close(inFlight == 0);
         }
-        if (inFlight == 0) {
-            arena.close();
-        } else {
+        if (inFlight != 0) {
             // a worker may still write into a bounce buffer: leave that memory to the garbage collector's view of
             // nothing (a shared arena cannot be closed under a thread using it); it is at most the slots' bounces
             LOG.log(Level.WARNING, "{0}: closed with {1} backend operation(s) still running", name, inFlight);

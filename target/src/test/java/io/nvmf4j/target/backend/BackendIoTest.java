@@ -178,7 +178,7 @@ class BackendIoTest {
     void manyInCapsuleWritesAtOnceEachLandWhereItWasSentWithRegisteredBounces(BackendIoMode mode) throws Exception {
         BackendIo io = io(mode);
         io.registerBuffers(arena.allocate(64L * BS, BS));
-        int writes = BackendIo.REGISTERED_BOUNCE_SLOTS + 72; // past the registered bounces: the rest are plain
+        int writes = BackendRing.REGISTERED_BOUNCE_SLOTS + 72; // past the registered bounces: the rest are plain
         FileBackend file = file(writes);
         assumeTrue(file.isDirect(), "the file system takes O_DIRECT");
         Ends ends = new Ends();
