@@ -26,40 +26,40 @@ public final class Nvmf4j implements Callable<Integer> {
     static final Map<String, String> SUBCOMMANDS = new LinkedHashMap<>();
 
     static {
-        SUBCOMMANDS.put("modules", "io.nvmf4j.cli.ModulesCommand");
-        SUBCOMMANDS.put("rping", "io.nvmf4j.cli.RpingCommand");
-        SUBCOMMANDS.put("serve", "io.nvmf4j.cli.serve.ServeCommand");
-        SUBCOMMANDS.put("rpc", "io.nvmf4j.cli.ctl.RpcCommand");
-        SUBCOMMANDS.put("ctl", "io.nvmf4j.cli.ctl.CtlCommand");
-        SUBCOMMANDS.put("discover", "io.nvmf4j.cli.host.DiscoverCommand");
-        SUBCOMMANDS.put("identify", "io.nvmf4j.cli.host.IdentifyCommand");
-        SUBCOMMANDS.put("id-ctrl", "io.nvmf4j.cli.host.IdCtrlCommand");
-        SUBCOMMANDS.put("id-ns", "io.nvmf4j.cli.host.IdNsCommand");
-        SUBCOMMANDS.put("read", "io.nvmf4j.cli.host.ReadCommand");
-        SUBCOMMANDS.put("write", "io.nvmf4j.cli.host.WriteCommand");
-        SUBCOMMANDS.put("flush", "io.nvmf4j.cli.host.FlushCommand");
-        SUBCOMMANDS.put("dsm", "io.nvmf4j.cli.host.DsmCommand");
-        SUBCOMMANDS.put("write-zeroes", "io.nvmf4j.cli.host.WriteZeroesCommand");
-        SUBCOMMANDS.put("get-log", "io.nvmf4j.cli.host.GetLogCommand");
-        SUBCOMMANDS.put("get-feature", "io.nvmf4j.cli.host.GetFeatureCommand");
-        SUBCOMMANDS.put("smart-log", "io.nvmf4j.cli.host.SmartLogCommand");
-        SUBCOMMANDS.put("error-log", "io.nvmf4j.cli.host.ErrorLogCommand");
-        SUBCOMMANDS.put("list-subsys", "io.nvmf4j.cli.host.ListSubsysCommand");
-        SUBCOMMANDS.put("gen-hostnqn", "io.nvmf4j.cli.host.GenHostnqnCommand");
-        SUBCOMMANDS.put("show-hostnqn", "io.nvmf4j.cli.host.ShowHostnqnCommand");
-        SUBCOMMANDS.put("perf", "io.nvmf4j.cli.perf.PerfCommand");
-        SUBCOMMANDS.put("demo", "io.nvmf4j.cli.demo.DemoCommand");
-        SUBCOMMANDS.put("mount", "io.nvmf4j.cli.mount.MountCommand");
-        SUBCOMMANDS.put("umount", "io.nvmf4j.cli.mount.UmountCommand");
-        SUBCOMMANDS.put("ublk", "io.nvmf4j.cli.mount.UblkAdminCommand");
-        SUBCOMMANDS.put("gen-dhchap-key", "io.nvmf4j.cli.dhchap.GenDhchapKeyCommand");
-        SUBCOMMANDS.put("check-dhchap-key", "io.nvmf4j.cli.dhchap.CheckDhchapKeyCommand");
+        SUBCOMMANDS.put("modules", "io.nvmf4j.cli.ModulesCli");
+        SUBCOMMANDS.put("rping", "io.nvmf4j.cli.RpingCli");
+        SUBCOMMANDS.put("serve", "io.nvmf4j.cli.serve.ServeCli");
+        SUBCOMMANDS.put("rpc", "io.nvmf4j.cli.ctl.RpcCli");
+        SUBCOMMANDS.put("ctl", "io.nvmf4j.cli.ctl.CtlCli");
+        SUBCOMMANDS.put("discover", "io.nvmf4j.cli.host.DiscoverCli");
+        SUBCOMMANDS.put("identify", "io.nvmf4j.cli.host.IdentifyCli");
+        SUBCOMMANDS.put("id-ctrl", "io.nvmf4j.cli.host.IdCtrlCli");
+        SUBCOMMANDS.put("id-ns", "io.nvmf4j.cli.host.IdNsCli");
+        SUBCOMMANDS.put("read", "io.nvmf4j.cli.host.ReadCli");
+        SUBCOMMANDS.put("write", "io.nvmf4j.cli.host.WriteCli");
+        SUBCOMMANDS.put("flush", "io.nvmf4j.cli.host.FlushCli");
+        SUBCOMMANDS.put("dsm", "io.nvmf4j.cli.host.DsmCli");
+        SUBCOMMANDS.put("write-zeroes", "io.nvmf4j.cli.host.WriteZeroesCli");
+        SUBCOMMANDS.put("get-log", "io.nvmf4j.cli.host.GetLogCli");
+        SUBCOMMANDS.put("get-feature", "io.nvmf4j.cli.host.GetFeatureCli");
+        SUBCOMMANDS.put("smart-log", "io.nvmf4j.cli.host.SmartLogCli");
+        SUBCOMMANDS.put("error-log", "io.nvmf4j.cli.host.ErrorLogCli");
+        SUBCOMMANDS.put("list-subsys", "io.nvmf4j.cli.host.ListSubsysCli");
+        SUBCOMMANDS.put("gen-hostnqn", "io.nvmf4j.cli.host.GenHostnqnCli");
+        SUBCOMMANDS.put("show-hostnqn", "io.nvmf4j.cli.host.ShowHostnqnCli");
+        SUBCOMMANDS.put("perf", "io.nvmf4j.cli.perf.PerfCli");
+        SUBCOMMANDS.put("demo", "io.nvmf4j.cli.demo.DemoCli");
+        SUBCOMMANDS.put("mount", "io.nvmf4j.cli.mount.MountCli");
+        SUBCOMMANDS.put("umount", "io.nvmf4j.cli.mount.UmountCli");
+        SUBCOMMANDS.put("ublk", "io.nvmf4j.cli.mount.UblkAdminCli");
+        SUBCOMMANDS.put("gen-dhchap-key", "io.nvmf4j.cli.dhchap.GenDhchapKeyCli");
+        SUBCOMMANDS.put("check-dhchap-key", "io.nvmf4j.cli.dhchap.CheckDhchapKeyCli");
     }
 
     @Override
     public Integer call() {
         // No subcommand: show what this build contains, then the usage.
-        ModulesCommand.print(System.out);
+        ModulesCli.print(System.out);
         System.out.println();
         commandLine().usage(System.out);
         return 0;

@@ -29,7 +29,7 @@ final class Daemon {
         if (new File("/usr/bin/setsid").canExecute()) {
             cmd.add("/usr/bin/setsid");
         }
-        cmd.addAll(MountCommand.relaunchCommand());
+        cmd.addAll(MountCli.relaunchCommand());
         Files.createDirectories(MountRecord.DIRECTORY);
         Path log = MountRecord.fileFor(mountpoint).resolveSibling(
                 MountRecord.fileFor(mountpoint).getFileName().toString().replace(".properties", ".log"));

@@ -21,8 +21,8 @@ import java.util.concurrent.CountDownLatch;
  */
 final class ServeSignals implements AutoCloseable {
 
-    // ServeCommand's logger, named by text: this class is compiled on its own, before the rest (cli/pom.xml)
-    private static final System.Logger LOG = System.getLogger("io.nvmf4j.cli.serve.ServeCommand");
+    // ServeCli's logger, named by text: this class is compiled on its own, before the rest (cli/pom.xml)
+    private static final System.Logger LOG = System.getLogger("io.nvmf4j.cli.serve.ServeCli");
 
     private final CountDownLatch stop = new CountDownLatch(1);
     private final Object lock = new Object();

@@ -30,11 +30,11 @@ class NvmeCliVectorsTest {
     @TempDir
     Path dir;
 
-    private final Path originalHostNqnFile = GenDhchapKeyCommand.hostNqnFile;
+    private final Path originalHostNqnFile = GenDhchapKeyCli.hostNqnFile;
 
     @AfterEach
     void restore() {
-        GenDhchapKeyCommand.hostNqnFile = originalHostNqnFile;
+        GenDhchapKeyCli.hostNqnFile = originalHostNqnFile;
     }
 
     record Vector(List<String> args, String stdout, String stderr, int rc, String line) {
@@ -97,7 +97,7 @@ class NvmeCliVectorsTest {
 
     @Test
     void everyFixedSecretVectorPrintsWhatNvmeCliPrinted() throws Exception {
-        GenDhchapKeyCommand.hostNqnFile = Files.writeString(dir.resolve("hostnqn"), guestHostNqn() + "\n");
+        GenDhchapKeyCli.hostNqnFile = Files.writeString(dir.resolve("hostnqn"), guestHostNqn() + "\n");
         int checked = 0;
         for (Vector v : vectors()) {
             if (!v.args().getFirst().equals("gen-dhchap-key") || (random(v) && v.rc() == 0)) {
@@ -119,7 +119,7 @@ class NvmeCliVectorsTest {
 
     @Test
     void randomKeysHaveNvmeClisShape() throws Exception {
-        GenDhchapKeyCommand.hostNqnFile = Files.writeString(dir.resolve("hostnqn"), guestHostNqn() + "\n");
+        GenDhchapKeyCli.hostNqnFile = Files.writeString(dir.resolve("hostnqn"), guestHostNqn() + "\n");
         for (Vector v : vectors()) {
             if (!random(v) || v.rc() != 0) {
                 continue;
@@ -154,7 +154,7 @@ class NvmeCliVectorsTest {
 
     @Test
     void withoutNqnAndWithoutAHostNqnFileAHashedKeyIsRefusedAsNvmeCliDoes() {
-        GenDhchapKeyCommand.hostNqnFile = dir.resolve("missing");
+        GenDhchapKeyCli.hostNqnFile = dir.resolve("missing");
         Result r = run(List.of("gen-dhchap-key", "--hmac=1"));
         assertEquals(1, r.rc());
         assertEquals("Could not read host NQN\n", r.err());

@@ -19,16 +19,16 @@ import picocli.CommandLine;
 /** nvme-cli's connect flags travel from the command line into ConnectOptions one to one. */
 class ConnectFlagsParsingTest {
 
-    private static IdentifyCommand parseIdentify(String... args) {
+    private static IdentifyCli parseIdentify(String... args) {
         CommandLine cl = CliRunner.commandLine();
         CommandLine.ParseResult pr = cl.parseArgs(args);
-        return (IdentifyCommand) pr.subcommand().commandSpec().userObject();
+        return (IdentifyCli) pr.subcommand().commandSpec().userObject();
     }
 
     @Test
     void everyNvmeCliFlagReachesTheConnectOptions() {
         String uuid = "9a6b8d1e-1111-2222-3333-444455556666";
-        IdentifyCommand c = parseIdentify("identify", "-t", "rdma", "-a", "127.0.0.1", "-s", "4421",
+        IdentifyCli c = parseIdentify("identify", "-t", "rdma", "-a", "127.0.0.1", "-s", "4421",
                 "-n", "nqn.2026-12.io.nvmf4j:x", "-q", "nqn.2014-08.org.nvmexpress:uuid:" + uuid, "-I", uuid,
                 "-i", "3", "-Q", "64", "-k", "7", "-l", "30", "-c", "2", "--provider", "softiwarp");
         ConnectOptions o = c.fabric.builder(c.fabric.subsystemNqn()).build();
@@ -48,7 +48,7 @@ class ConnectFlagsParsingTest {
 
     @Test
     void defaultsAreNvmeClisTrsvcid4420AndAutomaticProvider() {
-        IdentifyCommand c = parseIdentify("identify", "-a", "127.0.0.1");
+        IdentifyCli c = parseIdentify("identify", "-a", "127.0.0.1");
         ConnectOptions o = c.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build();
         assertEquals(4420, o.address().getPort());
         assertEquals(FabricOptions.provider("auto", FabricOptions.UVERBS_SYSFS), o.provider(),
@@ -60,7 +60,7 @@ class ConnectFlagsParsingTest {
     @Test
     void hostIdIsDerivedFromAUuidHostNqnAsNvmeCliDoes(@TempDir Path dir) {
         String uuid = "0f0e0d0c-0b0a-0908-0706-050403020100";
-        IdentifyCommand c = parseIdentify("identify", "-q", "nqn.2014-08.org.nvmexpress:uuid:" + uuid);
+        IdentifyCli c = parseIdentify("identify", "-q", "nqn.2014-08.org.nvmexpress:uuid:" + uuid);
         c.fabric.identitySources = io.nvmf4j.initiator.HostIdentity.Sources.of(dir, null); // no hostid file here
         assertEquals(UUID.fromString(uuid), c.fabric.hostIdentity().hostId());
     }
@@ -96,7 +96,7 @@ class ConnectFlagsParsingTest {
         CommandLine.ParseResult pr = cl.parseArgs("read", "-n", "2", "-s", "100", "-c", "7", "-z", "4k", "-d",
                 "/tmp/x", "-t", "--traddr", "127.0.0.1", "--trsvcid", "4421", "--nqn", "nqn.2026-12.io.nvmf4j:x",
                 "--reconnect-delay", "3", "--ctrl-loss-tmo", "9", "--nr-io-queues", "2");
-        ReadCommand c = (ReadCommand) pr.subcommand().commandSpec().userObject();
+        ReadCli c = (ReadCli) pr.subcommand().commandSpec().userObject();
         assertEquals(2L, c.range.nsid);
         assertEquals(100L, c.range.startBlock);
         assertEquals(8L, c.range.blocks(512), "-c is 0's based: -c 7 is eight blocks");

@@ -57,7 +57,7 @@ class DhchapFlagsTest {
 
     @Test
     void lettersOnIdentifyReachTheConnectOptions() {
-        IdentifyCommand c = parse(IdentifyCommand.class, "identify", "-a", "127.0.0.1", "-S", KEY.format(),
+        IdentifyCli c = parse(IdentifyCli.class, "identify", "-a", "127.0.0.1", "-S", KEY.format(),
                 "-C", CTRL.format());
         ConnectOptions o = c.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build();
         DhchapKeys keys = o.dhchap();
@@ -71,9 +71,9 @@ class DhchapFlagsTest {
 
     @Test
     void longNamesOnDeviceCommandsAndMount() {
-        IdCtrlCommand c = parse(IdCtrlCommand.class, "id-ctrl", "--dhchap-secret", KEY.format());
+        IdCtrlCli c = parse(IdCtrlCli.class, "id-ctrl", "--dhchap-secret", KEY.format());
         assertEquals(KEY, c.device.fabric.builder(Nqn.parse("nqn.2026-12.io.nvmf4j:x")).build().dhchap().key());
-        io.nvmf4j.cli.mount.MountCommand m = parse(io.nvmf4j.cli.mount.MountCommand.class, "mount", "-S",
+        io.nvmf4j.cli.mount.MountCli m = parse(io.nvmf4j.cli.mount.MountCli.class, "mount", "-S",
                 KEY.format(), "-C", CTRL.format(), dir.toString());
         assertNotNull(m);
         assertTrue(LongConnectFlags.CONNECT_OPTIONS.contains("--dhchap-secret"));

@@ -32,9 +32,9 @@ class HostIdentityCommandsTest {
     }
 
     private static String run(Object command, HostIdentity.Sources sources) {
-        if (command instanceof GenHostnqnCommand g) {
+        if (command instanceof GenHostnqnCli g) {
             g.sources = sources;
-        } else if (command instanceof ShowHostnqnCommand s) {
+        } else if (command instanceof ShowHostnqnCli s) {
             s.sources = sources;
         }
         StringWriter out = new StringWriter();
@@ -47,25 +47,25 @@ class HostIdentityCommandsTest {
     @Test
     void genHostnqnPrintsTheUuidNqnOfTheDmiSystemUuid(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("product_uuid"), DMI + "\n");
-        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new GenHostnqnCommand(), sources(dir)));
-        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new GenHostnqnCommand(), sources(dir)),
+        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new GenHostnqnCli(), sources(dir)));
+        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new GenHostnqnCli(), sources(dir)),
                 "the same on every run");
     }
 
     @Test
     void genHostnqnWithoutASystemUuidPrintsARandomOne(@TempDir Path dir) {
-        String first = run(new GenHostnqnCommand(), sources(dir));
+        String first = run(new GenHostnqnCli(), sources(dir));
         assertTrue(first.matches("nqn\\.2014-08\\.org\\.nvmexpress:uuid:[0-9a-f-]{36}\n"), first);
-        assertNotEquals(first, run(new GenHostnqnCommand(), sources(dir)));
+        assertNotEquals(first, run(new GenHostnqnCli(), sources(dir)));
     }
 
     @Test
     void showHostnqnPrintsTheFileElseWhatGenHostnqnWould(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("product_uuid"), DMI + "\n");
-        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new ShowHostnqnCommand(), sources(dir)));
+        assertEquals("nqn.2014-08.org.nvmexpress:uuid:" + DMI + "\n", run(new ShowHostnqnCli(), sources(dir)));
         Files.createDirectories(dir.resolve("etc-nvme"));
         Files.writeString(dir.resolve("etc-nvme/hostnqn"), "nqn.2014-08.com.example:host1\n");
-        assertEquals("nqn.2014-08.com.example:host1\n", run(new ShowHostnqnCommand(), sources(dir)));
+        assertEquals("nqn.2014-08.com.example:host1\n", run(new ShowHostnqnCli(), sources(dir)));
     }
 
     @Test
@@ -74,9 +74,9 @@ class HostIdentityCommandsTest {
         assertEquals(0, CliRunner.run("show-hostnqn", "--help").exitCode());
     }
 
-    private static IdentifyCommand identify(Path dir, String... args) {
+    private static IdentifyCli identify(Path dir, String... args) {
         CommandLine.ParseResult pr = CliRunner.commandLine().parseArgs(args);
-        IdentifyCommand c = (IdentifyCommand) pr.subcommand().commandSpec().userObject();
+        IdentifyCli c = (IdentifyCli) pr.subcommand().commandSpec().userObject();
         c.fabric.identitySources = sources(dir);
         return c;
     }

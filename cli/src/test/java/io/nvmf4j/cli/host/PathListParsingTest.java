@@ -19,7 +19,7 @@ class PathListParsingTest {
     private static FabricOptions fabric(String... args) {
         CommandLine cl = CliRunner.commandLine();
         CommandLine.ParseResult pr = cl.parseArgs(args);
-        return ((IdentifyCommand) pr.subcommand().commandSpec().userObject()).fabric;
+        return ((IdentifyCli) pr.subcommand().commandSpec().userObject()).fabric;
     }
 
     @Test

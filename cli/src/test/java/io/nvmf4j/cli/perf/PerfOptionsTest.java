@@ -12,9 +12,9 @@ import picocli.CommandLine;
 /** spdk_nvme_perf / fio letters: -q depth, -o size, -w pattern, -M read share, -t time, -a warm-up, -P, -r. */
 class PerfOptionsTest {
 
-    private static PerfCommand parse(String... args) {
+    private static PerfCli parse(String... args) {
         CommandLine.ParseResult pr = CliRunner.commandLine().parseArgs(args);
-        return (PerfCommand) pr.subcommand().commandSpec().userObject();
+        return (PerfCli) pr.subcommand().commandSpec().userObject();
     }
 
     @Test
@@ -80,7 +80,7 @@ class PerfOptionsTest {
 
     @Test
     void minusAIsSpdksWarmUpTimeAndMinusPTheQueuePairs() {
-        PerfCommand c = parse("perf", "-a", "3", "-P", "4", "-w", "randread");
+        PerfCli c = parse("perf", "-a", "3", "-P", "4", "-w", "randread");
         assertEquals(Duration.ofSeconds(3), c.spec().ramp(), "spdk_nvme_perf -a/--warmup-time");
         assertEquals(4, c.spec().queues(), "spdk_nvme_perf -P/--num-qpairs");
         assertEquals(Duration.ofSeconds(2), parse("perf", "--warmup-time", "2").spec().ramp());
@@ -101,7 +101,7 @@ class PerfOptionsTest {
         assertEquals("nqn.2016-06.io.spdk:cnode1", t.subnqn());
         assertEquals(2L, t.nsid());
         assertEquals("fe80::1", SpdkTransportId.parse("trtype=rdma traddr=fe80::1").traddr());
-        PerfCommand c = parse("perf", "-r", "trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4421");
+        PerfCli c = parse("perf", "-r", "trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4421");
         assertEquals("trtype:RDMA adrfam:IPv4 traddr:127.0.0.1 trsvcid:4421", c.transportId);
     }
 

@@ -59,8 +59,8 @@ class AuthenticatedHostsServeTest {
         return Files.writeString(dir.resolve("config.json"), c.toJson());
     }
 
-    private static ServeCommand serve(Path file) {
-        ServeCommand serve = new ServeCommand();
+    private static ServeCli serve(Path file) {
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs("--config", file.toString(), "--no-rpc");
         return serve;
     }
@@ -109,7 +109,7 @@ class AuthenticatedHostsServeTest {
     void addHostWithSpdksKeyNamesSaveAndSighupReload() throws Exception {
         int port = TestDaemons.freePort();
         Path file = configFile(port, null);
-        ServeCommand serve = serve(file);
+        ServeCli serve = serve(file);
         TargetDaemon daemon = TargetDaemon.start(serve.load(), false);
         try {
             Subsystem s = daemon.live().subsystem(NQN);

@@ -37,8 +37,8 @@ class ConfigAllowUnsupportedTest {
                 """);
     }
 
-    private static ServeCommand parsed(String... args) {
-        ServeCommand serve = new ServeCommand();
+    private static ServeCli parsed(String... args) {
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs(args);
         return serve;
     }

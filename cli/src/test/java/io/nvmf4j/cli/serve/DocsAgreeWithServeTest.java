@@ -61,12 +61,12 @@ class DocsAgreeWithServeTest {
     @Test
     void pollGroupsZeroMeansTheSameInHelpConfigReadmeAndCode() throws Exception {
         assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2),
-                RdmaTransportOptions.defaultPollGroups(), "what " + ServeCommand.POLL_GROUPS_DEFAULT + " stands for");
-        String help = new CommandLine(new ServeCommand()).getCommandSpec().findOption("--poll-groups")
+                RdmaTransportOptions.defaultPollGroups(), "what " + ServeCli.POLL_GROUPS_DEFAULT + " stands for");
+        String help = new CommandLine(new ServeCli()).getCommandSpec().findOption("--poll-groups")
                 .description()[0];
-        assertTrue(help.contains(ServeCommand.POLL_GROUPS_DEFAULT), help);
+        assertTrue(help.contains(ServeCli.POLL_GROUPS_DEFAULT), help);
         String row = lines("config/README.md").stream().filter(l -> l.startsWith("| `poll_groups.count` |"))
                 .findFirst().orElseThrow();
-        assertTrue(row.contains("0 = " + ServeCommand.POLL_GROUPS_DEFAULT), row);
+        assertTrue(row.contains("0 = " + ServeCli.POLL_GROUPS_DEFAULT), row);
     }
 }

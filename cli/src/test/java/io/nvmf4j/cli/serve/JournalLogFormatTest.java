@@ -31,10 +31,10 @@ class JournalLogFormatTest {
 
     @Test
     void journalIsTheDefaultUnderSystemdAndLevelsAreNamed() {
-        assertEquals(OneLineLogFormat.Style.JOURNAL, ServeCommand.logStyle(null, "8:12345"));
-        assertEquals(OneLineLogFormat.Style.TEXT, ServeCommand.logStyle(null, null));
-        assertEquals(OneLineLogFormat.Style.TEXT, ServeCommand.logStyle("text", "8:12345"));
-        assertThrows(IllegalArgumentException.class, () -> ServeCommand.logStyle("xml", null));
+        assertEquals(OneLineLogFormat.Style.JOURNAL, ServeCli.logStyle(null, "8:12345"));
+        assertEquals(OneLineLogFormat.Style.TEXT, ServeCli.logStyle(null, null));
+        assertEquals(OneLineLogFormat.Style.TEXT, ServeCli.logStyle("text", "8:12345"));
+        assertThrows(IllegalArgumentException.class, () -> ServeCli.logStyle("xml", null));
         assertEquals(Level.FINE, OneLineLogFormat.parseLevel("debug"));
         assertEquals(Level.WARNING, OneLineLogFormat.parseLevel("warn"));
         assertThrows(IllegalArgumentException.class, () -> OneLineLogFormat.parseLevel("loud"));

@@ -136,7 +136,7 @@ class OperatorMetricsTest {
     @Test
     void theMetricsAddressMustBeALiteral() {
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-        int exit = new picocli.CommandLine(new ServeCommand(new java.io.PrintStream(err, true))).execute("--ram", "1M",
+        int exit = new picocli.CommandLine(new ServeCli(new java.io.PrintStream(err, true))).execute("--ram", "1M",
                 "--nqn", NQN, "--metrics-address", "metrics.example", "--no-rpc");
         assertEquals(1, exit);
         assertTrue(err.toString(UTF_8).contains("--metrics-address"), err.toString(UTF_8));

@@ -49,7 +49,7 @@ class ReloadTest {
                 .provider(Provider.SOFTIWARP).pollGroups(1).build().config();
         Path file = dir.resolve("config.json");
         Files.writeString(file, start.toJson());
-        ServeCommand serve = new ServeCommand();
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs("--config", file.toString(), "--no-rpc");
         TargetDaemon daemon = TargetDaemon.start(serve.load(), false);
         try {
@@ -101,7 +101,7 @@ class ReloadTest {
                 .provider(Provider.SOFTIWARP).pollGroups(1).build().config();
         Path file = dir.resolve("config.json");
         Files.writeString(file, start.toJson());
-        ServeCommand serve = new ServeCommand();
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs("--config", file.toString(), "--no-rpc");
         TargetDaemon daemon = TargetDaemon.start(serve.load(), false);
         try {

@@ -10,8 +10,8 @@ import picocli.CommandLine;
 /** {@code serve --serial} for the quick form; a config file carries its own attr.serial. */
 class SerialOptionTest {
 
-    private static ServeCommand parse(String... args) {
-        ServeCommand serve = new ServeCommand();
+    private static ServeCli parse(String... args) {
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs(args);
         return serve;
     }

@@ -142,7 +142,7 @@ class ServeSignalsTest {
         Path sock = dir.resolve("taken.sock");
         try (RpcServer _ = RpcServer.start(sock, (m, p) -> p)) {
             java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-            int exit = new picocli.CommandLine(new ServeCommand(new java.io.PrintStream(err, true))).execute(
+            int exit = new picocli.CommandLine(new ServeCli(new java.io.PrintStream(err, true))).execute(
                     "--ram", "1M", "--nqn", "nqn.2026-12.io.nvmf4j:second", "--listen",
                     "127.0.0.1:" + TestDaemons.freePort(), "--provider", "softiwarp", "--poll-groups", "1",
                     "--rpc-socket", sock.toString());

@@ -12,11 +12,11 @@ class ServeSpinBudgetTest {
 
     @Test
     void spinBudgetFlagSetsThePollGroupSpinBudget() throws Exception {
-        ServeCommand quick = new ServeCommand(System.err);
+        ServeCli quick = new ServeCli(System.err);
         new CommandLine(quick).parseArgs("--ram", "1M", "--nqn", NQN, "--spin-budget", "0");
         assertEquals(0, quick.load().config().nvmf4j().spinBudgetMicros());
 
-        ServeCommand later = new ServeCommand(System.err);
+        ServeCli later = new ServeCli(System.err);
         new CommandLine(later).parseArgs("--ram", "1M", "--nqn", NQN, "--spin-budget", "250", "--poll-groups", "1");
         assertEquals(250, later.load().config().nvmf4j().spinBudgetMicros());
         assertEquals(1, later.load().config().nvmf4j().pollGroups());
@@ -24,7 +24,7 @@ class ServeSpinBudgetTest {
 
     @Test
     void withoutTheFlagTheDefaultSpinBudgetStays() throws Exception {
-        ServeCommand plain = new ServeCommand(System.err);
+        ServeCli plain = new ServeCli(System.err);
         new CommandLine(plain).parseArgs("--ram", "1M", "--nqn", NQN);
         int defaultMicros = io.nvmf4j.config.QuickConfig.builder().nqn(NQN).ram("1M").build().config().nvmf4j()
                 .spinBudgetMicros();

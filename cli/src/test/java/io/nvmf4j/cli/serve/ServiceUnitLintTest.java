@@ -87,14 +87,14 @@ class ServiceUnitLintTest {
         List<String> exec = new ArrayList<>(Arrays.asList(expand.apply(s.get("ExecStart")).split("\\s+")));
         assertTrue(exec.get(0).startsWith("/"), "systemd wants an absolute ExecStart: " + exec.get(0));
         assertEquals("serve", exec.get(1));
-        ServeCommand serve = new ServeCommand();
+        ServeCli serve = new ServeCli();
         new CommandLine(serve).parseArgs(exec.subList(2, exec.size()).toArray(String[]::new));
         assertTrue(serve.config.toString().startsWith("/etc/nvmf4j/"));
         Path socketDir = serve.rpcSocket.getParent();
         assertTrue(writable.contains(socketDir.toString()), "the socket's directory is writable: " + socketDir);
         assertEquals(socketDir.getFileName().toString(), expand.apply(s.get("RuntimeDirectory")),
                 "systemd creates the socket's directory");
-        assertEquals(OneLineLogFormat.Style.JOURNAL, ServeCommand.logStyle(serve.logFormat, null));
+        assertEquals(OneLineLogFormat.Style.JOURNAL, ServeCli.logStyle(serve.logFormat, null));
     }
 
     @ParameterizedTest

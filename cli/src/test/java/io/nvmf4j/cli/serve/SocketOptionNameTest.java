@@ -12,7 +12,7 @@ class SocketOptionNameTest {
     @Test
     void serveTakesTheSocketUnderCtlsNameAsWellAsItsOwn() {
         for (String name : new String[] {"--rpc-socket", "--socket"}) {
-            ServeCommand serve = new ServeCommand();
+            ServeCli serve = new ServeCli();
             new CommandLine(serve).parseArgs("--ram", "1M", name, "/tmp/x.sock");
             assertEquals(Path.of("/tmp/x.sock"), serve.rpcSocket, name);
         }
