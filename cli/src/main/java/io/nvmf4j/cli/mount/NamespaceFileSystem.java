@@ -3,7 +3,7 @@ package io.nvmf4j.cli.mount;
 import io.nvmf4j.cli.host.FailureReport;
 import io.nvmf4j.cli.mount.fuse.FileInfoBits;
 import io.nvmf4j.cli.mount.fuse.FileSystem;
-import io.nvmf4j.cli.mount.fuse.Request;
+import io.nvmf4j.cli.mount.fuse.FuseRequest;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_conn_info;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_file_info;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h;
@@ -102,7 +102,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void lookup(Request r, long parent, String name) {
+    public void lookup(FuseRequest r, long parent, String name) {
         if (parent != ROOT) {
             r.replyError(Errno.ENOTDIR);
             return;
@@ -117,7 +117,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void getattr(Request r, long ino) {
+    public void getattr(FuseRequest r, long ino) {
         if (ino != ROOT && file(ino) == null) {
             r.replyError(Errno.ENOENT);
             return;
@@ -130,12 +130,12 @@ final class NamespaceFileSystem implements FileSystem {
      * device), owner and mode are fixed. Replies with the unchanged attributes.
      */
     @Override
-    public void setattr(Request r, long ino, MemorySegment attr, int toSet) {
+    public void setattr(FuseRequest r, long ino, MemorySegment attr, int toSet) {
         getattr(r, ino);
     }
 
     @Override
-    public void open(Request r, long ino, MemorySegment fi) {
+    public void open(FuseRequest r, long ino, MemorySegment fi) {
         if (ino == ROOT) {
             r.replyError(Errno.EISDIR);
             return;
@@ -151,7 +151,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void read(Request r, long ino, long size, long offset) {
+    public void read(FuseRequest r, long ino, long size, long offset) {
         NamespaceFile f = file(ino);
         if (f == null) {
             r.replyError(ino == ROOT ? Errno.EISDIR : Errno.ENOENT);
@@ -175,7 +175,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void write(Request r, long ino, MemorySegment data, long offset) {
+    public void write(FuseRequest r, long ino, MemorySegment data, long offset) {
         NamespaceFile f = file(ino);
         if (f == null) {
             r.replyError(ino == ROOT ? Errno.EISDIR : Errno.ENOENT);
@@ -201,7 +201,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void fsync(Request r, long ino, boolean datasync) {
+    public void fsync(FuseRequest r, long ino, boolean datasync) {
         NamespaceFile f = file(ino);
         if (f == null) {
             r.replyError(ino == ROOT ? 0 : Errno.ENOENT);
@@ -217,16 +217,16 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     @Override
-    public void readdir(Request r, long ino, long size, long offset) {
+    public void readdir(FuseRequest r, long ino, long size, long offset) {
         if (ino != ROOT) {
             r.replyError(Errno.ENOTDIR);
             return;
         }
-        List<Request.DirEntry> entries = new ArrayList<>();
-        entries.add(new Request.DirEntry(".", ROOT, S_IFDIR));
-        entries.add(new Request.DirEntry("..", ROOT, S_IFDIR));
+        List<FuseRequest.DirEntry> entries = new ArrayList<>();
+        entries.add(new FuseRequest.DirEntry(".", ROOT, S_IFDIR));
+        entries.add(new FuseRequest.DirEntry("..", ROOT, S_IFDIR));
         for (NamespaceFile f : files) {
-            entries.add(new Request.DirEntry(f.name(), f.ino(), S_IFREG));
+            entries.add(new FuseRequest.DirEntry(f.name(), f.ino(), S_IFREG));
         }
         r.replyDirectory(entries, size, offset);
     }
@@ -236,7 +236,7 @@ final class NamespaceFileSystem implements FileSystem {
      * inside the namespace is a no-op (every block exists); growing the file is impossible (EFBIG).
      */
     @Override
-    public void fallocate(Request r, long ino, int mode, long offset, long length) {
+    public void fallocate(FuseRequest r, long ino, int mode, long offset, long length) {
         NamespaceFile f = file(ino);
         if (f == null) {
             r.replyError(ino == ROOT ? Errno.EISDIR : Errno.ENOENT);
@@ -275,7 +275,7 @@ final class NamespaceFileSystem implements FileSystem {
     }
 
     /** An NVMe or transport failure is EIO for the application, and one log line for the operator. */
-    private void fail(Request r, String what, NamespaceFile f, long offset, long length, Throwable e) {
+    private void fail(FuseRequest r, String what, NamespaceFile f, long offset, long length, Throwable e) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         failures.incrementAndGet();
         LOG.log(Level.WARNING, what + " " + f.name() + " bytes " + offset + "+" + length + " failed, EIO: "

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * The low-level operations a {@link FuseSession} forwards, one method per {@code struct fuse_lowlevel_ops} member
- * it implements. Each call must end in exactly one reply on its {@link Request}, now or later from any thread
+ * it implements. Each call must end in exactly one reply on its {@link FuseRequest}, now or later from any thread
  * (libfuse's {@code fuse_reply_*} are thread-safe). Methods run on the session's loop thread and must not block:
  * anything that waits on the network replies from a completion.
  */
@@ -13,25 +13,25 @@ public interface FileSystem {
     /** {@code init}: negotiate {@code struct fuse_conn_info} (capable/want, max_write, max_background...). */
     void init(MemorySegment connInfo);
 
-    void lookup(Request request, long parent, String name);
+    void lookup(FuseRequest request, long parent, String name);
 
-    void getattr(Request request, long ino);
+    void getattr(FuseRequest request, long ino);
 
     /** {@code attr} is a {@code struct stat}, {@code toSet} a mask of FUSE_SET_ATTR_*. */
-    void setattr(Request request, long ino, MemorySegment attr, int toSet);
+    void setattr(FuseRequest request, long ino, MemorySegment attr, int toSet);
 
     /** {@code fileInfo} is the {@code struct fuse_file_info} to fill (fh, {@link FileInfoBits}) and reply with. */
-    void open(Request request, long ino, MemorySegment fileInfo);
+    void open(FuseRequest request, long ino, MemorySegment fileInfo);
 
-    void read(Request request, long ino, long size, long offset);
+    void read(FuseRequest request, long ino, long size, long offset);
 
     /** {@code data} is valid only during this call: copy what outlives it. */
-    void write(Request request, long ino, MemorySegment data, long offset);
+    void write(FuseRequest request, long ino, MemorySegment data, long offset);
 
-    void fsync(Request request, long ino, boolean datasync);
+    void fsync(FuseRequest request, long ino, boolean datasync);
 
-    void readdir(Request request, long ino, long size, long offset);
+    void readdir(FuseRequest request, long ino, long size, long offset);
 
     /** {@code mode} is fallocate(2)'s FALLOC_FL_* mask. */
-    void fallocate(Request request, long ino, int mode, long offset, long length);
+    void fallocate(FuseRequest request, long ino, int mode, long offset, long length);
 }

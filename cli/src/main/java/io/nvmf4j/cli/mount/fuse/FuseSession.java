@@ -180,16 +180,16 @@ public final class FuseSession implements AutoCloseable {
         return args;
     }
 
-    private Request request(MemorySegment req) {
+    private FuseRequest request(MemorySegment req) {
         outstanding.incrementAndGet();
-        return new Request(req, this);
+        return new FuseRequest(req, this);
     }
 
     /**
      * An exception must never unwind into libfuse (the JVM would crash): every upcall answers EIO instead and
      * logs the bug.
      */
-    private void guarded(Request r, String op, Runnable body) {
+    private void guarded(FuseRequest r, String op, Runnable body) {
         try {
             body.run();
         } catch (Throwable t) {
@@ -215,29 +215,29 @@ public final class FuseSession implements AutoCloseable {
             }
         }, arena));
         fuse_lowlevel_ops.lookup(ops, fuse_lowlevel_ops.lookup.allocate((req, parent, name) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "lookup", () -> fs.lookup(r, parent, cString(name)));
         }, arena));
         fuse_lowlevel_ops.getattr(ops, fuse_lowlevel_ops.getattr.allocate((req, ino, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "getattr", () -> fs.getattr(r, ino));
         }, arena));
         fuse_lowlevel_ops.setattr(ops, fuse_lowlevel_ops.setattr.allocate((req, ino, attr, toSet, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "setattr", () -> fs.setattr(r, ino,
                     attr.reinterpret(io.nvmf4j.cli.mount.fuse.ffi.stat.sizeof()), toSet));
         }, arena));
         fuse_lowlevel_ops.open(ops, fuse_lowlevel_ops.open.allocate((req, ino, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "open", () -> fs.open(r, ino,
                     fi.reinterpret(io.nvmf4j.cli.mount.fuse.ffi.fuse_file_info.sizeof())));
         }, arena));
         fuse_lowlevel_ops.read(ops, fuse_lowlevel_ops.read.allocate((req, ino, size, off, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "read", () -> fs.read(r, ino, size, off));
         }, arena));
         fuse_lowlevel_ops.write(ops, fuse_lowlevel_ops.write.allocate((req, ino, buf, size, off, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "write", () -> fs.write(r, ino, buf.reinterpret(size), off));
         }, arena));
         // flush (every close(2)) and release have nothing to do: durability is fsync's job, as on a block device.
@@ -245,15 +245,15 @@ public final class FuseSession implements AutoCloseable {
         fuse_lowlevel_ops.release(ops, fuse_lowlevel_ops.release.allocate((req, ino, fi) -> fuse_reply_err(req, 0),
                 arena));
         fuse_lowlevel_ops.fsync(ops, fuse_lowlevel_ops.fsync.allocate((req, ino, datasync, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "fsync", () -> fs.fsync(r, ino, datasync != 0));
         }, arena));
         fuse_lowlevel_ops.readdir(ops, fuse_lowlevel_ops.readdir.allocate((req, ino, size, off, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "readdir", () -> fs.readdir(r, ino, size, off));
         }, arena));
         fuse_lowlevel_ops.fallocate(ops, fuse_lowlevel_ops.fallocate.allocate((req, ino, mode, off, len, fi) -> {
-            Request r = request(req);
+            FuseRequest r = request(req);
             guarded(r, "fallocate", () -> fs.fallocate(r, ino, mode, off, len));
         }, arena));
         return ops;

@@ -17,16 +17,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * One {@code fuse_req_t} awaiting its single reply. Replies may come from any thread; a second reply is ignored
- * (libfuse frees the request on the first one, so a second would be a use after free).
+ * One {@code fuse_req_t} (libfuse's {@code struct fuse_req}) awaiting its single reply. Replies may come from any
+ * thread; a second reply is ignored (libfuse frees the request on the first one, so a second would be a use after
+ * free).
  */
-public final class Request {
+public final class FuseRequest {
 
     private final MemorySegment req;
     private final FuseSession session;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    Request(MemorySegment req, FuseSession session) {
+    FuseRequest(MemorySegment req, FuseSession session) {
         this.req = req;
         this.session = session;
     }
