@@ -85,7 +85,8 @@ public final class PerfRun {
         String tagLabel = label;
         LatencyMeter readLatency = new LatencyMeter(registry, "read", label, publishHistogram);
         LatencyMeter writeLatency = new LatencyMeter(registry, "write", label, publishHistogram);
-        long runId = new SecureRandom().nextLong();
+        RunContext run = new RunContext(spec, control, readLatency, writeLatency, queues, regionBlocks,
+                new SecureRandom().nextLong(), multipath);
         List<PerfWorker> workers = new ArrayList<>();
         List<IoBuffer> buffers = new ArrayList<>();
         try {
@@ -98,8 +99,7 @@ public final class PerfRun {
                             (long) PerfWorker.PREFILL_DEPTH * PerfWorker.prefillUnitBytes(spec.ioSize()));
                     buffers.add(prefill);
                 }
-                workers.add(new PerfWorker(q, queues, namespace.onQueue(q), buffer, prefill, spec, control,
-                        readLatency, writeLatency, regionBlocks, runId, runId * 31 + q + 1, multipath));
+                workers.add(new PerfWorker(run, q, namespace.onQueue(q), buffer, prefill));
             }
             registerCounters(registry, workers, tagLabel);
             if (spec.verify()) {

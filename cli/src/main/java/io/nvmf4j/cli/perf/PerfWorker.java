@@ -84,32 +84,28 @@ final class PerfWorker {
     private boolean prefilling;
     private CountDownLatch idle;
 
-    PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer, PerfSpec spec,
-            RunControl control, LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId,
-            long seed) {
-        this(index, workers, ns, buffer, prefillBuffer, spec, control, readLatency, writeLatency, regionBlocks, runId,
-                seed, null);
-    }
-
-    PerfWorker(int index, int workers, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer, PerfSpec spec,
-            RunControl control, LatencyMeter readLatency, LatencyMeter writeLatency, long regionBlocks, long runId,
-            long seed, MultipathNamespace multipath) {
-        this.multipath = multipath;
+    /**
+     * Worker {@code index} of the run {@code run}, on {@code ns} (its own I/O queue), with {@code buffer} for its
+     * I/O and {@code prefillBuffer} for the prefill pass ({@code --verify} only, else null).
+     */
+    PerfWorker(RunContext run, int index, Namespace ns, IoBuffer buffer, IoBuffer prefillBuffer) {
+        this.multipath = run.multipath();
         this.index = index;
-        this.workers = workers;
+        this.workers = run.workers();
         this.ns = ns;
         this.buffer = buffer;
         this.memory = buffer.segment();
-        this.spec = spec;
-        this.control = control;
-        this.readLatency = readLatency;
-        this.writeLatency = writeLatency;
+        this.spec = run.spec();
+        this.control = run.control();
+        this.readLatency = run.readLatency();
+        this.writeLatency = run.writeLatency();
         this.blockSize = Math.toIntExact(ns.blockSize());
         this.blocksPerIo = spec.ioSize() / blockSize;
-        long totalUnits = regionBlocks / blocksPerIo;
+        long totalUnits = run.regionBlocks() / blocksPerIo;
         this.units = totalUnits / workers;
         this.readPercent = spec.effectiveReadPercent();
-        this.runId = runId;
+        this.runId = run.runId();
+        long seed = run.seed(index);
         this.rng = seed == 0 ? 0x2545_F491_4F6C_DD1DL : seed;
         int depth = spec.depth();
         this.submitNanos = new long[depth];
