@@ -9,6 +9,7 @@ import io.nvmf4j.cli.mount.fuse.ffi.fuse_file_info;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h;
 import io.nvmf4j.cli.mount.fuse.ffi.stat;
 import io.nvmf4j.cli.mount.fuse.ffi.timespec;
+import io.nvmf4j.uring.Errno;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,6 +9,7 @@ import io.nvmf4j.cli.mount.ublk.UblkDevice;
 import io.nvmf4j.cli.mount.ublk.UblkException;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.uring.Errno;
 import java.util.concurrent.TimeUnit;
 
 /**

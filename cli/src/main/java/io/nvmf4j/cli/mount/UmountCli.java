@@ -3,6 +3,7 @@ package io.nvmf4j.cli.mount;
 import io.nvmf4j.cli.VersionProvider;
 import io.nvmf4j.cli.host.CommandFailure;
 import io.nvmf4j.cli.mount.fuse.Libc;
+import io.nvmf4j.uring.Errno;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

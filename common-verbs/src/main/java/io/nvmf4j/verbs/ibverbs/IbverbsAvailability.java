@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.ibverbs;
 
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.verbs.ProviderAvailability;
 
 import java.io.IOException;

@@ -350,7 +350,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
             throw new IllegalStateException("req_notify_cq failed", t);
         }
         if (rc != 0) {
-            throw new IllegalStateException(Errno.exception("req_notify_cq", rc).getMessage());
+            throw new IllegalStateException(VerbsErrors.exception("req_notify_cq", rc).getMessage());
         }
         return pollLocked(out);
     }
@@ -388,7 +388,7 @@ final class IbverbsCompletionQueue implements CompletionQueue {
             device.resources().remove(this);
             if (rc != 0) {
                 // EBUSY: a queue pair still uses it (destroy the queue pairs first)
-                throw new IllegalStateException(Errno.exception("ibv_destroy_cq", rc).getMessage());
+                throw new IllegalStateException(VerbsErrors.exception("ibv_destroy_cq", rc).getMessage());
             }
         } finally {
             lock.unlock();

@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.ibverbs;
 
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectParams;
 import io.nvmf4j.verbs.ConnectionManager;
@@ -232,7 +233,7 @@ final class IbverbsConnectionManager implements ConnectionManager {
                     event.privateData());
         }
         int status = event.status();
-        VerbsErrorCode code = status < 0 ? Errno.code(-status)
+        VerbsErrorCode code = status < 0 ? VerbsErrors.code(-status)
                 : event.is(ibverbs_h.RDMA_CM_EVENT_UNREACHABLE()) ? VerbsErrorCode.TIMED_OUT
                 : VerbsErrorCode.CONNECTION_RESET;
         throw new VerbsException(code, step + " with " + remote + " failed: " + event

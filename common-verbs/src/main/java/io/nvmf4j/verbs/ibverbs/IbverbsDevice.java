@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.ibverbs;
 
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.ConnectionManager;
 import io.nvmf4j.verbs.DeviceAttributes;
@@ -105,7 +106,7 @@ final class IbverbsDevice implements RdmaDevice {
             MemorySegment attr = arena.allocate(ibv_device_attr.layout());
             int rc = ibverbs_h.ibv_query_device(ctx, attr);
             if (rc != 0) {
-                throw Errno.exception("ibv_query_device(" + name + ")", rc);
+                throw VerbsErrors.exception("ibv_query_device(" + name + ")", rc);
             }
             String firmware = ibv_device_attr.fw_ver(attr).getString(0);
             String vendor = name + " (vendor 0x" + Integer.toHexString(ibv_device_attr.vendor_id(attr)) + ", part "

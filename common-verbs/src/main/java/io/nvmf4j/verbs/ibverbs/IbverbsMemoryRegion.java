@@ -113,7 +113,7 @@ final class IbverbsMemoryRegion implements MemoryRegion {
         pd.ibverbsDevice().keys().remove(rkey, this);
         int rc = ibverbs_h.ibv_dereg_mr(mr);
         if (rc != 0) {
-            throw new IllegalStateException(Errno.exception("ibv_dereg_mr", rc).getMessage());
+            throw new IllegalStateException(VerbsErrors.exception("ibv_dereg_mr", rc).getMessage());
         }
     }
 

@@ -91,7 +91,7 @@ final class IbverbsMemoryWindow implements MemoryWindow {
         }
         int rc = ibverbs_h.ibv_dereg_mr(registered);
         if (rc != 0) {
-            throw new IllegalStateException(Errno.exception("ibv_dereg_mr", rc).getMessage());
+            throw new IllegalStateException(VerbsErrors.exception("ibv_dereg_mr", rc).getMessage());
         }
     }
 

@@ -92,7 +92,7 @@ final class IbverbsProtectionDomain implements ProtectionDomain {
         if (rc != 0) {
             // EBUSY: a queue pair still uses it; the device's close destroys those first, an application that
             // closes the PD early leaks it until the device closes
-            throw new IllegalStateException(Errno.exception("ibv_dealloc_pd", rc).getMessage());
+            throw new IllegalStateException(VerbsErrors.exception("ibv_dealloc_pd", rc).getMessage());
         }
     }
 }

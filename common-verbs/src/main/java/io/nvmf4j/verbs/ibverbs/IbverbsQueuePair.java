@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.ibverbs;
 
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.verbs.QueuePairAttributes;
 import io.nvmf4j.verbs.QueuePairState;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
@@ -167,7 +168,7 @@ final class IbverbsQueuePair extends ProviderQueuePair {
         // verbs post calls return the errno itself (ENOMEM: queue full; EINVAL: bad request or state); rdma-core's
         // siw provider returns it negated (siw_post_send/siw_post_recv: rv = -ENOMEM), seen in the lab guest
         int rc = Math.abs(result);
-        return new VerbsException(Errno.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
+        return new VerbsException(VerbsErrors.code(rc), call + " failed with " + Errno.name(rc) + ": " + posted + " of "
                 + length + " chained work requests were posted (the rest were not)");
     }
 

@@ -1,5 +1,6 @@
 package io.nvmf4j.verbs.ibverbs;
 
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.ibverbs.ffi.ibverbs_h;
 
@@ -110,7 +111,7 @@ final class Native {
     private static MemorySegment pointerOrThrow(String call, MemorySegment result, MemorySegment state)
             throws VerbsException {
         if (result.equals(MemorySegment.NULL)) {
-            throw Errno.exception(call, errno(state));
+            throw VerbsErrors.exception(call, errno(state));
         }
         return result;
     }
@@ -118,7 +119,7 @@ final class Native {
     /** A returned int that is 0 on success and -1 with errno on failure (the rdma_cm convention). */
     private static void zeroOrThrow(String call, int result, MemorySegment state) throws VerbsException {
         if (result != 0) {
-            throw Errno.exception(call, result > 0 ? result : errno(state));
+            throw VerbsErrors.exception(call, result > 0 ? result : errno(state));
         }
     }
 
@@ -395,7 +396,7 @@ final class Native {
             if (errno == Errno.EINTR) {
                 return false;
             }
-            throw Errno.exception("poll", errno);
+            throw VerbsErrors.exception("poll", errno);
         }
         // POLLERR/POLLHUP count as ready too: the read that follows reports the error instead of a busy loop
         return rc > 0;

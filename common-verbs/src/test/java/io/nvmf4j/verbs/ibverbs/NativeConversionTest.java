@@ -3,6 +3,7 @@ package io.nvmf4j.verbs.ibverbs;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.nvmf4j.uring.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
@@ -77,15 +78,15 @@ class NativeConversionTest {
 
     @Test
     void errnoValuesMapToTheApiCodesThatNameTheSameCondition() {
-        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.QUEUE_FULL, Errno.code(Errno.ENOMEM));
-        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.CONNECTION_REFUSED, Errno.code(Errno.ECONNREFUSED));
-        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.TIMED_OUT, Errno.code(Errno.ETIMEDOUT));
-        assertEquals("rdma_resolve_addr failed: ENODEV", Errno.exception("rdma_resolve_addr", Errno.ENODEV).getMessage());
+        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.QUEUE_FULL, VerbsErrors.code(Errno.ENOMEM));
+        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.CONNECTION_REFUSED, VerbsErrors.code(Errno.ECONNREFUSED));
+        assertEquals(io.nvmf4j.verbs.VerbsErrorCode.TIMED_OUT, VerbsErrors.code(Errno.ETIMEDOUT));
+        assertEquals("rdma_resolve_addr failed: ENODEV", VerbsErrors.exception("rdma_resolve_addr", Errno.ENODEV).getMessage());
         for (io.nvmf4j.verbs.VerbsErrorCode code : new io.nvmf4j.verbs.VerbsErrorCode[] {
                 io.nvmf4j.verbs.VerbsErrorCode.QUEUE_FULL, io.nvmf4j.verbs.VerbsErrorCode.TIMED_OUT,
                 io.nvmf4j.verbs.VerbsErrorCode.CONNECTION_REFUSED, io.nvmf4j.verbs.VerbsErrorCode.CONNECTION_RESET,
                 io.nvmf4j.verbs.VerbsErrorCode.NO_DEVICE}) {
-            assertEquals(code, Errno.code(code.errno()), code::toString);
+            assertEquals(code, VerbsErrors.code(code.errno()), code::toString);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.nvmf4j.cli.mount.fuse;
 
-import io.nvmf4j.cli.mount.Errno;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_reply_err;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_session_destroy;
 import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_session_exit;
@@ -11,6 +10,7 @@ import static io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_h.fuse_session_unmount;
 
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_args;
 import io.nvmf4j.cli.mount.fuse.ffi.fuse_lowlevel_ops;
+import io.nvmf4j.uring.Errno;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,6 +1,5 @@
 package io.nvmf4j.cli.mount.ublk;
 
-import io.nvmf4j.cli.mount.Errno;
 import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.IoCompletionHandler;
 import io.nvmf4j.initiator.IoRequest;
@@ -11,6 +10,7 @@ import io.nvmf4j.initiator.NvmfStatusException;
 import io.nvmf4j.initiator.QueuePolling;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.admin.IdentifyController;
+import io.nvmf4j.uring.Errno;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,8 +1,8 @@
 package io.nvmf4j.cli.mount.ublk;
 
-import io.nvmf4j.cli.mount.Errno;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
+import io.nvmf4j.uring.Errno;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.nvmf4j.cli.mount.ublk;
 
+import io.nvmf4j.uring.Errno;
 import java.io.IOException;
 
 /** A ublk command or system call that failed, with the errno the kernel gave and what was being done. */
@@ -8,7 +9,7 @@ public final class UblkException extends IOException {
     private final int errno;
 
     public UblkException(String what, int errno) {
-        super(what + " failed: " + name(errno) + (hint(errno).isEmpty() ? "" : " (" + hint(errno) + ")"));
+        super(what + " failed: " + Errno.name(errno) + (hint(errno).isEmpty() ? "" : " (" + hint(errno) + ")"));
         this.errno = errno;
     }
 
@@ -16,26 +17,10 @@ public final class UblkException extends IOException {
         return errno;
     }
 
-    static String name(int errno) {
-        return switch (errno) {
-            case 1 -> "EPERM";
-            case 2 -> "ENOENT";
-            case 4 -> "EINTR";
-            case 12 -> "ENOMEM";
-            case 13 -> "EACCES";
-            case 16 -> "EBUSY";
-            case 17 -> "EEXIST";
-            case 19 -> "ENODEV";
-            case 22 -> "EINVAL";
-            case 95 -> "EOPNOTSUPP";
-            default -> "errno " + errno;
-        };
-    }
-
     private static String hint(int errno) {
         return switch (errno) {
-            case 2 -> "is the ublk_drv module loaded? modprobe ublk_drv";
-            case 1, 13 -> "ublk devices need root (CAP_SYS_ADMIN)";
+            case Errno.ENOENT -> "is the ublk_drv module loaded? modprobe ublk_drv";
+            case Errno.EPERM, Errno.EACCES -> "ublk devices need root (CAP_SYS_ADMIN)";
             default -> "";
         };
     }

@@ -1,7 +1,7 @@
 package io.nvmf4j.cli.mount.ublk;
 
-import io.nvmf4j.cli.mount.Errno;
 import io.nvmf4j.uring.CompletionHandler;
+import io.nvmf4j.uring.Errno;
 import io.nvmf4j.uring.IoUring;
 import io.nvmf4j.uring.IoUringException;
 import io.nvmf4j.uring.SqeSize;
