@@ -213,19 +213,13 @@ final class PollGroup implements AutoCloseable {
 
     // ---- queue registration (accepting threads) ----
 
-    /** {@link #reserve} could not: the completion queue (or the slot table) is full. */
-    static final int[] NO_ROOM = {-1, 0};
-    /** {@link #reserve} could not: too many unconnected queues in this group or from this peer address. */
-    static final int[] UNCONNECTED_LIMIT = {-2, 0};
-
     /**
      * Reserves a slot and the completion-queue room of a queue's Connect phase ({@link RdmaQueue#CONNECT_RECEIVES}
      * receives; the rest of its depth is reserved when its Connect runs), and counts it as unconnected for this
-     * group and for {@code peer}; returns {slot, generation}, or {@link #NO_ROOM} / {@link #UNCONNECTED_LIMIT}
-     * (the connection is then refused with NO_RSC).
+     * group and for {@code peer}; or says why not (the connection is then refused with NO_RSC).
      */
-    int[] reserve(int recvEntries, java.net.InetAddress peer) {
-        return running ? table.reserve(recvEntries, peer) : NO_ROOM;
+    SlotReservation reserve(int recvEntries, java.net.InetAddress peer) {
+        return running ? table.reserve(recvEntries, peer) : SlotReservation.Refused.NO_ROOM;
     }
 
     /** Changes a slot's completion-queue reservation to {@code need} entries; false (unchanged) if no room. */

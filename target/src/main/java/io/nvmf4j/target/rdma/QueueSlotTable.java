@@ -43,13 +43,13 @@ final class QueueSlotTable {
     }
 
     /** See {@link PollGroup#reserve}. */
-    synchronized int[] reserve(int recvEntries, InetAddress peer) {
+    synchronized SlotReservation reserve(int recvEntries, InetAddress peer) {
         int need = RdmaQueue.completionQueueNeeds(Math.min(RdmaQueue.CONNECT_RECEIVES, recvEntries));
         if (cqEntriesReserved + need > cqCapacity) {
-            return PollGroup.NO_ROOM;
+            return SlotReservation.Refused.NO_ROOM;
         }
         if (unconnected >= maxUnconnected || !peers.tryAcquire(peer)) {
-            return PollGroup.UNCONNECTED_LIMIT;
+            return SlotReservation.Refused.UNCONNECTED_LIMIT;
         }
         int free = -1;
         for (int i = 0; i < slotNeeds.length; i++) {
@@ -61,7 +61,7 @@ final class QueueSlotTable {
         if (free < 0) {
             if (slotNeeds.length >= WorkRequestIds.MAX_SLOTS) {
                 peers.release(peer);
-                return PollGroup.NO_ROOM;
+                return SlotReservation.Refused.NO_ROOM;
             }
             free = slotNeeds.length;
             int size = slotNeeds.length * 2;
@@ -77,7 +77,7 @@ final class QueueSlotTable {
         slotUnconnected[free] = true;
         slotPeers[free] = peer;
         unconnected++;
-        return new int[] {free, generations[free]};
+        return new SlotReservation.Reserved(free, generations[free]);
     }
 
     /** Changes a slot's completion-queue reservation to {@code need} entries; false (unchanged) if no room. */

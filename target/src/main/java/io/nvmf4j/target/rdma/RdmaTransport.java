@@ -256,24 +256,27 @@ public final class RdmaTransport implements AutoCloseable {
             return;
         }
         InetSocketAddress remote = request.remoteAddress();
-        int[] reservation = group.reserve(sizing.recvQueueEntries(), remote == null ? null : remote.getAddress());
-        if (reservation == PollGroup.UNCONNECTED_LIMIT) {
-            reject(request, RdmaCmRejectStatus.NO_RSC, "too many connections without a completed Connect (at most "
-                    + options.maxUnconnectedPerGroup() + " per poll group, " + options.maxUnconnectedPerAddress()
-                    + " per address)", RejectReason.UNCONNECTED_LIMIT);
-            return;
-        }
-        if (reservation[0] < 0) {
-            reject(request, RdmaCmRejectStatus.NO_RSC, "poll group " + group.id() + " is full",
-                    RejectReason.NO_RESOURCES);
-            return;
+        SlotReservation.Reserved reservation;
+        switch (group.reserve(sizing.recvQueueEntries(), remote == null ? null : remote.getAddress())) {
+            case SlotReservation.Reserved r -> reservation = r;
+            case SlotReservation.Refused.UNCONNECTED_LIMIT -> {
+                reject(request, RdmaCmRejectStatus.NO_RSC, "too many connections without a completed Connect (at "
+                        + "most " + options.maxUnconnectedPerGroup() + " per poll group, "
+                        + options.maxUnconnectedPerAddress() + " per address)", RejectReason.UNCONNECTED_LIMIT);
+                return;
+            }
+            case SlotReservation.Refused.NO_ROOM -> {
+                reject(request, RdmaCmRejectStatus.NO_RSC, "poll group " + group.id() + " is full",
+                        RejectReason.NO_RESOURCES);
+                return;
+            }
         }
         RdmaQueue queue;
         try {
-            queue = new RdmaQueue(group, reservation[0], reservation[1], target, port, sizing,
+            queue = new RdmaQueue(group, reservation.slot(), reservation.generation(), target, port, sizing,
                     request.remoteAddress(), request.localAddress(), options.trace());
         } catch (VerbsException | RuntimeException e) {
-            group.unreserve(reservation[0]);
+            group.unreserve(reservation.slot());
             reject(request, RdmaCmRejectStatus.NO_RSC, "no resources: " + e.getMessage(), RejectReason.NO_RESOURCES);
             return;
         }
@@ -290,7 +293,7 @@ public final class RdmaTransport implements AutoCloseable {
         } catch (VerbsException | RuntimeException e) {
             LOG.log(Level.WARNING, "accepting queue {0} from {1} failed: {2}", sizing.qid(), request.remoteAddress(),
                     e.getMessage());
-            group.unreserve(reservation[0]);
+            group.unreserve(reservation.slot());
             queue.abandon();
             return;
         }
