@@ -60,6 +60,8 @@ final class ScriptedRdmaHost implements AutoCloseable {
     final MemoryWindow window;
     final int hrqsize;
     final WorkCompletion[] wcs = new WorkCompletion[16];
+    /** Responses reaped in the same batch as an earlier one, for the next {@link #awaitResponse} calls. */
+    private final java.util.ArrayDeque<Response> reaped = new java.util.ArrayDeque<>();
     RdmaConnection connection;
     RdmaCmAccept accept;
     private int nextCid = 1;
@@ -168,24 +170,30 @@ final class ScriptedRdmaHost implements AutoCloseable {
         connection.queuePair().postSend(wr);
     }
 
+    /** The next response, in the order they arrived (several may come in one batch of completions). */
     Response awaitResponse() throws VerbsException, InterruptedException {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
+        while (reaped.isEmpty() && System.nanoTime() < deadline) {
             int n = cq.await(wcs, 100, TimeUnit.MILLISECONDS);
             for (int i = 0; i < n; i++) {
                 WorkCompletion wc = wcs[i];
                 if (wc.status() != WcStatus.SUCCESS) {
+                    if (!reaped.isEmpty()) {
+                        break; // the responses before it first
+                    }
                     throw new VerbsException(io.nvmf4j.verbs.VerbsErrorCode.IO_ERROR, "host completion " + wc);
                 }
                 if (wc.opcode() == WcOpcode.RECV) {
                     int slot = (int) wc.wrId();
                     CompletionQueueEntry cqe = CompletionQueueEntry.allocate();
                     MemorySegment.copy(responses, 16L * slot, cqe.segment(), 0, 16);
-                    Response r = new Response(cqe, wc.withInvalidate(), wc.invalidatedRkey());
+                    reaped.add(new Response(cqe, wc.withInvalidate(), wc.invalidatedRkey()));
                     connection.queuePair().postReceive(responseReceive(slot));
-                    return r;
                 }
             }
+        }
+        if (!reaped.isEmpty()) {
+            return reaped.poll();
         }
         throw new VerbsException(io.nvmf4j.verbs.VerbsErrorCode.TIMED_OUT, "no response within " + TIMEOUT);
     }
