@@ -3,18 +3,23 @@ package io.nvmf4j.target.rdma;
 import io.nvmf4j.verbs.MemoryRegion;
 
 /**
- * A poll group's data buffers: its registered {@link BufferPool} and the requests waiting for a block of it, oldest
- * first (SPDK's {@code group->pending_buf_queue}, the NEED_BUFFER step of {@code nvmf_rdma_request_process()}).
- * Poll thread only; the FIFO is linked through {@link RdmaRequest#nextWaiting}, so nothing allocates.
+ * A poll group's data buffers: its registered {@link BufferPool}, the requests waiting for a block of it, oldest
+ * first (SPDK's {@code group->pending_buf_queue}, the NEED_BUFFER step of {@code nvmf_rdma_request_process()}), and
+ * the requests that were given a block after they waited. A request given its block is only marked
+ * ({@link RdmaRequestState#HAVE_BUFFER}) and queued here; the poll loop takes it from {@link #nextAssigned} and runs
+ * its state machine on, as SPDK's poller enters {@code nvmf_rdma_request_process()} again for its pending requests:
+ * the state machine is never entered from inside itself. Runs on the poll group's thread only; both FIFOs are
+ * linked through {@link RdmaRequest#nextWaiting}, so nothing allocates.
  */
 final class PendingBuffers {
 
-    private final PollGroup group;
     private final BufferPool pool;
+    /** NEED_BUFFER requests waiting for a block, oldest first. */
     private final RequestFifo waiting = new RequestFifo();
+    /** HAVE_BUFFER requests given a block after they waited, for the poll loop to run on, oldest first. */
+    private final RequestFifo assigned = new RequestFifo();
 
-    PendingBuffers(PollGroup group, BufferPool pool) {
-        this.group = group;
+    PendingBuffers(BufferPool pool) {
         this.pool = pool;
     }
 
@@ -26,20 +31,28 @@ final class PendingBuffers {
         return pool.region();
     }
 
-    /** A block for {@code r} now (the queue is told at once), or false: the pool has none free. */
-    boolean tryAssign(RdmaRequest r) {
+    /**
+     * A block for {@code r} now (true: it is in {@link RdmaRequestState#HAVE_BUFFER}), or false: the pool has none
+     * free and {@code r} waits for one, behind every request already waiting.
+     */
+    boolean assignOrWait(RdmaRequest r) {
         long offset = pool.allocate(r.transferLength);
         if (offset < 0) {
+            waiting.add(r);
             return false;
         }
-        r.bufferOffset = offset;
-        r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
+        give(r, offset);
         return true;
     }
 
-    /** {@code r} waits for a block, behind every request already waiting. */
-    void await(RdmaRequest r) {
-        waiting.add(r);
+    /** {@code r} was given its block outside its state machine's loop: the poll loop runs it on. */
+    void assignedLater(RdmaRequest r) {
+        assigned.add(r);
+    }
+
+    /** The next request given a block after it waited (null when none): the poll loop runs it on. */
+    RdmaRequest nextAssigned() {
+        return assigned.poll();
     }
 
     void free(RdmaRequest r) {
@@ -47,7 +60,7 @@ final class PendingBuffers {
         r.bufferOffset = -1;
     }
 
-    /** Hands freed buffers to waiting requests, oldest first. */
+    /** Hands freed buffers to waiting requests, oldest first; each is queued for the poll loop. */
     void serveWaiters() {
         while (!waiting.isEmpty()) {
             RdmaRequest r = waiting.peek();
@@ -56,17 +69,21 @@ final class PendingBuffers {
                 return;
             }
             waiting.poll();
-            r.bufferOffset = offset;
-            try {
-                r.queue.bufferAssigned(r, pool.slice(offset, r.transferLength));
-            } catch (RuntimeException e) {
-                group.failed(r.queue, e);
-            }
+            give(r, offset);
+            assigned.add(r);
         }
     }
 
-    /** Removes (and releases) the waiting requests of a queue that is going away. */
+    /** The event out of NEED_BUFFER: {@code r} holds the block at {@code offset}. */
+    private void give(RdmaRequest r, long offset) {
+        r.bufferOffset = offset;
+        r.request.data(pool.slice(offset, r.transferLength));
+        r.to(RdmaRequestState.HAVE_BUFFER);
+    }
+
+    /** Removes (and releases) the waiting and assigned requests of a queue that is going away. */
     void dropWaiters(RdmaQueue queue) {
         waiting.releaseAllOf(queue);
+        assigned.releaseAllOf(queue);
     }
 }

@@ -140,7 +140,7 @@ final class PollGroup implements AutoCloseable {
             cq.close();
             throw e;
         }
-        this.buffers = new PendingBuffers(this, pool);
+        this.buffers = new PendingBuffers(pool);
         try {
             this.backendIo = BackendIo.open(backend.mode(), backend.ringEntries(), "poll group " + id);
         } catch (IoUringException e) {
@@ -249,12 +249,9 @@ final class PollGroup implements AutoCloseable {
 
     // ---- buffers (poll thread) ----
 
-    boolean tryAssignBuffer(RdmaRequest r) {
-        return buffers.tryAssign(r);
-    }
-
-    void waitForBuffer(RdmaRequest r) {
-        buffers.await(r);
+    /** The data buffers and the requests waiting for one (each queue's {@link QueueBufferQuota} draws on them). */
+    PendingBuffers buffers() {
+        return buffers;
     }
 
     void freeBuffer(RdmaRequest r) {
@@ -365,7 +362,7 @@ final class PollGroup implements AutoCloseable {
             worked = true;
         }
         if (worked) {
-            buffers.serveWaiters();
+            runBufferWaiters();
             lastWork = n > 0 ? batchNanos : System.nanoTime();
             lastRound = lastWork;
             spun = 0;
@@ -410,7 +407,7 @@ final class PollGroup implements AutoCloseable {
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);
-            buffers.serveWaiters();
+            runBufferWaiters();
             lastWork = batchNanos;
             lastRound = lastWork;
             spun = 0;
@@ -470,6 +467,24 @@ final class PollGroup implements AutoCloseable {
                 // nothing from the network may take the poll group down: end this connection only
                 failed(q, e);
             }
+        }
+    }
+
+    /**
+     * Freed buffers go to the requests waiting for one, oldest first, and each request given one is run on here, from
+     * the loop, as SPDK's poller enters {@code nvmf_rdma_request_process()} again for its pending requests. What a
+     * request run here frees goes to the next waiter at once.
+     */
+    private void runBufferWaiters() {
+        buffers.serveWaiters();
+        for (RdmaRequest r = buffers.nextAssigned(); r != null; r = buffers.nextAssigned()) {
+            RdmaQueue q = r.queue;
+            try {
+                q.process(r);
+            } catch (RuntimeException e) {
+                failed(q, e);
+            }
+            buffers.serveWaiters();
         }
     }
 

@@ -53,6 +53,7 @@ final class QueueTeardown {
             return;
         }
         state = RdmaQueue.State.DISCONNECTING;
+        queue.quota.close();
         deadlineNanos = System.nanoTime() + DRAIN_NANOS;
         Controller c = queue.sq.controller();
         LOG.log(c == null ? Level.DEBUG : Level.INFO, "{0}: closing ({1})", queue, reason);
@@ -66,7 +67,7 @@ final class QueueTeardown {
             queue.wrs.closeQueuePair();
         }
         queue.group.dropWaiters(queue);
-        queue.quota.dropWaiters();
+        queue.quota.dropWaiters(queue);
         queue.sq.destroy();
         // with the connection down, an AER parked in the core is never answered: its context is reclaimed at release
         releaseIfQuiet();

@@ -18,7 +18,6 @@ import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.System.Logger.Level;
-import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 
 /**
@@ -71,7 +70,7 @@ final class RdmaQueue implements TransportQueue {
     /** Connect-phase room, timeout and announcement. */
     final ConnectPhase connect = new ConnectPhase(this);
     /** This queue's share of the poll group's buffer pool. */
-    final QueueBufferQuota quota = new QueueBufferQuota(this);
+    final QueueBufferQuota quota;
     /** The bound on the peer's taking of responses and read data. */
     private final TransmitProgress transmit = new TransmitProgress(this);
     /** Receives, RDMA Reads/Writes and Sends posted on the queue pair, and how many have not completed. */
@@ -92,6 +91,7 @@ final class RdmaQueue implements TransportQueue {
         this.trace = trace;
         this.remote = remote;
         this.local = local;
+        this.quota = new QueueBufferQuota(group.queueBufferLimit(), group.buffers());
         this.memory = new QueueMemory(this, recvEntries, capsuleSize, Math.min(CONNECT_RECEIVES, recvEntries));
         this.wrs = new QueueWorkRequests(this, memory);
         this.sq = target.createQueue(port, this);
@@ -175,10 +175,12 @@ final class RdmaQueue implements TransportQueue {
     /**
      * Runs {@code r} through every state it can pass now and stops at one that waits for an event
      * ({@link RdmaRequestState#waitsForEvent}), like SPDK's {@code nvmf_rdma_request_process()}. The events call it
-     * after moving the request: capsule received ({@code NEW}), buffer assigned ({@code HAVE_BUFFER}), RDMA Read
-     * done ({@code READY_TO_EXECUTE}), response queued by the core ({@code EXECUTED}), Send done ({@code COMPLETED}).
-     * A nested call (the core answers a refused command while {@code NEW} runs) leaves the request in a waiting
-     * state, where the outer loop stops as well. Poll-group thread only; no allocation.
+     * after moving the request: capsule received ({@code NEW}), RDMA Read done ({@code READY_TO_EXECUTE}), response
+     * queued by the core ({@code EXECUTED}), Send done ({@code COMPLETED}); and the poll loop, for a request given a
+     * buffer after it waited ({@code HAVE_BUFFER}, {@link PendingBuffers#nextAssigned}). A buffer free at once moves
+     * the request to {@code HAVE_BUFFER} inside the loop, which goes on from there. A nested call (the core answers a
+     * refused command while {@code NEW} runs) leaves the request in a waiting state, where the outer loop stops as
+     * well. Poll-group thread only; no allocation.
      */
     void process(RdmaRequest r) {
         RdmaRequestState prev;
@@ -229,16 +231,10 @@ final class RdmaQueue implements TransportQueue {
         } else if (r.transferLength == 0) {
             r.to(RdmaRequestState.READY_TO_EXECUTE);
         } else {
+            // HAVE_BUFFER now (this loop goes on), or NEED_BUFFER until the poll loop takes it on
             r.to(RdmaRequestState.NEED_BUFFER);
             quota.needBuffer(r);
         }
-    }
-
-    /** The poll group gave {@code r} its buffer (at {@code r.bufferOffset}): the event out of NEED_BUFFER. */
-    void bufferAssigned(RdmaRequest r, MemorySegment buffer) {
-        r.request.data(buffer);
-        r.to(RdmaRequestState.HAVE_BUFFER);
-        process(r);
     }
 
     /** HAVE_BUFFER: fetch the host's data by RDMA Read, or run the command. */

@@ -3,8 +3,8 @@ package io.nvmf4j.target.rdma;
 /**
  * Requests waiting their turn, oldest first, linked through {@link RdmaRequest#nextWaiting} so that waiting allocates
  * nothing (SPDK keeps such requests on {@code STAILQ}s the same way). A request is in at most one of them at a time:
- * first its queue's share of the pool ({@link QueueBufferQuota}), then the pool itself ({@link PendingBuffers}).
- * Poll-group thread only.
+ * first its queue's share of the pool ({@link QueueBufferQuota}), then the pool itself ({@link PendingBuffers}), then
+ * the requests given a buffer that the poll loop runs on. Runs on the poll group's thread only.
  */
 final class RequestFifo {
 

@@ -1,0 +1,135 @@
+package io.nvmf4j.target.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.nvmf4j.protocol.Status;
+import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.target.Request;
+import io.nvmf4j.target.backend.BackendSettings;
+import io.nvmf4j.target.backend.StallingBackend;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A request that waits for a data buffer proceeds when another request gives one back, and waiting requests proceed
+ * in the order they arrived. The buffer reaches them as an event the poll loop takes on ({@link PendingBuffers}).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BufferWaitersTest {
+
+    private static final int MIB = 1 << 20;
+
+    @TempDir
+    Path dir;
+
+    /** Counts the reads of the RAM namespace (nsid 1) that reached the transport. */
+    private static final class ReadsStarted implements TransportObserver {
+        final AtomicInteger reads = new AtomicInteger();
+
+        @Override
+        public void commandStarted(Request request) {
+            if (request.namespace() != null && request.namespace().nsid() == 1 && request.sqe().opcode() == 0x02) {
+                reads.incrementAndGet();
+            }
+        }
+
+        @Override
+        public void commandFinished(Request request, long latencyNanos, boolean responded) {
+        }
+
+        @Override
+        public void queueConnected(String subsystemNqn, int qid) {
+        }
+
+        @Override
+        public void queueDisconnected(String subsystemNqn, int qid) {
+        }
+    }
+
+    private static RdmaTransportOptions options(long poolBytes, long queueBytes) {
+        return new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000), 4L << 20, 4096, false)
+                .withBufferPoolBytes(poolBytes).withQueueBufferBytes(queueBytes)
+                .withReadTimeout(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void readsWaitingOnTheirQueuesShareProceedInArrivalOrderWhenTheHolderFinishes() throws Exception {
+        ReadsStarted observer = new ReadsStarted();
+        StallingBackend stalling = new StallingBackend(MIB, Duration.ofSeconds(30));
+        // the queue may hold one 1 MiB buffer of the 4 MiB pool
+        try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, observer, options(4L * MIB, MIB),
+                BackendSettings.DEFAULT, stalling);
+             AutoCloseable _ = stalling::release; // before the target shuts down, whatever happens
+             ScriptedRdmaHost _ = RdmaHosts.adminEnabled(fixture)) {
+            int cntlid = fixture.subsystem.controllers().iterator().next().id();
+            try (ScriptedRdmaHost io = RdmaHosts.ioQueue(fixture, cntlid, 1)) {
+                byte[] pattern = writePattern(io);
+                // the holder: a 1 MiB read its backend does not answer yet
+                int holder = sendRead(io, 3, 0);
+                await(() -> stalling.started.get() == 1, "the holder's read reaches its backend");
+                int first = sendRead(io, 1, MIB);
+                await(() -> observer.reads.get() == 1, "the first waiting read reaches the target");
+                int second = sendRead(io, 1, 2L * MIB);
+                await(() -> observer.reads.get() == 2, "the second waiting read reaches the target");
+                assertEquals(MIB, fixture.transport.pollGroupStats().get(0).bufferBytesUsed(),
+                        "only the holder has a buffer: the others wait on the queue's share");
+
+                stalling.release();
+                assertEquals(List.of(holder, first, second), List.of(cidOf(io), cidOf(io), cidOf(io)),
+                        "responses in arrival order");
+                assertArrayEquals(pattern, io.data.asSlice(MIB, MIB).toArray(ValueLayout.JAVA_BYTE), "first read");
+                assertArrayEquals(pattern, io.data.asSlice(2L * MIB, MIB).toArray(ValueLayout.JAVA_BYTE),
+                        "second read");
+            }
+        } finally {
+            stalling.close();
+        }
+    }
+
+    /** Writes 1 MiB of a pattern to the RAM namespace (nsid 1) at LBA 0. */
+    private static byte[] writePattern(ScriptedRdmaHost io) throws Exception {
+        byte[] bytes = new byte[MIB];
+        new Random(31).nextBytes(bytes);
+        MemorySegment.copy(MemorySegment.ofArray(bytes), 0, io.data, 0, MIB);
+        SubmissionQueueEntry w = io.readWrite(0x01, 1, 0, MIB / 512);
+        io.keyed(w, 0, MIB, false);
+        ScriptedRdmaHost.Response r = io.execute();
+        assertEquals(0, r.status(), () -> "Write: " + Status.fromField(r.status()));
+        return bytes;
+    }
+
+    /** Sends a 1 MiB read of {@code nsid} at LBA 0 into host memory at {@code offset}; returns its CID. */
+    private static int sendRead(ScriptedRdmaHost io, long nsid, long offset) throws Exception {
+        SubmissionQueueEntry r = io.readWrite(0x02, nsid, 0, MIB / 512);
+        io.keyed(r, offset, MIB, false);
+        io.send(64);
+        return r.cid();
+    }
+
+    private static int cidOf(ScriptedRdmaHost io) throws Exception {
+        ScriptedRdmaHost.Response r = io.awaitResponse();
+        assertEquals(0, r.status(), () -> "response " + r.cqe().cid() + ": " + Status.fromField(r.status()));
+        return r.cqe().cid();
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+}
