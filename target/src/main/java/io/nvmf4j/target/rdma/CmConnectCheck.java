@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * Validates the private data of an RDMA_CM connect request and sizes the queue pair from it, like
  * {@code nvmet_rdma_parse_cm_connect_req()}: our receive queue holds HSQSIZE + 1 command capsules (the host's
  * whole submission queue), our send side answers into the host's HRQSIZE receive buffers. Each refusal names the
- * binding's reject status (NVMe RDMA Transport Specification, "RDMA_CM_REJECT Private Data").
+ * binding's reject status (NVMe RDMA Transport Specification, "RDMA_CM_REJECT Private Data"). Runs on the
+ * listener's thread, once per connect request.
  */
 public final class CmConnectCheck {
 

@@ -3,20 +3,30 @@ package io.nvmf4j.target.rdma;
 import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.target.Controller;
 import io.nvmf4j.target.Request;
+import io.nvmf4j.target.SubmissionQueue;
 import java.lang.System.Logger.Level;
 
 /**
  * The life of an {@link RdmaQueue} before its NVMe Connect succeeded (a peer that has not connected is a stranger):
  * the completion-queue room of the full queue depth reserved only while a Connect runs and given back if it fails,
  * the connect timeout ({@link RdmaTransportOptions#connectTimeout()}), and the one log line and count of the
- * outcome: "host connected" (as nvmet logs a new controller) or the refusal, once per connection. Poll-group thread
- * only.
+ * outcome: "host connected" (as nvmet logs a new controller) or the refusal, once per connection. Runs on the poll
+ * group's thread only.
  */
 final class ConnectPhase {
 
     private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
 
-    private final RdmaQueue queue;
+    private final QueueCloser queue;
+    private final PollGroup group;
+    /** The queue's slot in its poll group, whose completion-queue room this resizes. */
+    private final int slot;
+    private final int recvEntries;
+    private final int hostQid;
+    private final java.net.InetSocketAddress remote;
+    private final SubmissionQueue sq;
+    private final QueueMemory memory;
+    private final QueueWorkRequests wrs;
     /** When the connection was accepted (System.nanoTime), for the connect timeout. */
     final long acceptedNanos = System.nanoTime();
     /** No successful Connect yet. */
@@ -28,8 +38,17 @@ final class ConnectPhase {
     /** The peer was logged and counted as refused once: never again for this connection. */
     private boolean rejectionReported;
 
-    ConnectPhase(RdmaQueue queue) {
+    ConnectPhase(QueueCloser queue, PollGroup group, int slot, int recvEntries, int hostQid,
+                 java.net.InetSocketAddress remote, SubmissionQueue sq, QueueMemory memory, QueueWorkRequests wrs) {
         this.queue = queue;
+        this.group = group;
+        this.slot = slot;
+        this.recvEntries = recvEntries;
+        this.hostQid = hostQid;
+        this.remote = remote;
+        this.sq = sq;
+        this.memory = memory;
+        this.wrs = wrs;
     }
 
     boolean active() {
@@ -49,9 +68,9 @@ final class ConnectPhase {
         if (!active || fullRoomReserved) {
             return true;
         }
-        if (!queue.group.resizeReservation(queue.slot, RdmaQueue.completionQueueNeeds(queue.recvEntries))) {
+        if (!group.resizeReservation(slot, QueueSizing.completionQueueNeeds(recvEntries))) {
             LOG.log(Level.WARNING, "{0}: no completion-queue room for {1} entries; Connect refused", queue,
-                    queue.recvEntries);
+                    recvEntries);
             req.fail(StatusCode.CONNECT_CTRL_BUSY.status(), Request.NO_ERROR_LOCATION);
             return false;
         }
@@ -65,16 +84,16 @@ final class ConnectPhase {
      * the queue could not grow (it is then closing).
      */
     boolean ends(Request req) {
-        if (queue.sq.controller() != null) {
+        if (sq.controller() != null) {
             active = false;
-            queue.group.leaveUnconnected(queue.slot);
+            group.leaveUnconnected(slot);
             if (!growAfterConnect()) {
                 queue.beginTeardown("no resources for the connected queue");
                 return false;
             }
         } else if (fullRoomReserved) {
-            queue.group.resizeReservation(queue.slot,
-                    RdmaQueue.completionQueueNeeds(Math.min(RdmaQueue.CONNECT_RECEIVES, queue.recvEntries)));
+            group.resizeReservation(slot,
+                    QueueSizing.completionQueueNeeds(Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries)));
             fullRoomReserved = false;
         }
         return true;
@@ -85,15 +104,15 @@ final class ConnectPhase {
      * Connect response goes out (the host may then submit its whole queue at once).
      */
     private boolean growAfterConnect() {
-        int first = Math.min(RdmaQueue.CONNECT_RECEIVES, queue.recvEntries);
-        if (first == queue.recvEntries) {
+        int first = Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries);
+        if (first == recvEntries) {
             return true;
         }
-        if (!queue.memory.grow(first, queue.recvEntries)) {
+        if (!memory.grow(first, recvEntries)) {
             return false;
         }
-        for (int i = first; i < queue.recvEntries; i++) {
-            if (!queue.wrs.postReceive(i)) {
+        for (int i = first; i < recvEntries; i++) {
+            if (!wrs.postReceive(i)) {
                 return false;
             }
         }
@@ -118,22 +137,22 @@ final class ConnectPhase {
         if (announced) {
             return;
         }
-        Controller c = queue.sq.controller();
+        Controller c = sq.controller();
         if (c != null) {
             announced = true;
             LOG.log(Level.INFO, "host {0} connected to {1}: controller {2}, queue {3}, from {4}", c.hostNqn(),
-                    c.subsystem().nqn(), c.id(), queue.hostQid, RdmaQueue.address(queue.remote));
-            queue.group.observer().queueConnected(c.subsystem().nqn().value(), queue.hostQid);
+                    c.subsystem().nqn(), c.id(), hostQid, RdmaQueue.address(remote));
+            group.observer().queueConnected(c.subsystem().nqn().value(), hostQid);
         } else if (req.statusField() != 0) {
             RejectReason reason = io.nvmf4j.target.ControllerShare.isShareRefusal(req.refusal())
                     ? RejectReason.CONTROLLER_SHARE : RejectReason.CONNECT_REFUSED;
             if (firstRejection()) {
-                queue.group.reportRejected(reason, "Connect on queue " + queue.hostQid
-                        + " from " + RdmaQueue.address(queue.remote) + " refused: "
+                group.reportRejected(reason, "Connect on queue " + hostQid
+                        + " from " + RdmaQueue.address(remote) + " refused: "
                         + StatusCode.describe(req.status(), true)
                         + (req.refusal() == null ? "" : " (" + req.refusal() + ")"));
             } else {
-                queue.group.observer().peerRejected(reason);
+                group.observer().peerRejected(reason);
             }
         }
     }

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The one WARNING line per refused or ended connection, rate-limited over the whole transport (a flood of hostile
  * connections must not become a flood of log lines): at most {@link #PER_SECOND} lines a second, then one line
- * saying how many were left out. Never a stack trace: a hostile peer is not a bug of ours.
+ * saying how many were left out. Never a stack trace: a hostile peer is not a bug of ours. Called from the
+ * listener's thread (refused connect requests) and the poll groups' threads (ended connections).
  */
 final class HostileLog {
 

@@ -55,6 +55,18 @@ final class PendingBuffers {
         return assigned.poll();
     }
 
+    /** See {@link PollGroup#detachBuffer}: once per timed-out backend operation, never per I/O. */
+    Runnable detach(RdmaRequest r) {
+        long offset = r.bufferOffset;
+        if (offset < 0) {
+            return null;
+        }
+        long length = r.transferLength;
+        r.bufferOffset = -1;
+        r.request.data(null);
+        return () -> pool.free(offset, length);
+    }
+
     void free(RdmaRequest r) {
         pool.free(r.bufferOffset, r.transferLength);
         r.bufferOffset = -1;
@@ -82,7 +94,7 @@ final class PendingBuffers {
     }
 
     /** Removes (and releases) the waiting and assigned requests of a queue that is going away. */
-    void dropWaiters(RdmaQueue queue) {
+    void dropWaiters(QueueCloser queue) {
         waiting.releaseAllOf(queue);
         assigned.releaseAllOf(queue);
     }

@@ -214,7 +214,7 @@ final class PollGroup implements AutoCloseable {
     // ---- queue registration (accepting threads) ----
 
     /**
-     * Reserves a slot and the completion-queue room of a queue's Connect phase ({@link RdmaQueue#CONNECT_RECEIVES}
+     * Reserves a slot and the completion-queue room of a queue's Connect phase ({@link QueueSizing#CONNECT_RECEIVES}
      * receives; the rest of its depth is reserved when its Connect runs), and counts it as unconnected for this
      * group and for {@code peer}; or says why not (the connection is then refused with NO_RSC).
      */
@@ -242,11 +242,6 @@ final class PollGroup implements AutoCloseable {
         table.unreserve(slot);
     }
 
-    /** The queue is gone: its slot and completion-queue room are free again. */
-    void unregister(RdmaQueue queue) {
-        unreserve(queue.slot);
-    }
-
     // ---- buffers (poll thread) ----
 
     /** The data buffers and the requests waiting for one (each queue's {@link QueueBufferQuota} draws on them). */
@@ -258,9 +253,13 @@ final class PollGroup implements AutoCloseable {
         buffers.free(r);
     }
 
-    /** Frees a pool block no request holds any more (one a timed-out backend operation kept). */
-    void freeBufferAt(long offset, long length) {
-        buffers.pool().free(offset, length);
+    /**
+     * A timed-out backend operation keeps the pool buffer {@code r} was given: the request forgets it (its response
+     * goes out without data), and the returned task frees it on this thread when the operation really ends; null when
+     * {@code r} holds no buffer.
+     */
+    Runnable detachBuffer(RdmaRequest r) {
+        return buffers.detach(r);
     }
 
     BackendIo backendIo() {
@@ -289,7 +288,7 @@ final class PollGroup implements AutoCloseable {
     }
 
     /** Removes (and releases) the waiting requests of a queue that is going away. */
-    void dropWaiters(RdmaQueue queue) {
+    void dropWaiters(QueueCloser queue) {
         buffers.dropWaiters(queue);
     }
 

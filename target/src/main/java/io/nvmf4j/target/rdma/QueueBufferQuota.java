@@ -19,11 +19,15 @@ final class QueueBufferQuota {
     /** The queue is going away: nothing waiting moves on any more. */
     private boolean closed;
 
+    private final QueueCloser queue;
+
     /**
+     * @param queue   gives back the requests still waiting when the queue goes away
      * @param limit   the most pool bytes the queue may hold ({@link PollGroup#queueBufferLimit()})
      * @param buffers the poll group's pool and its waiters
      */
-    QueueBufferQuota(long limit, PendingBuffers buffers) {
+    QueueBufferQuota(QueueCloser queue, long limit, PendingBuffers buffers) {
+        this.queue = queue;
         this.limit = limit;
         this.buffers = buffers;
     }
@@ -78,7 +82,7 @@ final class QueueBufferQuota {
     }
 
     /** Releases the requests waiting on this queue's limit (the queue is going away). */
-    void dropWaiters(RdmaQueue queue) {
+    void dropWaiters() {
         waiting.releaseAllOf(queue);
     }
 }

@@ -4,6 +4,7 @@ import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.AccessFlag;
 import io.nvmf4j.verbs.MemoryRegion;
+import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
 import io.nvmf4j.verbs.VerbsException;
 import java.lang.System.Logger.Level;
@@ -16,17 +17,21 @@ import java.util.EnumSet;
  * {@code nvmet_rdma_alloc_cmds()}, each with room for the SQE and the port's in-capsule data) and twice as many
  * request contexts with their CQEs ({@code nvmet_rdma_alloc_rsps()}), with the free list of the contexts.
  *
- * <p>It comes in two phases: {@link RdmaQueue#CONNECT_RECEIVES} receive slots before Connect (a peer that has not
- * connected holds almost nothing), the rest by {@link #grow} once Connect succeeded. Poll-group thread only (the
- * first phase on the accepting thread, before the queue is published); nothing allocates after {@link #grow}.
+ * <p>It comes in two phases: {@link QueueSizing#CONNECT_RECEIVES} receive slots before Connect (a peer that has not
+ * connected holds almost nothing), the rest by {@link #grow} once Connect succeeded. Runs on the poll group's thread
+ * (the first phase on the listener's thread, before the queue is published); nothing allocates after {@link #grow}.
  */
 final class QueueMemory {
 
     private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
 
+    /** The queue the request contexts belong to (and that log lines name). */
     private final RdmaQueue queue;
+    private final ProtectionDomain pd;
+    private final int slot;
+    private final int generation;
     private final int capsuleSize;
-    /** The memory of the Connect phase: {@link RdmaQueue#CONNECT_RECEIVES} receive buffers and their request CQEs. */
+    /** The memory of the Connect phase: {@link QueueSizing#CONNECT_RECEIVES} receive buffers and their request CQEs. */
     private final Arena arena;
     private final MemoryRegion region;
     /** The memory of the other receive buffers and requests, allocated once Connect succeeded (else null). */
@@ -44,8 +49,12 @@ final class QueueMemory {
 
     /** Allocates and registers the first {@code first} of {@code recvEntries} receive slots and their requests. */
     @SuppressWarnings("MustBeClosedChecker") // this object owns the arena and closes it in close()
-    QueueMemory(RdmaQueue queue, int recvEntries, int capsuleSize, int first) throws VerbsException {
+    QueueMemory(RdmaQueue queue, ProtectionDomain pd, int slot, int generation, int recvEntries, int capsuleSize,
+                int first) throws VerbsException {
         this.queue = queue;
+        this.pd = pd;
+        this.slot = slot;
+        this.generation = generation;
         this.capsuleSize = capsuleSize;
         int requestCount = 2 * recvEntries;
         this.recvBuffers = new MemorySegment[recvEntries];
@@ -58,7 +67,7 @@ final class QueueMemory {
         this.arena = Arena.ofShared();
         try {
             MemorySegment memory = arena.allocate(phaseBytes(first), 4096);
-            this.region = queue.group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            this.region = pd.register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
             initSlots(0, first, memory, region);
         } catch (VerbsException | RuntimeException e) {
             arena.close();
@@ -73,8 +82,6 @@ final class QueueMemory {
 
     /** Sets up receive slots [from, to) and their requests in {@code memory}; the requests become free. */
     private void initSlots(int from, int to, MemorySegment memory, MemoryRegion reg) {
-        int slot = queue.slot;
-        int generation = queue.generation;
         long recvBytes = (long) (to - from) * capsuleSize;
         for (int i = from; i < to; i++) {
             long offset = (long) (i - from) * capsuleSize;
@@ -103,7 +110,7 @@ final class QueueMemory {
         Arena a = Arena.ofShared();
         try {
             MemorySegment memory = a.allocate(phaseBytes(recvEntries - first), 4096);
-            fullRegion = queue.group.protectionDomain().register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            fullRegion = pd.register(memory, EnumSet.of(AccessFlag.LOCAL_WRITE));
             fullArena = a;
             initSlots(first, recvEntries, memory, fullRegion);
             return true;

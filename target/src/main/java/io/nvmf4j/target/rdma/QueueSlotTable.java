@@ -44,7 +44,7 @@ final class QueueSlotTable {
 
     /** See {@link PollGroup#reserve}. */
     synchronized SlotReservation reserve(int recvEntries, InetAddress peer) {
-        int need = RdmaQueue.completionQueueNeeds(Math.min(RdmaQueue.CONNECT_RECEIVES, recvEntries));
+        int need = QueueSizing.completionQueueNeeds(Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries));
         if (cqEntriesReserved + need > cqCapacity) {
             return SlotReservation.Refused.NO_ROOM;
         }

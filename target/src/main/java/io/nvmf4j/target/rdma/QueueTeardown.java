@@ -1,6 +1,7 @@
 package io.nvmf4j.target.rdma;
 
 import io.nvmf4j.target.Controller;
+import io.nvmf4j.target.SubmissionQueue;
 import io.nvmf4j.verbs.DisconnectEvent;
 import io.nvmf4j.verbs.RdmaConnection;
 import java.lang.System.Logger.Level;
@@ -9,8 +10,9 @@ import java.lang.System.Logger.Level;
  * The end of an {@link RdmaQueue} (nvmet-rdma's {@code __nvmet_rdma_queue_disconnect()} and
  * {@code nvmet_rdma_release_queue_work()}): its {@link RdmaQueue.State}, the connection to close, and the order of
  * the release: the connection is closed so every posted work request flushes, the submission queue leaves its
- * controller, and once the last flush is seen (or {@link #DRAIN_NANOS} passed) the memory is freed. Poll-group thread
- * only, except {@link #state()}, which anyone may read.
+ * controller, and once the last flush is seen (or {@link #DRAIN_NANOS} passed) the memory is freed. Runs on the poll
+ * group's thread, except {@link #state()}, which anyone may read, and {@link #connected} and {@link #abandon}, which
+ * the listener's thread calls while it accepts the connection.
  */
 final class QueueTeardown {
 
@@ -19,13 +21,31 @@ final class QueueTeardown {
     /** How long a closing queue waits for its flushed work requests before it frees its memory regardless. */
     static final long DRAIN_NANOS = 5_000_000_000L;
 
-    private final RdmaQueue queue;
+    private final QueueCloser queue;
+    private final PollGroup group;
+    /** The queue's slot in its poll group, given back at release. */
+    private final int slot;
+    private final int hostQid;
+    private final SubmissionQueue sq;
+    private final ConnectPhase connect;
+    private final QueueBufferQuota quota;
+    private final QueueWorkRequests wrs;
+    private final QueueMemory memory;
     private volatile RdmaQueue.State state = RdmaQueue.State.LIVE;
     private volatile RdmaConnection connection;
     private long deadlineNanos;
 
-    QueueTeardown(RdmaQueue queue) {
+    QueueTeardown(QueueCloser queue, PollGroup group, int slot, int hostQid, SubmissionQueue sq, ConnectPhase connect,
+                  QueueBufferQuota quota, QueueWorkRequests wrs, QueueMemory memory) {
         this.queue = queue;
+        this.group = group;
+        this.slot = slot;
+        this.hostQid = hostQid;
+        this.sq = sq;
+        this.connect = connect;
+        this.quota = quota;
+        this.wrs = wrs;
+        this.memory = memory;
     }
 
     RdmaQueue.State state() {
@@ -35,7 +55,7 @@ final class QueueTeardown {
     /** The connection is established: a disconnect from either side (or an error) ends the queue. */
     void connected(RdmaConnection c) {
         this.connection = c;
-        c.onDisconnect(event -> queue.group.execute(() -> begin(describe(event))));
+        c.onDisconnect(event -> group.execute(() -> begin(describe(event))));
     }
 
     private static String describe(DisconnectEvent event) {
@@ -53,22 +73,22 @@ final class QueueTeardown {
             return;
         }
         state = RdmaQueue.State.DISCONNECTING;
-        queue.quota.close();
+        quota.close();
         deadlineNanos = System.nanoTime() + DRAIN_NANOS;
-        Controller c = queue.sq.controller();
+        Controller c = sq.controller();
         LOG.log(c == null ? Level.DEBUG : Level.INFO, "{0}: closing ({1})", queue, reason);
-        if (queue.connect.announced()) {
-            queue.group.observer().queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), queue.hostQid);
+        if (connect.announced()) {
+            group.observer().queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), hostQid);
         }
         RdmaConnection conn = connection;
         if (conn != null) {
             conn.disconnect();
         } else {
-            queue.wrs.closeQueuePair();
+            wrs.closeQueuePair();
         }
-        queue.group.dropWaiters(queue);
-        queue.quota.dropWaiters(queue);
-        queue.sq.destroy();
+        group.dropWaiters(queue);
+        quota.dropWaiters();
+        sq.destroy();
         // with the connection down, an AER parked in the core is never answered: its context is reclaimed at release
         releaseIfQuiet();
     }
@@ -78,14 +98,14 @@ final class QueueTeardown {
     }
 
     void releaseIfQuiet() {
-        if (state == RdmaQueue.State.DISCONNECTING && queue.wrs.quiet() && !backendBusy()) {
+        if (state == RdmaQueue.State.DISCONNECTING && wrs.quiet() && !backendBusy()) {
             releaseResources();
         }
     }
 
     /** True while a command of this queue waits for its backend: the kernel or a worker may use its buffer. */
     private boolean backendBusy() {
-        for (RdmaRequest r : queue.memory.requests()) {
+        for (RdmaRequest r : memory.requests()) {
             if (r != null && r.request.waitingForBackend()) {
                 return true;
             }
@@ -109,23 +129,23 @@ final class QueueTeardown {
         if (conn != null) {
             conn.close();
         } else {
-            queue.wrs.closeQueuePair();
+            wrs.closeQueuePair();
         }
-        for (RdmaRequest r : queue.memory.requests()) {
+        for (RdmaRequest r : memory.requests()) {
             // a buffer still given to the backend is freed when the backend lets go of it (RdmaQueue.queueResponse)
             if (r != null && r.bufferOffset >= 0 && !r.request.waitingForBackend()) {
-                queue.group.freeBuffer(r);
+                group.freeBuffer(r);
             }
         }
-        queue.memory.close();
-        queue.group.unregister(queue);
+        memory.close();
+        group.unreserve(slot);
         LOG.log(Level.DEBUG, "{0}: released", queue);
     }
 
     /** Frees memory of a queue whose accept failed (its queue pair was never handed to us or is closed). */
     void abandon() {
         state = RdmaQueue.State.RELEASED;
-        queue.sq.destroy();
-        queue.memory.close();
+        sq.destroy();
+        memory.close();
     }
 }

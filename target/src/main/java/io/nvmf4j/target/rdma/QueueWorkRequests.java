@@ -1,5 +1,6 @@
 package io.nvmf4j.target.rdma;
 
+import io.nvmf4j.verbs.MemoryRegion;
 import io.nvmf4j.verbs.QueuePair;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.VerbsException;
@@ -10,22 +11,25 @@ import java.lang.System.Logger.Level;
  * command capsules (nvmet-rdma's {@code nvmet_rdma_post_recv()}), the RDMA Read of host data
  * ({@code nvmet_rdma_rw_ctx_post()}), and the response Send, chained behind the RDMA Write of read data
  * ({@code nvmet_rdma_queue_response()}; SPDK's {@code request_transfer_out()}). The request state moves stay with the
- * queue's state machine; this posts the work requests the request already holds. Poll-group thread only (the
- * Connect receives on the accepting thread, before the host may send); no allocation.
+ * queue's state machine; this posts the work requests the request already holds. Runs on the poll group's thread (the
+ * Connect receives on the listener's thread, before the host may send); no allocation.
  */
 final class QueueWorkRequests {
 
     private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
 
-    private final RdmaQueue queue;
+    private final QueueCloser queue;
     private final QueueMemory memory;
+    /** The poll group's data buffers, where RDMA Reads land and RDMA Writes take their data from. */
+    private final MemoryRegion poolRegion;
     private volatile QueuePair qp;
     /** Posted work requests whose completion has not been seen (receives + sends + reads + writes). */
     private int outstanding;
 
-    QueueWorkRequests(RdmaQueue queue, QueueMemory memory) {
+    QueueWorkRequests(QueueCloser queue, QueueMemory memory, MemoryRegion poolRegion) {
         this.queue = queue;
         this.memory = memory;
+        this.poolRegion = poolRegion;
     }
 
     /** The new queue pair, before the host may send: the first {@code receives} receives (Connect's). */
@@ -52,7 +56,7 @@ final class QueueWorkRequests {
 
     /** Posts the RDMA Read of {@code r}'s host data into its pool buffer; false (logged) when that failed. */
     boolean postRead(RdmaRequest r) {
-        r.data.opcode(SendOpcode.RDMA_READ).local(queue.group.poolRegion(), r.bufferOffset, r.transferLength)
+        r.data.opcode(SendOpcode.RDMA_READ).local(poolRegion, r.bufferOffset, r.transferLength)
                 .remote(r.remoteAddress, r.remoteKey).next(null);
         r.readPostedNanos = System.nanoTime();
         try {
@@ -80,7 +84,7 @@ final class QueueWorkRequests {
         r.responsePostedNanos = System.nanoTime();
         try {
             if (dataOut) {
-                r.data.opcode(SendOpcode.RDMA_WRITE).local(queue.group.poolRegion(), r.bufferOffset, r.transferLength)
+                r.data.opcode(SendOpcode.RDMA_WRITE).local(poolRegion, r.bufferOffset, r.transferLength)
                         .remote(r.remoteAddress, r.remoteKey).next(r.send);
                 qp.postSend(r.data);
                 r.pendingWrs = 2;

@@ -26,31 +26,31 @@ import java.net.InetSocketAddress;
  * data), twice as many {@link RdmaRequest}s with their CQEs in registered memory, and the core's
  * {@link SubmissionQueue}. This class receives capsules and drives each request through its state machine
  * ({@link #process}, SPDK's {@code nvmf_rdma_request_process()}); the concerns it drives have their own files, as in
- * nvmet-rdma's {@code rdma.c}:
+ * nvmet-rdma's {@code rdma.c}, and each is handed the few parts it works with (and this queue only as a
+ * {@link QueueCloser}, to end it):
  * <ul>
+ *   <li>{@link QueueSizing}: the queue pair and completion-queue room a queue of a given depth takes;</li>
  *   <li>{@link QueueMemory}: receive buffers and request contexts ({@code nvmet_rdma_alloc_cmds/_rsps()});</li>
  *   <li>{@link ConnectPhase}: what a queue holds before Connect, the connect timeout, the connect/refusal log;</li>
  *   <li>{@link QueueBufferQuota}: this queue's share of the poll group's buffer pool (NEED_BUFFER);</li>
- *   <li>{@link TransmitProgress}: the bound on the peer's taking of responses and read data;</li>
+ *   <li>{@link QueueTimeouts}: the connect and RDMA Read timeouts and the peer's transmit progress
+ *       ({@link TransmitProgress});</li>
  *   <li>{@link QueueWorkRequests}: receive, RDMA Read, RDMA Write + response Send posting;</li>
  *   <li>{@link QueueTeardown}: disconnect, flush and release ({@code nvmet_rdma_release_queue_work()}).</li>
  * </ul>
  *
  * <p>Until its NVMe Connect succeeds a queue holds almost nothing (a peer that has not connected is a stranger):
- * {@link #CONNECT_RECEIVES} receive buffer and two request contexts, the completion-queue room for them, no pool
- * buffer larger than the 1024 bytes of Connect data, and {@link RdmaTransportOptions#connectTimeout()} to connect.
- * The rest of the receive buffers and contexts, and their completion-queue room, come with a valid Connect.
+ * {@link QueueSizing#CONNECT_RECEIVES} receive buffer and two request contexts, the completion-queue room for them,
+ * no pool buffer larger than the 1024 bytes of Connect data, and {@link RdmaTransportOptions#connectTimeout()} to
+ * connect. The rest of the receive buffers and contexts, and their completion-queue room, come with a valid Connect.
  * Every method except {@link #queueResponse} and {@link #disconnect} runs on the owning
  * {@link PollGroup}'s thread; those two hand their work to it when called from elsewhere.
  */
-final class RdmaQueue implements TransportQueue {
+final class RdmaQueue implements TransportQueue, QueueCloser {
 
     private static final System.Logger LOG = System.getLogger(RdmaQueue.class.getName());
 
     enum State { LIVE, DISCONNECTING, RELEASED }
-
-    /** Receive buffers posted before Connect: a host sends nothing but its Connect until that is answered. */
-    static final int CONNECT_RECEIVES = 1;
 
     final PollGroup group;
     final int slot;
@@ -60,23 +60,22 @@ final class RdmaQueue implements TransportQueue {
     final int hostQid;
     final int recvEntries;
     final int capsuleSize;
-    final int maxSendWr;
     final boolean trace;
     final InetSocketAddress remote;
     final InetSocketAddress local;
 
     /** Receive buffers, request contexts and their CQEs (nvmet_rdma_alloc_cmds / _rsps). */
-    final QueueMemory memory;
+    private final QueueMemory memory;
     /** Connect-phase room, timeout and announcement. */
-    final ConnectPhase connect = new ConnectPhase(this);
+    private final ConnectPhase connect;
     /** This queue's share of the poll group's buffer pool. */
-    final QueueBufferQuota quota;
-    /** The bound on the peer's taking of responses and read data. */
-    private final TransmitProgress transmit = new TransmitProgress(this);
+    private final QueueBufferQuota quota;
+    /** The connect timeout, the RDMA Read timeout and the bound on the peer's taking of what is sent. */
+    private final QueueTimeouts timeouts;
     /** Receives, RDMA Reads/Writes and Sends posted on the queue pair, and how many have not completed. */
-    final QueueWorkRequests wrs;
+    private final QueueWorkRequests wrs;
     /** The state of the queue and the order of its end. */
-    private final QueueTeardown teardown = new QueueTeardown(this);
+    private final QueueTeardown teardown;
 
     RdmaQueue(PollGroup group, int slot, int generation, NvmeTarget target, Port port, CmConnectCheck.Accepted sizing,
               InetSocketAddress remote, InetSocketAddress local, boolean trace) throws VerbsException {
@@ -87,28 +86,22 @@ final class RdmaQueue implements TransportQueue {
         this.hostQid = sizing.qid();
         this.recvEntries = sizing.recvQueueEntries();
         this.capsuleSize = SubmissionQueueEntry.SIZE + port.inlineDataSize();
-        this.maxSendWr = queueSendWrs(recvEntries);
         this.trace = trace;
         this.remote = remote;
         this.local = local;
-        this.quota = new QueueBufferQuota(group.queueBufferLimit(), group.buffers());
-        this.memory = new QueueMemory(this, recvEntries, capsuleSize, Math.min(CONNECT_RECEIVES, recvEntries));
-        this.wrs = new QueueWorkRequests(this, memory);
+        this.memory = new QueueMemory(this, group.protectionDomain(), slot, generation, recvEntries, capsuleSize,
+                Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries));
+        this.wrs = new QueueWorkRequests(this, memory, group.poolRegion());
         this.sq = target.createQueue(port, this);
-    }
-
-    /** Send-queue work requests a queue of {@code recvEntries} needs: a data transfer and a Send per request. */
-    static int queueSendWrs(int recvEntries) {
-        return 2 * 2 * recvEntries + 1;
-    }
-
-    /** Completion queue entries the queue may occupy at once. */
-    static int completionQueueNeeds(int recvEntries) {
-        return recvEntries + queueSendWrs(recvEntries);
+        this.connect = new ConnectPhase(this, group, slot, recvEntries, hostQid, remote, sq, memory, wrs);
+        this.quota = new QueueBufferQuota(this, group.queueBufferLimit(), group.buffers());
+        this.timeouts = new QueueTimeouts(this, connect, memory,
+                new TransmitProgress(this, memory, group.queueBufferLimit()));
+        this.teardown = new QueueTeardown(this, group, slot, hostQid, sq, connect, quota, wrs, memory);
     }
 
     QueuePairAttributes queuePairAttributes(int ird, int ord) {
-        return new QueuePairAttributes(maxSendWr, recvEntries, 1, 1, 0, ird, ord);
+        return QueueSizing.queuePairAttributes(recvEntries, ird, ord);
     }
 
     SubmissionQueueEntry sqeOf(int recvSlot) {
@@ -117,7 +110,7 @@ final class RdmaQueue implements TransportQueue {
 
     /** Runs on the accepting thread, on the new queue pair before the host may send: the Connect receive(s). */
     void postInitialReceives(QueuePair queuePair) throws VerbsException {
-        wrs.postInitialReceives(queuePair, Math.min(CONNECT_RECEIVES, recvEntries));
+        wrs.postInitialReceives(queuePair, Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries));
     }
 
     void connected(RdmaConnection c) {
@@ -139,7 +132,7 @@ final class RdmaQueue implements TransportQueue {
             default -> LOG.log(Level.WARNING, "{0}: completion of unknown kind {1}", this, kind);
         }
         if (teardown.state() != State.LIVE) {
-            releaseIfQuiet();
+            teardown.releaseIfQuiet();
         }
     }
 
@@ -367,15 +360,12 @@ final class RdmaQueue implements TransportQueue {
         }
     }
 
-    boolean connectPhase() {
-        return connect.active();
-    }
-
     /**
      * Ends the connection of a peer that broke a rule or a limit: logged once per connection (rate-limited over
      * the transport, no stack trace), counted in {@code nvmf4j_rejected_total{reason}}.
      */
-    void reject(RejectReason reason, String detail) {
+    @Override
+    public void reject(RejectReason reason, String detail) {
         if (connect.firstRejection()) {
             group.reportRejected(reason, this + ": " + detail);
         }
@@ -384,27 +374,14 @@ final class RdmaQueue implements TransportQueue {
 
     /** Poll thread, every housekeeping round: the connect timeout, the RDMA Read timeout, transmit progress. */
     void checkTimeouts(long now, long connectTimeoutNanos, long readTimeoutNanos) {
-        if (teardown.state() != State.LIVE) {
-            return;
+        if (teardown.state() == State.LIVE) {
+            timeouts.check(now, connectTimeoutNanos, readTimeoutNanos);
         }
-        if (connect.timedOut(now, connectTimeoutNanos)) {
-            reject(RejectReason.CONNECT_TIMEOUT, "no successful Connect within "
-                    + connectTimeoutNanos / 1_000_000 + " ms");
-            return;
-        }
-        for (RdmaRequest r : memory.requests()) {
-            if (r != null && r.state == RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER
-                    && now - r.readPostedNanos > readTimeoutNanos) {
-                reject(RejectReason.READ_TIMEOUT, "RDMA Read of " + r.transferLength
-                        + " bytes not answered within " + readTimeoutNanos / 1_000_000 + " ms");
-                return;
-            }
-        }
-        transmit.check(now, readTimeoutNanos);
     }
 
     /** Releases a request: buffer back to the pool, context back to the free list, waiters retried. */
-    void release(RdmaRequest r) {
+    @Override
+    public void release(RdmaRequest r) {
         if (r.state == RdmaRequestState.FREE) {
             return;
         }
@@ -441,15 +418,7 @@ final class RdmaQueue implements TransportQueue {
      */
     @Override
     public Runnable detachData(Request request) {
-        RdmaRequest r = (RdmaRequest) request.transportContext();
-        long offset = r.bufferOffset;
-        if (offset < 0) {
-            return null;
-        }
-        long length = r.transferLength;
-        r.bufferOffset = -1;
-        request.data(null);
-        return () -> group.freeBufferAt(offset, length);
+        return group.detachBuffer((RdmaRequest) request.transportContext());
     }
 
     /** The core's work done elsewhere (authentication steps) comes back to this queue's poll thread. */
@@ -487,21 +456,13 @@ final class RdmaQueue implements TransportQueue {
      * posted work request flushes, the submission queue leaves its controller, and once the last flush is seen the
      * memory is freed. Idempotent.
      */
-    void beginTeardown(String reason) {
+    @Override
+    public void beginTeardown(String reason) {
         teardown.begin(reason);
-    }
-
-    /** True once every posted work request has completed (flushed). */
-    boolean quiet() {
-        return wrs.quiet();
     }
 
     boolean teardownOverdue(long nowNanos) {
         return teardown.overdue(nowNanos);
-    }
-
-    void releaseIfQuiet() {
-        teardown.releaseIfQuiet();
     }
 
     /** Frees everything (also used when flushes never came, or the poll group shuts down). */

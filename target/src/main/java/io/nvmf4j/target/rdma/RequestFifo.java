@@ -44,7 +44,7 @@ final class RequestFifo {
     }
 
     /** Takes every request of {@code queue} out and releases it (the queue is going away). */
-    void releaseAllOf(RdmaQueue queue) {
+    void releaseAllOf(QueueCloser queue) {
         RdmaRequest prev = null;
         RdmaRequest r = head;
         while (r != null) {

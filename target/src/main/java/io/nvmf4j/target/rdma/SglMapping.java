@@ -21,7 +21,8 @@ import java.lang.foreign.MemorySegment;
  *       as error location.</li>
  * </ul>
  *
- * Reads the descriptor's bytes in place (no descriptor object per command: this runs for every I/O).
+ * Reads the descriptor's bytes in place (no descriptor object per command: this runs for every I/O). Runs on the
+ * poll group's thread, in the NEW step of {@link RdmaQueue#process}.
  */
 final class SglMapping {
 

@@ -17,26 +17,31 @@ package io.nvmf4j.target.rdma;
  * </ul>
  * A breach counts only when two consecutive rounds see it: a round can come after the poll thread was held off
  * the CPU and has reaped one batch of completions only, and a Send that completed then must not look stalled.
- * Poll-group thread only; no allocation.
+ * Runs on the poll group's thread only; no allocation.
  */
 final class TransmitProgress {
 
     /** Unsent data older than this counts against the memory bound. */
     static final long STALL_NANOS = 1_000_000_000L;
 
-    private final RdmaQueue queue;
+    private final QueueCloser queue;
+    private final QueueMemory memory;
+    /** The queue's share of the pool ({@link PollGroup#queueBufferLimit()}). */
+    private final long queueBufferLimit;
     /** The previous round saw a breach. */
     private boolean breachSeen;
 
-    TransmitProgress(RdmaQueue queue) {
+    TransmitProgress(QueueCloser queue, QueueMemory memory, long queueBufferLimit) {
         this.queue = queue;
+        this.memory = memory;
+        this.queueBufferLimit = queueBufferLimit;
     }
 
     /** True (and the queue rejected) when the peer broke the bound at {@code now} and in the round before. */
     boolean check(long now, long timeoutNanos) {
         long stalledBytes = 0;
         long oldest = 0;
-        for (RdmaRequest r : queue.memory.requests()) {
+        for (RdmaRequest r : memory.requests()) {
             if (r == null || (r.state != RdmaRequestState.TRANSFERRING_CONTROLLER_TO_HOST
                     && r.state != RdmaRequestState.COMPLETING)) {
                 continue;
@@ -47,7 +52,7 @@ final class TransmitProgress {
                 stalledBytes += r.transferLength;
             }
         }
-        long share = queue.group.queueBufferLimit() / 2;
+        long share = queueBufferLimit / 2;
         boolean late = oldest > timeoutNanos;
         boolean over = stalledBytes > share;
         if (!late && !over) {

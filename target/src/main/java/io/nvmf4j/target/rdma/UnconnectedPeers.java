@@ -6,7 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Counts, per peer IP address and over the whole transport, the accepted connections that have not completed an
  * NVMe Connect, and refuses more than {@code max} from one address: one address cannot take every pre-Connect slot.
- * Touched on accept and when a queue connects or goes away, never per command.
+ * Touched on accept (the listener's thread) and when a queue connects or goes away (its poll group's thread), never
+ * per command; thread-safe.
  */
 final class UnconnectedPeers {
 
