@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * One poll-group thread (SPDK's {@code spdk_nvmf_rdma_poll_group}): it owns a set of queue pairs, ONE completion
  * queue shared by all of them, and a pool of registered data buffers, and runs every request of its queues to
  * completion without locks. It busy-polls the completion queue while there is work and for a spin budget after
- * (a thread wake-up costs ~55 µs here, a polled round trip ~7 µs: bench/tcprr.c), then blocks in
+ * ({@link SpinBudget}: a thread woken from a blocking wait answers later than one that polls), then blocks in
  * {@link CompletionQueue#await}. Work from other threads (a new queue's disconnect listener, an Asynchronous Event
  * Request completing on a timer thread, shutdown) arrives through {@link #execute(Runnable)}, which interrupts the
  * thread only while it is blocked.
@@ -29,30 +29,8 @@ final class PollGroup implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(PollGroup.class.getName());
     private static final int BATCH = 32;
-    /**
-     * How long one blocking wait lasts when idle. Completions unpark the thread and {@link #execute} interrupts it, so
-     * this only paces the check for overdue teardowns (5 s deadlines): every wake-up of an idle group costs the
-     * completion queue's own spin, so an idle daemon wakes each group only twice a second.
-     */
-    private static final long BLOCK_MILLIS = 500;
     /** How often timeouts are checked, busy or idle (connect and Read timeouts are seconds; this is their grain). */
     private static final long HOUSEKEEPING_NANOS = 100_000_000L;
-    /**
-     * While backend operations run and nothing else happens, the loop spins this long after its last work (a disk
-     * answers in tens of microseconds), then blocks in short waits of {@link #BACKEND_WAIT_MILLIS}: a slow or hung
-     * backend costs no core, and neither the ring nor the workers can wake a blocked completion-queue wait.
-     */
-    private static final long BACKEND_SPIN_NANOS = 1_000_000L;
-    private static final long BACKEND_WAIT_MILLIS = 1;
-    /** After this long without work while backend operations run, each empty round yields the core. */
-    private static final long BACKEND_YIELD_NANOS = 10_000L;
-    /**
-     * The most one empty round adds to the time spun: an empty round takes about a microsecond, so a longer one
-     * means this thread was off the core (preempted by another task on a loaded machine), which is no spinning. Were
-     * it counted, a group preempted for a scheduler slice would find its budget spent and block, and a disk
-     * completion (which cannot wake a blocked group) would then wait out a whole backend wait on top.
-     */
-    private static final long MAX_ROUND_NANOS = 20_000L;
     /** How long shutdown waits for backend operations still running before it gives up on their memory. */
     private static final long BACKEND_DRAIN_NANOS = 10_000_000_000L;
 
@@ -61,19 +39,13 @@ final class PollGroup implements AutoCloseable {
     private final CompletionQueue cq;
     /** The registered data buffers and the requests waiting for one. */
     private final PendingBuffers buffers;
-    private final long spinNanos;
     private final TransportObserver observer;
     private final WorkCompletion[] completions = new WorkCompletion[BATCH];
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     /** This group's asynchronous file and block-device I/O (its io_uring, or the namespaces' workers). */
     private final BackendIo backendIo;
-    /**
-     * Whether an empty round while backend operations run yields the core: only when they run on this process's
-     * worker threads ({@link BackendIoMode#THREADS}). A ring's I/O needs no thread of ours, and a yield hands the
-     * core to any runnable task for its whole slice: on a loaded machine a QD1 reader of a file namespace went from
-     * hundreds of microseconds to milliseconds per read.
-     */
-    private final boolean yieldsToWorkers;
+    /** When the loop stops spinning and blocks. */
+    private final SpinBudget spin;
     private final long backendTimeoutNanos;
     private final Object sleepLock = new Object();
     private final Thread thread;
@@ -81,32 +53,8 @@ final class PollGroup implements AutoCloseable {
     private boolean sleeping;
     /** System.nanoTime() when the current batch of completions was reaped: one clock read per batch. */
     private long batchNanos;
-    /** When the loop last had work (System.nanoTime), for the spin budget. */
-    private long lastWork;
-    /**
-     * Nanoseconds spun in empty rounds since the last work, against the spin budget; {@link #lastRound} is when the
-     * previous round ended.
-     */
-    private long spun;
-    private long lastRound;
-    /**
-     * Polls that reaped completions / found none (SPDK's polls - idle_polls, idle_polls). Written by the poll thread
-     * only, by opaque stores (no fence, no lock, no allocation); read by {@link #stats()} with opaque loads.
-     */
-    private long busyPolls;
-    private long idlePolls;
-    private static final java.lang.invoke.VarHandle BUSY_POLLS;
-    private static final java.lang.invoke.VarHandle IDLE_POLLS;
-
-    static {
-        try {
-            java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();
-            BUSY_POLLS = l.findVarHandle(PollGroup.class, "busyPolls", long.class);
-            IDLE_POLLS = l.findVarHandle(PollGroup.class, "idlePolls", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Polls that reaped completions / found none, for the operator's snapshot. */
+    private final PollCounts polls = new PollCounts();
 
     /** The queues of this group by slot, and their completion-queue room. */
     private final QueueSlotTable table;
@@ -124,7 +72,6 @@ final class PollGroup implements AutoCloseable {
             throws VerbsException {
         this.id = id;
         this.pd = pd;
-        this.spinNanos = options.spinBudget().toNanos();
         this.observer = observer;
         this.hostileLog = hostileLog;
         this.connectTimeoutNanos = options.connectTimeout().toNanos();
@@ -149,7 +96,8 @@ final class PollGroup implements AutoCloseable {
             throw new IllegalStateException("poll group " + id + ": cannot set up io_uring: " + e.getMessage(), e);
         }
         backendIo.registerBuffers(pool.memory());
-        this.yieldsToWorkers = backendIo.mode() == BackendIoMode.THREADS;
+        this.spin = new SpinBudget(options.spinBudget().toNanos(), backendIo.mode() == BackendIoMode.THREADS,
+                System.nanoTime());
         this.backendTimeoutNanos = backend.timeout().toNanos();
         this.table = new QueueSlotTable(cq.capacity(), peers, options.maxUnconnectedPerGroup());
         this.queueBufferLimit = options.queueBufferLimit(pool.capacity(), pool.largestBlock());
@@ -298,17 +246,8 @@ final class PollGroup implements AutoCloseable {
 
     /** The operator's snapshot of this group (any thread; racy-but-whole opaque reads, see {@link PollGroupStats}). */
     PollGroupStats stats() {
-        return new PollGroupStats(id, (long) BUSY_POLLS.getOpaque(this), (long) IDLE_POLLS.getOpaque(this),
+        return new PollGroupStats(id, polls.busy(), polls.idle(),
                 buffers.pool().bytesFree(), buffers.pool().capacity(), queueCount());
-    }
-
-    /** Counts one poll of the completion queue that returned {@code n} completions (poll thread only). */
-    private void countPoll(int n) {
-        if (n > 0) {
-            BUSY_POLLS.setOpaque(this, busyPolls + 1);
-        } else {
-            IDLE_POLLS.setOpaque(this, idlePolls + 1);
-        }
     }
 
     // ---- the loop ----
@@ -324,9 +263,9 @@ final class PollGroup implements AutoCloseable {
     }
 
     private void run() {
-        lastWork = System.nanoTime();
-        lastRound = lastWork;
-        nextHousekeeping = lastWork + HOUSEKEEPING_NANOS;
+        long start = System.nanoTime();
+        spin.worked(start);
+        nextHousekeeping = start + HOUSEKEEPING_NANOS;
         while (running) {
             try {
                 iterate();
@@ -346,11 +285,10 @@ final class PollGroup implements AutoCloseable {
     }
 
     /** One round of the poll loop: tasks, completions, buffer waiters, timeouts; then spin or block. */
-    @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
     private void iterate() {
         boolean worked = runTasks();
         int n = cq.poll(completions);
-        countPoll(n);
+        polls.count(n);
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);
@@ -362,25 +300,16 @@ final class PollGroup implements AutoCloseable {
         }
         if (worked) {
             runBufferWaiters();
-            lastWork = n > 0 ? batchNanos : System.nanoTime();
-            lastRound = lastWork;
-            spun = 0;
+            long lastWork = n > 0 ? batchNanos : System.nanoTime();
+            spin.worked(lastWork);
             if (lastWork - nextHousekeeping >= 0) {
                 housekeeping(lastWork);
             }
             return;
         }
         long now = System.nanoTime();
-        spun += Math.min(now - lastRound, MAX_ROUND_NANOS);
-        lastRound = now;
         boolean backendBusy = backendIo.inFlight() > 0;
-        if (spun < (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
-            if (backendBusy && yieldsToWorkers && spun > BACKEND_YIELD_NANOS) {
-                // the work we wait for is a worker thread of this process, which may share this core
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
-            }
+        if (spin.spin(now, backendBusy)) {
             return;
         }
         if (now - nextHousekeeping >= 0) {
@@ -393,7 +322,7 @@ final class PollGroup implements AutoCloseable {
             sleeping = true;
         }
         try {
-            n = cq.await(completions, backendBusy ? BACKEND_WAIT_MILLIS : BLOCK_MILLIS, TimeUnit.MILLISECONDS);
+            n = cq.await(completions, SpinBudget.blockMillis(backendBusy), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             n = 0;
         } finally {
@@ -402,14 +331,12 @@ final class PollGroup implements AutoCloseable {
             }
             Thread.interrupted(); // an interrupt is only a wake-up; never let it reach backend I/O
         }
-        countPoll(n);
+        polls.count(n);
         if (n > 0) {
             batchNanos = System.nanoTime();
             dispatch(n);
             runBufferWaiters();
-            lastWork = batchNanos;
-            lastRound = lastWork;
-            spun = 0;
+            spin.worked(batchNanos);
         }
     }
 
