@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A request that waits for a data buffer proceeds when another request gives one back, and waiting requests proceed
- * in the order they arrived. The buffer reaches them as an event the poll loop takes on ({@link PendingBuffers}).
+ * in the order they arrived: whether they waited on their queue's share of the pool ({@link QueueBufferQuota}) or on
+ * the pool itself ({@link PendingBuffers}). The buffer reaches them as an event the poll loop takes on.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BufferWaitersTest {
@@ -88,6 +89,50 @@ class BufferWaitersTest {
                 stalling.release();
                 assertEquals(List.of(holder, first, second), List.of(cidOf(io), cidOf(io), cidOf(io)),
                         "responses in arrival order");
+                assertArrayEquals(pattern, io.data.asSlice(MIB, MIB).toArray(ValueLayout.JAVA_BYTE), "first read");
+                assertArrayEquals(pattern, io.data.asSlice(2L * MIB, MIB).toArray(ValueLayout.JAVA_BYTE),
+                        "second read");
+            }
+        } finally {
+            stalling.close();
+        }
+    }
+
+    @Test
+    void readsWaitingOnThePoolProceedInArrivalOrderWhenABufferComesBack() throws Exception {
+        ReadsStarted observer = new ReadsStarted();
+        StallingBackend stalling = new StallingBackend(MIB, Duration.ofSeconds(30));
+        // a pool of two 1 MiB buffers, each queue allowed the whole pool
+        try (RdmaTargetFixture fixture = new RdmaTargetFixture(dir, 8, observer, options(2L * MIB, 4L * MIB),
+                BackendSettings.DEFAULT, stalling);
+             AutoCloseable _ = stalling::release;
+             ScriptedRdmaHost _ = RdmaHosts.adminEnabled(fixture)) {
+            int cntlid = fixture.subsystem.controllers().iterator().next().id();
+            try (ScriptedRdmaHost io = RdmaHosts.ioQueue(fixture, cntlid, 1);
+                 ScriptedRdmaHost stalled = RdmaHosts.ioQueue(fixture, cntlid, 2);
+                 FreezingTcpProxy relay = new FreezingTcpProxy(fixture.address);
+                 ScriptedRdmaHost frozen = ScriptedRdmaHost.connect(relay.address(), 3, 32)) {
+                byte[] pattern = writePattern(io);
+                // one buffer held by a read its backend does not answer, the other by a write whose RDMA Read
+                // never reaches its host
+                int _ = sendRead(stalled, 3, 0);
+                await(() -> stalling.started.get() == 1, "the stalled read reaches its backend");
+                assertEquals(0, frozen.connectCommand(3, 31, cntlid, RdmaTargetFixture.SUBNQN,
+                        RdmaTargetFixture.HOST).status());
+                SubmissionQueueEntry w = frozen.readWrite(0x01, 1, 0, MIB / 512);
+                frozen.keyed(w, 0, MIB, false);
+                relay.armFreeze();
+                frozen.send(64);
+                await(() -> fixture.transport.bufferBytesFree() == 0, "the pool held");
+
+                int first = sendRead(io, 1, MIB);
+                await(() -> observer.reads.get() == 1, "the first waiting read reaches the target");
+                int second = sendRead(io, 1, 2L * MIB);
+                await(() -> observer.reads.get() == 2, "the second waiting read reaches the target");
+                assertEquals(0, fixture.transport.bufferBytesFree(), "both reads wait: the pool is still held");
+
+                relay.cut(); // the frozen queue ends and its buffer comes back: one buffer for two waiting reads
+                assertEquals(List.of(first, second), List.of(cidOf(io), cidOf(io)), "responses in arrival order");
                 assertArrayEquals(pattern, io.data.asSlice(MIB, MIB).toArray(ValueLayout.JAVA_BYTE), "first read");
                 assertArrayEquals(pattern, io.data.asSlice(2L * MIB, MIB).toArray(ValueLayout.JAVA_BYTE),
                         "second read");
