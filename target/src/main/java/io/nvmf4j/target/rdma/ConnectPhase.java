@@ -19,6 +19,7 @@ final class ConnectPhase {
 
     private final QueueCloser queue;
     private final PollGroup group;
+    private final TransportObserver observer;
     /** The queue's slot in its poll group, whose completion-queue room this resizes. */
     private final int slot;
     private final int recvEntries;
@@ -38,10 +39,12 @@ final class ConnectPhase {
     /** The peer was logged and counted as refused once: never again for this connection. */
     private boolean rejectionReported;
 
-    ConnectPhase(QueueCloser queue, PollGroup group, int slot, int recvEntries, int hostQid,
-                 java.net.InetSocketAddress remote, SubmissionQueue sq, QueueMemory memory, QueueWorkRequests wrs) {
+    ConnectPhase(QueueCloser queue, PollGroup group, TransportObserver observer, int slot, int recvEntries,
+                 int hostQid, java.net.InetSocketAddress remote, SubmissionQueue sq, QueueMemory memory,
+                 QueueWorkRequests wrs) {
         this.queue = queue;
         this.group = group;
+        this.observer = observer;
         this.slot = slot;
         this.recvEntries = recvEntries;
         this.hostQid = hostQid;
@@ -142,7 +145,7 @@ final class ConnectPhase {
             announced = true;
             LOG.log(Level.INFO, "host {0} connected to {1}: controller {2}, queue {3}, from {4}", c.hostNqn(),
                     c.subsystem().nqn(), c.id(), hostQid, RdmaQueue.address(remote));
-            group.observer().queueConnected(c.subsystem().nqn().value(), hostQid);
+            observer.queueConnected(c.subsystem().nqn().value(), hostQid);
         } else if (req.statusField() != 0) {
             RejectReason reason = io.nvmf4j.target.ControllerShare.isShareRefusal(req.refusal())
                     ? RejectReason.CONTROLLER_SHARE : RejectReason.CONNECT_REFUSED;
@@ -152,7 +155,7 @@ final class ConnectPhase {
                         + StatusCode.describe(req.status(), true)
                         + (req.refusal() == null ? "" : " (" + req.refusal() + ")"));
             } else {
-                group.observer().peerRejected(reason);
+                observer.peerRejected(reason);
             }
         }
     }

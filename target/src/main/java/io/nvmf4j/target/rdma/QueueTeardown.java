@@ -23,6 +23,7 @@ final class QueueTeardown {
 
     private final QueueCloser queue;
     private final PollGroup group;
+    private final TransportObserver observer;
     /** The queue's slot in its poll group, given back at release. */
     private final int slot;
     private final int hostQid;
@@ -35,10 +36,12 @@ final class QueueTeardown {
     private volatile RdmaConnection connection;
     private long deadlineNanos;
 
-    QueueTeardown(QueueCloser queue, PollGroup group, int slot, int hostQid, SubmissionQueue sq, ConnectPhase connect,
-                  QueueBufferQuota quota, QueueWorkRequests wrs, QueueMemory memory) {
+    QueueTeardown(QueueCloser queue, PollGroup group, TransportObserver observer, int slot, int hostQid,
+                  SubmissionQueue sq, ConnectPhase connect, QueueBufferQuota quota, QueueWorkRequests wrs,
+                  QueueMemory memory) {
         this.queue = queue;
         this.group = group;
+        this.observer = observer;
         this.slot = slot;
         this.hostQid = hostQid;
         this.sq = sq;
@@ -78,7 +81,7 @@ final class QueueTeardown {
         Controller c = sq.controller();
         LOG.log(c == null ? Level.DEBUG : Level.INFO, "{0}: closing ({1})", queue, reason);
         if (connect.announced()) {
-            group.observer().queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), hostQid);
+            observer.queueDisconnected(c == null ? "" : c.subsystem().nqn().value(), hostQid);
         }
         RdmaConnection conn = connection;
         if (conn != null) {

@@ -93,11 +93,12 @@ final class RdmaQueue implements TransportQueue, QueueCloser {
                 Math.min(QueueSizing.CONNECT_RECEIVES, recvEntries));
         this.wrs = new QueueWorkRequests(this, memory, group.poolRegion());
         this.sq = target.createQueue(port, this);
-        this.connect = new ConnectPhase(this, group, slot, recvEntries, hostQid, remote, sq, memory, wrs);
+        TransportObserver observer = group.observer();
+        this.connect = new ConnectPhase(this, group, observer, slot, recvEntries, hostQid, remote, sq, memory, wrs);
         this.quota = new QueueBufferQuota(this, group.queueBufferLimit(), group.buffers());
         this.timeouts = new QueueTimeouts(this, connect, memory,
                 new TransmitProgress(this, memory, group.queueBufferLimit()));
-        this.teardown = new QueueTeardown(this, group, slot, hostQid, sq, connect, quota, wrs, memory);
+        this.teardown = new QueueTeardown(this, group, observer, slot, hostQid, sq, connect, quota, wrs, memory);
     }
 
     QueuePairAttributes queuePairAttributes(int ird, int ord) {
