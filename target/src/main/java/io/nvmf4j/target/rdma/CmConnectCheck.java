@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
  * binding's reject status (NVMe RDMA Transport Specification, "RDMA_CM_REJECT Private Data"). Runs on the
  * listener's thread, once per connect request.
  */
-public final class CmConnectCheck {
+final class CmConnectCheck {
 
     /** Linux NVME_AQ_DEPTH: the admin queue has at most 32 entries. */
     public static final int ADMIN_QUEUE_MAX_ENTRIES = QueueLimits.ADMIN_QUEUE_SIZE;

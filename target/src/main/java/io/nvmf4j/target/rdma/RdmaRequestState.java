@@ -19,7 +19,7 @@ package io.nvmf4j.target.rdma;
  * with its error status, as SPDK's jumps to {@code READY_TO_COMPLETE}; a request whose connection ends goes to
  * {@code FREE} from wherever it is (SPDK forces {@code COMPLETED} for a qpair in error, then frees).
  */
-public enum RdmaRequestState {
+enum RdmaRequestState {
     /** In the queue's free list; a received capsule moves it to {@link #NEW}. Waits. */
     FREE,
     /** A command capsule arrived: the core prepares it, the SGL is mapped and checked. */

@@ -59,9 +59,9 @@ class BufferWaitersTest {
     }
 
     private static RdmaTransportOptions options(long poolBytes, long queueBytes) {
-        return new RdmaTransportOptions("softiwarp", null, 1, Duration.ofNanos(20_000), 4L << 20, 4096, false)
-                .withBufferPoolBytes(poolBytes).withQueueBufferBytes(queueBytes)
-                .withReadTimeout(Duration.ofSeconds(60));
+        return RdmaTransportOptions.builder().provider("softiwarp").pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).completionQueueEntries(4096).bufferPoolBytes(poolBytes)
+                .queueBufferBytes(queueBytes).readTimeout(Duration.ofSeconds(60)).build();
     }
 
     @Test
