@@ -17,8 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * empty reads the sockets of the queue pairs attached to this queue itself, on the caller's thread, like
  * {@code spdk_nvmf_poll_group_poll()} polling its sockets. A busy consumer then sees a peer's message one
  * non-blocking {@code read} after it lands, without the progress engine in between: on a 2-core machine a second
- * spinning thread per process costs more than it gives (a thread wake-up ~55 µs, a polled round trip ~7 µs). While
- * this queue is polled the engine leaves its queue pairs alone and parks; a consumer about to block in
+ * spinning thread per process costs more than it gives (a thread wake-up costs far more than a polled round trip).
+ * While this queue is polled the engine leaves its queue pairs alone and parks; a consumer about to block in
  * {@link #await} hands them back to the engine first, so one-sided operations (a peer's RDMA Read of our memory)
  * still progress while nobody polls.
  */
@@ -35,9 +35,8 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     /**
      * How recently a consumer must have polled for the engine to leave this queue's queue pairs to it, and so how
      * often a parked engine wakes to look ({@code nvmf4j.softiwarp.inlineActiveMicros}, default 1000). Every wake-up
-     * of the engine preempts the poller it shares a core with: at 1 ms a pinned target poll group saw ~1,300
-     * preemptions a second and a QD1 p99 of 60 us, at 20 ms ~600 and 38 us (bench/README.md "Where the QD1 tail
-     * comes from"). The library keeps 1 ms: a thread that polls several queues and then waits on one of them stops
+     * of the engine preempts the poller it shares a core with, so a longer period shortens a pinned poll group's QD1
+     * tail (bench/README.md "Where the QD1 tail comes from"). The library keeps 1 ms: a thread that polls several queues and then waits on one of them stops
      * polling the others without a hand-back, and their peers' one-sided operations wait this long each. nvmf4j's
      * own dedicated pollers (serve, perf) use 20 ms.
      */

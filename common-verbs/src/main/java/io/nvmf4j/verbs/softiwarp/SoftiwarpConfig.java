@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param engineSpinNanos    {@code nvmf4j.softiwarp.spinNanos}: how long a progress engine busy-polls its sockets
  *                           after the last progress before it blocks in a Selector (default 50 µs: a thread
- *                           wake-up costs ~55 µs on this class of machine, a polled round trip ~7 µs)
+ *                           wake-up costs far more than a polled round trip)
  * @param cqSpinNanos        {@code nvmf4j.softiwarp.cqSpinNanos}: how long CompletionQueue.await spins before
  *                           parking (default 50 µs)
  * @param engines            {@code nvmf4j.softiwarp.engines}: progress engine threads per device (default 1);
@@ -17,9 +17,8 @@ import java.time.Duration;
  * @param maxFpduPayload     {@code nvmf4j.softiwarp.maxFpduPayload}: largest DDP payload per FPDU we send. siw sizes
  *                           FPDUs to the TCP MSS (siw_update_tcpseg: mss_cache, 65480 on loopback); Java cannot
  *                           read the MSS, so we use a fixed size (any peer must accept up to 65535-byte ULPDUs):
- *                           default 8 KiB, measured best for 128 KiB reads over loopback (pinned, QD8, 8 s, 4 runs
- *                           each: 3,407-3,582 MiB/s at 8 KiB, 3,265-3,357 at 16 KiB, 2,810-2,908 at 64 KiB;
- *                           writes, whose FPDUs the host sends, within noise: medians 3,232 vs 3,276 MiB/s)
+ *                           default 8 KiB, the size that served large reads over loopback best when measured
+ *                           (bench/README.md)
  * @param crcRequired        {@code nvmf4j.softiwarp.crcRequired}: ask for MPA CRC (siw mpa_crc_required, default
  *                           false); a peer's request for CRC is always honoured (RFC 5044 7.1)
  * @param peerToPeer         {@code nvmf4j.softiwarp.peerToPeer}: request the RFC 6581 RTR handshake as initiator
