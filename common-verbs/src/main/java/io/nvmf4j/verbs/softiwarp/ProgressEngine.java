@@ -48,6 +48,10 @@ final class ProgressEngine implements Runnable {
     private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
     private final PeerLog failureLog = new PeerLog(LOG);
     private long failures;
+    /** What the current pass over the queue pairs found (engine thread only). */
+    private boolean passProgress;
+    private boolean passAllInline;
+    private boolean passAnyMuted;
 
     ProgressEngine(String name, long spinNanos) throws IOException {
         this.selector = Selector.open();
@@ -82,128 +86,8 @@ final class ProgressEngine implements Runnable {
 
     @Override
     public void run() {
-        long lastProgress = System.nanoTime();
         try {
-            while (running) {
-                boolean progress = register();
-                boolean allInline = !queuePairs.isEmpty();
-                boolean anyMuted = false;
-                long start = System.nanoTime();
-                for (int i = queuePairs.size() - 1; i >= 0; i--) {
-                    SoftiwarpQueuePair qp = queuePairs.get(i);
-                    // one connection's exception (e.g. CancelledKeyException: its socket was closed between
-                    // isValid() and interestOps()) ends that connection, never this thread and the others
-                    try {
-                        if (qp.state() == QueuePairState.ERROR) {
-                            if (qp.finished() && !qp.closing().lingering()) {
-                                SelectionKey key = qp.channel == null ? null : qp.channel.keyFor(selector);
-                                if (key != null) {
-                                    key.cancel();
-                                }
-                                queuePairs.remove(i);
-                                qp.detachFromCompletionQueues();
-                            } else {
-                                if (qp.closing().lingering()) {
-                                    // a Terminate waits for room (OP_WRITE), or the peer's last input is being
-                                    // discarded before the close (OP_READ): woken from select() rather than a
-                                    // park loop
-                                    SelectionKey key = qp.selectionKey;
-                                    int ops = qp.closing().interestOps();
-                                    if (key != null && key.isValid() && key.interestOps() != ops) {
-                                        key.interestOps(ops);
-                                    }
-                                    allInline = false;
-                                }
-                                qp.kickTx();
-                            }
-                            continue;
-                        }
-                        SelectionKey key = qp.selectionKey;
-                        if (qp.inlineDriven(start)) {
-                            // its consumer reads the socket: stop watching it, or every arriving FPDU would wake
-                            // this thread out of select() for nothing (level-triggered readiness until the
-                            // consumer reads)
-                            if (!qp.engineMuted && key != null && key.isValid()) {
-                                key.interestOps(0);
-                                qp.engineMuted = true;
-                            }
-                            anyMuted = true;
-                            continue;
-                        }
-                        allInline = false;
-                        qp.flushDeferredTx(); // posted by a consumer that stopped polling
-                        if (qp.engineMuted) {
-                            if (key != null && key.isValid()) {
-                                key.interestOps(SelectionKey.OP_READ);
-                            }
-                            qp.engineMuted = false;
-                        }
-                        if (qp.overrun) {
-                            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR,
-                                    "completion queue overrun: completions were lost", null);
-                            continue;
-                        }
-                        if (qp.receiveBusy()) {
-                            // its consumer is reading the socket this instant: leave the readable socket out of
-                            // select, which would otherwise return at once on it again and again (a busy loop on
-                            // the consumer's core that starves it until its inline polls look stale)
-                            if (key != null && key.isValid() && !qp.txBlocked) {
-                                key.interestOps(0);
-                                qp.engineMuted = true;
-                            }
-                            anyMuted = true;
-                        } else if (qp.progressReceive()) {
-                            progress = true;
-                        }
-                        if (qp.txBlocked) {
-                            if (key != null && key.isValid() && (key.interestOps() & SelectionKey.OP_WRITE) == 0) {
-                                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
-                            }
-                            // poll the socket for room while spinning, too
-                            qp.txBlocked = false;
-                            qp.kickTx();
-                        }
-                    } catch (RuntimeException e) {
-                        failed(qp, e);
-                        progress = true;
-                    }
-                }
-                long now = System.nanoTime();
-                if (progress) {
-                    lastProgress = now;
-                    continue;
-                }
-                if (allInline) {
-                    // every queue pair is read by its polling consumer: stay out of the way (no spinning on a
-                    // core the consumers need), but look again soon in case a consumer stopped polling
-                    parked = true;
-                    try {
-                        if (added.isEmpty()) {
-                            LockSupport.parkNanos(this, SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS);
-                        }
-                    } finally {
-                        parked = false;
-                    }
-                    lastProgress = System.nanoTime();
-                    continue;
-                }
-                if (now - lastProgress < spinNanos) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                sleeping.set(true);
-                try {
-                    if (added.isEmpty()) {
-                        // select(Consumer) does not fill the selected-key set: no allocation per wake-up
-                        // with a muted queue pair, look again soon: its consumer may stop polling without await
-                        selector.select(onReady, anyMuted ? MUTED_LOOK_MILLIS : 100);
-                    }
-                } finally {
-                    sleeping.set(false);
-                }
-                // no spin budget for waking up: only a pass that reads or sends something (progress, above)
-                // earns one, else one pass over the queue pairs and back to select
-            }
+            loop();
         } catch (IOException | RuntimeException e) {
             // only the Selector itself failing gets here: without it no socket can be served
             LOG.log(Level.ERROR, "softiwarp progress engine " + thread.getName() + " failed", e);
@@ -219,6 +103,163 @@ final class ProgressEngine implements Runnable {
             while ((late = added.poll()) != null) {
                 late.closing().abortLinger(); // ended before this thread registered it: its linger would never end
             }
+        }
+    }
+
+    /**
+     * One pass over the queue pairs, then what it earned: another pass at once after progress, a park when every
+     * queue pair is read by its polling consumer, a spin within {@code spinNanos} of the last progress, else a
+     * select.
+     */
+    private void loop() throws IOException {
+        long lastProgress = System.nanoTime();
+        while (running) {
+            pass();
+            long now = System.nanoTime();
+            if (passProgress) {
+                lastProgress = now;
+                continue;
+            }
+            if (passAllInline) {
+                parkWhileInline();
+                lastProgress = System.nanoTime();
+                continue;
+            }
+            if (now - lastProgress < spinNanos) {
+                Thread.onSpinWait();
+                continue;
+            }
+            select(passAnyMuted);
+            // no spin budget for waking up: only a pass that reads or sends something (progress, above)
+            // earns one, else one pass over the queue pairs and back to select
+        }
+    }
+
+    /** Registers new queue pairs and serves each one once, newest first; sets the pass* fields. */
+    private void pass() {
+        passProgress = register();
+        passAllInline = !queuePairs.isEmpty();
+        passAnyMuted = false;
+        long start = System.nanoTime();
+        for (int i = queuePairs.size() - 1; i >= 0; i--) {
+            SoftiwarpQueuePair qp = queuePairs.get(i);
+            // one connection's exception (e.g. CancelledKeyException: its socket was closed between
+            // isValid() and interestOps()) ends that connection, never this thread and the others
+            try {
+                serve(qp, i, start);
+            } catch (RuntimeException e) {
+                failed(qp, e);
+                passProgress = true;
+            }
+        }
+    }
+
+    private void serve(SoftiwarpQueuePair qp, int index, long now) {
+        if (qp.state() == QueuePairState.ERROR) {
+            serveEnded(qp, index);
+            return;
+        }
+        SelectionKey key = qp.selectionKey;
+        if (qp.inlineDriven(now)) {
+            // its consumer reads the socket: stop watching it, or every arriving FPDU would wake this thread out
+            // of select() for nothing (level-triggered readiness until the consumer reads)
+            if (!qp.engineMuted && key != null && key.isValid()) {
+                key.interestOps(0);
+                qp.engineMuted = true;
+            }
+            passAnyMuted = true;
+            return;
+        }
+        passAllInline = false;
+        serveOwn(qp, key);
+    }
+
+    /** An ended queue pair: drop it once its end is complete, else drive its linger and its end. */
+    private void serveEnded(SoftiwarpQueuePair qp, int index) {
+        if (qp.finished() && !qp.closing().lingering()) {
+            SelectionKey key = qp.channel == null ? null : qp.channel.keyFor(selector);
+            if (key != null) {
+                key.cancel();
+            }
+            queuePairs.remove(index);
+            qp.detachFromCompletionQueues();
+            return;
+        }
+        if (qp.closing().lingering()) {
+            // a Terminate waits for room (OP_WRITE), or the peer's last input is being discarded before the close
+            // (OP_READ): woken from select() rather than a park loop
+            SelectionKey key = qp.selectionKey;
+            int ops = qp.closing().interestOps();
+            if (key != null && key.isValid() && key.interestOps() != ops) {
+                key.interestOps(ops);
+            }
+            passAllInline = false;
+        }
+        qp.kickTx();
+    }
+
+    /** A live queue pair that no consumer polls: the engine reads its socket and retries its blocked sends. */
+    private void serveOwn(SoftiwarpQueuePair qp, SelectionKey key) {
+        qp.flushDeferredTx(); // posted by a consumer that stopped polling
+        if (qp.engineMuted) {
+            if (key != null && key.isValid()) {
+                key.interestOps(SelectionKey.OP_READ);
+            }
+            qp.engineMuted = false;
+        }
+        if (qp.overrun) {
+            qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "completion queue overrun: completions were lost",
+                    null);
+            return;
+        }
+        if (qp.receiveBusy()) {
+            // its consumer is reading the socket this instant: leave the readable socket out of select, which
+            // would otherwise return at once on it again and again (a busy loop on the consumer's core that
+            // starves it until its inline polls look stale)
+            if (key != null && key.isValid() && !qp.txBlocked) {
+                key.interestOps(0);
+                qp.engineMuted = true;
+            }
+            passAnyMuted = true;
+        } else if (qp.progressReceive()) {
+            passProgress = true;
+        }
+        if (qp.txBlocked) {
+            if (key != null && key.isValid() && (key.interestOps() & SelectionKey.OP_WRITE) == 0) {
+                key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+            }
+            // poll the socket for room while spinning, too
+            qp.txBlocked = false;
+            qp.kickTx();
+        }
+    }
+
+    /**
+     * Every queue pair is read by its polling consumer: stay out of the way (no spinning on a core the consumers
+     * need), but look again soon in case a consumer stopped polling.
+     */
+    private void parkWhileInline() {
+        parked = true;
+        try {
+            if (added.isEmpty()) {
+                LockSupport.parkNanos(this, SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS);
+            }
+        } finally {
+            parked = false;
+        }
+    }
+
+    /** Blocks in the Selector until a socket is ready, a wake-up, or the timeout. */
+    private void select(boolean anyMuted) throws IOException {
+        sleeping.set(true);
+        try {
+            if (added.isEmpty()) {
+                // select(Consumer) does not fill the selected-key set: no allocation per wake-up
+                // with a muted queue pair, look again soon: its consumer may stop polling without await
+                selector.select(onReady, anyMuted ? MUTED_LOOK_MILLIS : 100);
+            }
+        } finally {
+            sleeping.set(false);
         }
     }
 
