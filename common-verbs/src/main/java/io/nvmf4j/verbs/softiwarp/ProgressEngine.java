@@ -159,13 +159,13 @@ final class ProgressEngine implements Runnable {
             serveEnded(qp, index);
             return;
         }
-        SelectionKey key = qp.selectionKey;
+        SelectionKey key = qp.engineWatch.selectionKey;
         if (qp.inlineDriven(now)) {
             // its consumer reads the socket: stop watching it, or every arriving FPDU would wake this thread out
             // of select() for nothing (level-triggered readiness until the consumer reads)
-            if (!qp.engineMuted && key != null && key.isValid()) {
+            if (!qp.engineWatch.muted && key != null && key.isValid()) {
                 key.interestOps(0);
-                qp.engineMuted = true;
+                qp.engineWatch.muted = true;
             }
             passAnyMuted = true;
             return;
@@ -188,7 +188,7 @@ final class ProgressEngine implements Runnable {
         if (qp.closing().lingering()) {
             // a Terminate waits for room (OP_WRITE), or the peer's last input is being discarded before the close
             // (OP_READ): woken from select() rather than a park loop
-            SelectionKey key = qp.selectionKey;
+            SelectionKey key = qp.engineWatch.selectionKey;
             int ops = qp.closing().interestOps();
             if (key != null && key.isValid() && key.interestOps() != ops) {
                 key.interestOps(ops);
@@ -201,27 +201,27 @@ final class ProgressEngine implements Runnable {
     /** A live queue pair that no consumer polls: the engine reads its socket and retries its blocked sends. */
     private void serveOwn(SoftiwarpQueuePair qp, SelectionKey key) {
         qp.flushDeferredTx(); // posted by a consumer that stopped polling
-        if (qp.engineMuted) {
+        if (qp.engineWatch.muted) {
             if (key != null && key.isValid()) {
                 key.interestOps(SelectionKey.OP_READ);
             }
-            qp.engineMuted = false;
+            qp.engineWatch.muted = false;
         }
         if (qp.overrun) {
             qp.enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "completion queue overrun: completions were lost",
                     null);
             return;
         }
-        if (qp.receiveBusy()) {
+        if (qp.rxStream.busy()) {
             // its consumer is reading the socket this instant: leave the readable socket out of select, which
             // would otherwise return at once on it again and again (a busy loop on the consumer's core that
             // starves it until its inline polls look stale)
             if (key != null && key.isValid() && !qp.txBlocked) {
                 key.interestOps(0);
-                qp.engineMuted = true;
+                qp.engineWatch.muted = true;
             }
             passAnyMuted = true;
-        } else if (qp.progressReceive()) {
+        } else if (qp.rxStream.progress()) {
             passProgress = true;
         }
         if (qp.txBlocked) {
@@ -305,7 +305,7 @@ final class ProgressEngine implements Runnable {
         try {
             if (key.isValid() && key.isWritable()) {
                 key.interestOps(qp.state() == QueuePairState.ERROR ? qp.closing().interestOps()
-                        : qp.engineMuted ? 0 : SelectionKey.OP_READ);
+                        : qp.engineWatch.muted ? 0 : SelectionKey.OP_READ);
                 qp.kickTx();
             }
         } catch (RuntimeException e) {
@@ -318,7 +318,7 @@ final class ProgressEngine implements Runnable {
         SoftiwarpQueuePair qp;
         while ((qp = added.poll()) != null) {
             try {
-                qp.selectionKey = qp.channel.register(selector, SelectionKey.OP_READ, qp);
+                qp.engineWatch.selectionKey = qp.channel.register(selector, SelectionKey.OP_READ, qp);
                 queuePairs.add(qp);
                 qp.attachToCompletionQueues();
                 any = true;

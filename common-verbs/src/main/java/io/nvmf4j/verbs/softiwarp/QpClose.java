@@ -43,6 +43,11 @@ final class QpClose {
      */
     private volatile boolean lingering;
     private volatile int phase = PHASE_NONE;
+    /**
+     * The end is done (flushed, listener told): written inside the transmit drain, volatile for the engine, which
+     * drops the queue pair once it is set and nothing lingers.
+     */
+    private volatile boolean finished;
     private long lingerDeadline;
     private long drained;
 
@@ -57,11 +62,15 @@ final class QpClose {
                 e.toString());
         lingering = false;
         phase = PHASE_NONE;
-        qp.finished = true;
+        finished = true;
         SocketChannel ch = qp.channel;
         if (ch != null) {
             ChannelIo.closeQuietly(ch);
         }
+    }
+
+    boolean finished() {
+        return finished;
     }
 
     boolean lingering() {
@@ -79,7 +88,7 @@ final class QpClose {
 
     /** Runs inside the transmit drain once the state is ERROR. */
     void finish() {
-        if (qp.finished) {
+        if (finished) {
             if (lingering) {
                 continueLinger();
             }
@@ -105,7 +114,7 @@ final class QpClose {
             }
         }
         flushAll();
-        qp.finished = true;
+        finished = true;
         Consumer<DisconnectEvent> listener = qp.endListener;
         if (listener != null) {
             listener.accept(qp.endEvent);
@@ -159,7 +168,7 @@ final class QpClose {
      */
     private boolean drain(SocketChannel ch) {
         try {
-            long n = qp.discardInput(ch, DRAIN_BUDGET - drained);
+            long n = qp.rxStream.discard(ch, DRAIN_BUDGET - drained);
             if (n < 0) {
                 return false; // the peer closed too: the close is clean
             }
@@ -198,11 +207,12 @@ final class QpClose {
             }
             qp.orqHead = qp.orqTail;
         }
+        TxContext tx = qp.txContext; // this runs inside the transmit drain: the transmit side is ours
         synchronized (qp.postLock) {
-            for (long i = qp.sqTxHead; i < qp.sqTail; i++) {
+            for (long i = tx.sqHead; i < qp.sqTail; i++) {
                 qp.completeSend(qp.sq[(int) (i % qp.sq.length)], WcStatus.WR_FLUSH_ERR, 0, 0);
             }
-            qp.sqTxHead = qp.sqTail;
+            tx.sqHead = qp.sqTail;
         }
         synchronized (qp.postRecvLock) {
             synchronized (qp.rqLock) {
@@ -214,6 +224,6 @@ final class QpClose {
                 qp.rqHead = qp.rqTail;
             }
         }
-        qp.irqHead = qp.irqTail;
+        tx.irqHead = qp.rxStream.irqTail;
     }
 }

@@ -312,12 +312,13 @@ final class RdmapReceive {
 
     /** siw_init_rresp(): queue the answer; IRD exceeded is an RDMAP catastrophic stream error. */
     private void queueReadResponse() {
-        if (qp.irqTail - qp.irqHead >= qp.irq.length) {
+        RxStream stream = qp.rxStream;
+        if (stream.irqTail - qp.txContext.irqHead >= qp.irq.length) {
             rx.fail(TerminateCodes.LAYER_RDMAP, TerminateCodes.RDMAP_ETYPE_REMOTE_OPERATION,
                     TerminateCodes.RDMAP_ECODE_CATASTROPHIC_STREAM);
             return;
         }
-        ReadResponseWqe r = qp.irq[(int) (qp.irqTail % qp.irq.length)];
+        ReadResponseWqe r = qp.irq[(int) (stream.irqTail % qp.irq.length)];
         r.sinkStag = ReadRequestHeader.sinkStag(rx.header);
         r.sinkTo = ReadRequestHeader.sinkTo(rx.header);
         r.readSize = ReadRequestHeader.readSize(rx.header);
@@ -326,7 +327,7 @@ final class RdmapReceive {
         r.msn = expectedReadMsn;
         r.processed = 0;
         expectedReadMsn++;
-        qp.irqTail++;
+        stream.irqTail++;
         qp.kickTx();
     }
 

@@ -15,14 +15,18 @@ import io.nvmf4j.verbs.provider.WorkRequests;
 import io.nvmf4j.verbs.softiwarp.rdmap.TerminateMessage;
 
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
  * A softiwarp RC queue pair (siw_qp): send queue, receive queue, outbound read queue (ORQ, our RDMA Reads in
- * flight, at most ORD) and inbound read queue (IRQ, peer Reads to answer, at most IRD). Transmission runs on
- * whichever thread kicks it (the poster, like siw_sq_start() from siw_post_send(), or the progress engine), one at
- * a time; reception runs on the progress engine only.
+ * flight, at most ORD) and inbound read queue (IRQ, peer Reads to answer, at most IRD).
+ *
+ * <p>Threading, as siw keeps {@code tx_ctx} and {@code rx_stream} apart: what only one side writes lives on that
+ * side's object - {@link TxContext} (the transmit drain, one thread at a time), {@link RxStream} (the receiver,
+ * one thread at a time: the engine or an inline-polling consumer), {@link EngineWatch} (the progress engine
+ * thread), the end of the connection on {@link QpClose} (inside the transmit drain). Each type says which thread
+ * writes it and how the others see it. The fields here are the ones several threads write or read, each with the
+ * lock or the volatile that orders them beside it.
  */
 public final class SoftiwarpQueuePair extends ProviderQueuePair {
     static final PeerLog FAILURE_LOG =
@@ -33,18 +37,20 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
     final SoftiwarpCompletionQueue recvCq;
     final SoftiwarpConfig config;
     final int number;
+    /** Written under stateLock; volatile for the lock-free checks of every side. */
     private volatile QueuePairState state = QueuePairState.INIT;
 
-    // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at sqTxHead
+    // send queue: slots [sqFreeHead, sqTail) are in use; the transmitter works at txContext.sqHead
     final SendWqe[] sq;
     final Object postLock = new Object();
+    /** Posters only, under postLock. */
     private long sqFreeHead;
+    /** Written by posters under postLock; volatile: it publishes the filled slots to the transmitter. */
     volatile long sqTail;
-    volatile long sqTxHead;
 
     /*
      * Receive queue: [rqHead, rqTail), a single-producer single-consumer ring. Posters (serialised among
-     * themselves by postRecvLock) fill slots and publish rqTail; the receiver (one thread at a time, rxBusy)
+     * themselves by postRecvLock) fill slots and publish rqTail; the receiver (one thread at a time, RxStream)
      * consumes and publishes rqHead. The two never share a monitor: a poll group posting its next receive must
      * not wait for an engine that completes the previous one (and unparks the poller) under a lock. The flush on
      * error takes both locks, so it excludes posters and the receiver alike.
@@ -52,34 +58,42 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
     final ReceiveWqe[] rq;
     final Object postRecvLock = new Object();
     final Object rqLock = new Object();
+    /** Written by the receiver and by the flush, both under rqLock; volatile: posters read it for room. */
     volatile long rqHead;
+    /** Written by posters under postRecvLock; volatile: it publishes the filled slots to the receiver. */
     volatile long rqTail;
+    /** Set by the flush under both locks; volatile: the receiver peeks without a lock. */
     volatile boolean rqFlushed;
 
-    // outbound read queue: [orqHead, orqTail); TX appends, RX consumes
+    // outbound read queue: [orqHead, orqTail); TX appends, RX consumes, the flush empties it: all under orqLock.
+    // orq and irq are sized (sizeReadQueues) before establish publishes the channel through its volatile write.
     SendWqe[] orq;
     final Object orqLock = new Object();
+    /** Volatile besides orqLock: the transmitter checks ORD (orqHasRoom) without the lock. */
     volatile long orqHead;
+    /** Volatile besides orqLock: the transmitter checks ORD (orqHasRoom) without the lock. */
     volatile long orqTail;
+    /** Under orqLock only. */
     boolean orqFlushed;
 
-    // inbound read queue: [irqHead, irqTail); RX appends, TX consumes
+    // inbound read queue: [txContext.irqHead, rxStream.irqTail); RX appends, TX consumes
     ReadResponseWqe[] irq;
-    volatile long irqHead;
-    volatile long irqTail;
 
+    /** Set once at connection setup, before the channel is published; volatile for every side that frames. */
     volatile boolean crcEnabled;
+    /** Set once by establish; volatile: the transmitter and the receiver of any thread read it. */
     volatile SocketChannel channel;
+    /** Set once when an engine takes the queue pair; volatile: any thread wakes it. */
     volatile ProgressEngine engine;
-    /** The engine's registration of {@link #channel}, and whether the engine stopped watching it (engine thread). */
-    java.nio.channels.SelectionKey selectionKey;
-    boolean engineMuted;
-    /** Set by the transmitter when the socket is full: the engine then waits for OP_WRITE. */
+    /**
+     * Set by the transmitter when the socket is full, cleared by the engine or an inline-polling consumer that
+     * retries: volatile, as it crosses from the transmit drain to whoever watches the socket.
+     */
     volatile boolean txBlocked;
 
-    private final AtomicInteger txWip = new AtomicInteger();
-    /** Held by whichever thread runs the receiver: the engine or an inline-polling consumer. */
-    private final java.util.concurrent.atomic.AtomicBoolean rxBusy = new java.util.concurrent.atomic.AtomicBoolean();
+    final TxContext txContext = new TxContext(this);
+    final RxStream rxStream = new RxStream(this);
+    final EngineWatch engineWatch = new EngineWatch();
     final Transmitter transmitter;
     final TerminateTx terminateTx;
     final Receiver receiver;
@@ -89,11 +103,13 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
     private final QpCompletions completions = new QpCompletions(this);
 
     private final Object stateLock = new Object();
+    /** Written under stateLock before state becomes ERROR; volatile for the end's listener and readers. */
     volatile DisconnectEvent endEvent;
+    /** Written under stateLock; volatile: the transmit drain reads it to send the Terminate. */
     volatile TerminateMessage pendingTerminate;
     /** What {@link #pendingTerminate} reports, for the end event (guarded by stateLock). */
     private String terminateDetail;
-    volatile boolean finished;
+    /** Set by the connection's owner while the engine may already run it; volatile: the drain calls it. */
     volatile Consumer<DisconnectEvent> endListener;
 
     SoftiwarpQueuePair(SoftiwarpDevice device, int number, SoftiwarpProtectionDomain pd,
@@ -164,7 +180,7 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
     }
 
     boolean finished() {
-        return finished;
+        return close.finished();
     }
 
     @Override
@@ -206,7 +222,8 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
      * Set when a send was posted by the thread that is inline-polling the send CQ: the transmitter then runs at
      * that thread's next poll (or the engine's, if it stops polling), so that the responses or commands posted
      * while handling one batch of completions leave in one write (doorbell batching, like SPDK's
-     * delay_cmd_submit).
+     * delay_cmd_submit). Set by that consumer, cleared by whichever thread runs the deferred transmit (that consumer
+     * or the engine): volatile, as it crosses between them.
      */
     volatile boolean txDeferred;
 
@@ -219,7 +236,7 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
     }
 
     private void reclaimSendSlots() {
-        long txHead = sqTxHead;
+        long txHead = txContext.sqHead;
         while (sqFreeHead < txHead && sq[(int) (sqFreeHead % sq.length)].done) {
             sqFreeHead++;
         }
@@ -297,51 +314,6 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
         }
     }
 
-    /** A consumer is reading this queue pair's socket right now (inline progress). */
-    boolean receiveBusy() {
-        return rxBusy.get();
-    }
-
-    /**
-     * Runs the receiver unless another thread is running it; true if it made progress. A receive that throws
-     * (e.g. the arena of a registered region was closed) ends the connection.
-     */
-    boolean progressReceive() {
-        if (!rxBusy.compareAndSet(false, true)) {
-            return false;
-        }
-        try {
-            return receiver.poll();
-        } catch (RuntimeException e) {
-            // counted and logged once for this connection, without a stack trace (a peer must not be able to
-            // flood the log); the trace goes to FINE for whoever debugs it
-            device.rejectedPeers().add(RejectedPeers.Reason.ENGINE_FAILURE);
-            FAILURE_LOG.info("softiwarp QP {0} receive failed: {1}", number, e.toString());
-            System.getLogger(SoftiwarpQueuePair.class.getName())
-                    .log(System.Logger.Level.DEBUG, "softiwarp QP " + number + " receive failed", e);
-            enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "receive failed: " + e, null);
-            return true;
-        } finally {
-            rxBusy.set(false);
-        }
-    }
-
-    /**
-     * Reads and discards the peer's input of an ended queue pair (QpClose's linger before the close) as the owner
-     * of the receive side, so never while a receiver step still runs on another thread (then it reads nothing
-     * this time). Returns the bytes discarded, or -1 at the end of the stream.
-     */
-    long discardInput(SocketChannel ch, long budget) throws java.io.IOException {
-        if (!rxBusy.compareAndSet(false, true)) {
-            return 0;
-        }
-        try {
-            return receiver.discard(ch, budget);
-        } finally {
-            rxBusy.set(false);
-        }
-    }
-
     /** One inline progress step from a polling consumer (SoftiwarpCompletionQueue): receive, retry a full socket. */
     boolean progressInline() {
         if (state != QueuePairState.RTS) {
@@ -351,7 +323,7 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
             enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "completion queue overrun: completions were lost", null);
             return true;
         }
-        boolean progress = progressReceive();
+        boolean progress = rxStream.progress();
         if (txBlocked) {
             txBlocked = false;
             kickTx();
@@ -378,28 +350,7 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
 
     /** Runs the transmitter unless another thread is already running it (that thread then runs it again). */
     void kickTx() {
-        if (txWip.getAndIncrement() != 0) {
-            return;
-        }
-        int missed = 1;
-        do {
-            if (state == QueuePairState.ERROR) {
-                try {
-                    close.finish();
-                } catch (RuntimeException e) {
-                    // whatever failed, this queue pair is done: no thread may be left owning txWip or the socket
-                    close.abandon(e);
-                }
-            } else {
-                try {
-                    transmitter.pump();
-                } catch (RuntimeException e) {
-                    // e.g. the arena of a registered region was closed under a send
-                    enterError(DisconnectEvent.Cause.TRANSPORT_ERROR, "send failed: " + e, null);
-                }
-            }
-            missed = txWip.addAndGet(-missed);
-        } while (missed != 0);
+        txContext.kick();
     }
 
     /**
@@ -466,7 +417,10 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
         return close;
     }
 
-    /** Set when a completion did not fit its CQ; the progress engine then ends the connection (siw: CQ error). */
+    /**
+     * Set when a completion did not fit its CQ; the progress engine then ends the connection (siw: CQ error).
+     * Volatile: set by whichever thread completes, read by the engine and inline-polling consumers.
+     */
     volatile boolean overrun;
 
     void cqOverrun() {

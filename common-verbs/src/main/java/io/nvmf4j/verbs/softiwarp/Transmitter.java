@@ -39,6 +39,8 @@ final class Transmitter {
     private static final int OUTBOX_BYTES = 64 * 1024;
 
     private final SoftiwarpQueuePair qp;
+    /** The queue heads this side moves (the drain owner's, see {@link TxContext}). */
+    private final TxContext tx;
     /** The FPDU header is encoded here, at 0: it is the first piece of a large FPDU, or copied into the outbox. */
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
@@ -80,6 +82,7 @@ final class Transmitter {
 
     Transmitter(SoftiwarpQueuePair qp) {
         this.qp = qp;
+        this.tx = qp.txContext;
         int slots = qp.attributes().maxSendSge() + 3;
         pieces = new ByteBuffer[slots];
         slotViews = new ByteBuffer[slots];
@@ -160,10 +163,10 @@ final class Transmitter {
         if (job == JOB_SQ) {
             return buildFromSendQueue();
         }
-        if (job == JOB_READ_RESPONSE || qp.irqHead != qp.irqTail) {
+        if (job == JOB_READ_RESPONSE || tx.irqHead != qp.rxStream.irqTail) {
             return buildReadResponse();
         }
-        if (qp.sqTxHead != qp.sqTail) {
+        if (tx.sqHead != qp.sqTail) {
             return buildFromSendQueue();
         }
         return false;
@@ -199,7 +202,7 @@ final class Transmitter {
 
     /** Builds the next FPDU of the WQE at the send queue's transmit head; false to stop (stall or error). */
     private boolean buildFromSendQueue() {
-        SendWqe wqe = qp.sq[(int) (qp.sqTxHead % qp.sq.length)];
+        SendWqe wqe = qp.sq[(int) (tx.sqHead % qp.sq.length)];
         if (job != JOB_SQ || sqWqe != wqe) {
             if (wqe.opcode == SendOpcode.RDMA_READ && !qp.orqHasRoom()) {
                 return false; // ORD reached: wait for a Read Response (siw orq_fence)
@@ -268,7 +271,7 @@ final class Transmitter {
                 // still sends this Terminate (siw_init_terminate before siw_sqe_complete)
                 qp.initTerminate(detail, TerminateMessage.plain(TerminateCodes.LAYER_RDMAP,
                         TerminateCodes.RDMAP_ETYPE_CATASTROPHIC, TerminateCodes.RDMAP_ECODE_UNSPECIFIED), null);
-                qp.sqTxHead++;
+                tx.sqHead++;
                 qp.completeSend(wqe, WcStatus.LOC_PROT_ERR, 0, 0);
                 qp.enterError(DisconnectEvent.Cause.TERMINATE_SENT, detail, null);
                 return false;
@@ -379,14 +382,14 @@ final class Transmitter {
         if (job == JOB_SQ) {
             SendWqe wqe = sqWqe;
             if (wqe.opcode == SendOpcode.RDMA_READ) {
-                qp.sqTxHead++;
+                tx.sqHead++;
                 job = JOB_NONE;
                 sqWqe = null;
                 return;
             }
             wqe.processed += jobPayload;
             if (wqe.processed == wqe.totalLength) {
-                qp.sqTxHead++;
+                tx.sqHead++;
                 job = JOB_NONE;
                 sqWqe = null;
                 qp.completeSend(wqe, WcStatus.SUCCESS, (int) wqe.totalLength, 0);
@@ -395,7 +398,7 @@ final class Transmitter {
             ReadResponseWqe r = response;
             r.processed += jobPayload;
             if (r.processed == Integer.toUnsignedLong(r.readSize)) {
-                qp.irqHead++;
+                tx.irqHead++;
                 job = JOB_NONE;
                 response = null;
             }
@@ -404,7 +407,7 @@ final class Transmitter {
 
     /** Builds the next Read Response FPDU for the IRQ head (siw_qp_sq_proc_tx for SIW_OP_READ_RESPONSE). */
     private boolean buildReadResponse() {
-        ReadResponseWqe r = qp.irq[(int) (qp.irqHead % qp.irq.length)];
+        ReadResponseWqe r = qp.irq[(int) (tx.irqHead % qp.irq.length)];
         long size = Integer.toUnsignedLong(r.readSize);
         if (job != JOB_READ_RESPONSE || response != r) {
             job = JOB_READ_RESPONSE;

@@ -86,17 +86,17 @@ class ProgressEngineFailureTest {
                 clientDevice, null, null, new byte[0], new byte[0])) {
             SoftiwarpQueuePair victim = (SoftiwarpQueuePair) p.client.queuePair();
             long deadline = System.nanoTime() + 5_000_000_000L;
-            while (victim.selectionKey == null && System.nanoTime() < deadline) {
+            while (victim.engineWatch.selectionKey == null && System.nanoTime() < deadline) {
                 Thread.sleep(1);
             }
             // the engine re-arms a muted key with interestOps(OP_READ) once nobody polls the CQ inline
-            victim.selectionKey = new CancelledUnderfootKey(victim.selectionKey);
+            victim.engineWatch.selectionKey = new CancelledUnderfootKey(victim.engineWatch.selectionKey);
             ProgressEngine engine = victim.engine;
-            // these fields belong to the engine thread: it may have read the old value of engineMuted and cleared
+            // these fields belong to the engine thread: it may have read the old value of muted and cleared
             // it after our write, and then sleep in select(), so repeat the setup and the wake-up until it trips
             long tripDeadline = System.nanoTime() + 20_000_000_000L;
             while (p.client.disconnectEvent() == null && System.nanoTime() < tripDeadline) {
-                victim.engineMuted = true;
+                victim.engineWatch.muted = true;
                 engine.wakeup();
                 Thread.sleep(20);
             }
