@@ -13,6 +13,7 @@ import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
 import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.testsupport.Await;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -96,13 +97,7 @@ class MultipathAgainstJavaTargetTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
+        Await.until(condition, Duration.ofSeconds(20), what);
     }
 
     /** Writers that write stamped blocks and read each back, each in its own LBA range, until stopped. */

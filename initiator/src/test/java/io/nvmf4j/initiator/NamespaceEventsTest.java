@@ -12,6 +12,7 @@ import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
 import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.testsupport.Await;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -200,12 +201,6 @@ class NamespaceEventsTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("within 10 s: " + what);
-            }
-            Thread.sleep(20);
-        }
+        Await.until(condition, Duration.ofSeconds(10), what);
     }
 }

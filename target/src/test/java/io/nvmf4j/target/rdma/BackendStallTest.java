@@ -11,6 +11,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.target.backend.StallingBackend;
+import io.nvmf4j.testsupport.Await;
 import io.nvmf4j.uring.IoUring;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -133,12 +134,6 @@ class BackendStallTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            Thread.sleep(5);
-        }
+        Await.until(condition, Duration.ofSeconds(10), what);
     }
 }

@@ -8,6 +8,7 @@ import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.backend.BackendSettings;
 import io.nvmf4j.target.backend.StallingBackend;
+import io.nvmf4j.testsupport.Await;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
@@ -169,12 +170,6 @@ class BufferWaitersTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within 10 s: " + what);
-            }
-            Thread.sleep(5);
-        }
+        Await.until(condition, Duration.ofSeconds(10), what);
     }
 }

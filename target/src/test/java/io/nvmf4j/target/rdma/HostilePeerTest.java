@@ -13,6 +13,7 @@ import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.target.Request;
 import io.nvmf4j.target.metrics.TargetMetrics;
+import io.nvmf4j.testsupport.Await;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -99,13 +100,7 @@ class HostilePeerTest {
     }
 
     private static void await(BooleanSupplier condition, Duration limit, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail(what + " within " + limit);
-            }
-            Thread.sleep(20);
-        }
+        Await.until(condition, limit, what);
     }
 
     /** A legitimate host: admin queue, enable, I/O queue 1. */

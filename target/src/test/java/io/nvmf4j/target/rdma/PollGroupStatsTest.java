@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.testsupport.Await;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -84,12 +85,6 @@ class PollGroupStatsTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("within 10 s: " + what);
-            }
-            Thread.sleep(10);
-        }
+        Await.until(condition, Duration.ofSeconds(10), what);
     }
 }
