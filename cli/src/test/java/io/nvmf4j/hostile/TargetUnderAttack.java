@@ -58,21 +58,6 @@ final class TargetUnderAttack implements AutoCloseable {
             rejected.put(r, new java.util.concurrent.atomic.AtomicInteger());
         }
         TransportObserver counting = new TransportObserver() {
-            @Override
-            public void commandStarted(io.nvmf4j.target.Request request) {
-            }
-
-            @Override
-            public void commandFinished(io.nvmf4j.target.Request request, long latencyNanos, boolean responded) {
-            }
-
-            @Override
-            public void queueConnected(String subsystemNqn, int qid) {
-            }
-
-            @Override
-            public void queueDisconnected(String subsystemNqn, int qid) {
-            }
 
             @Override
             public void peerRejected(RejectReason reason) {

@@ -45,18 +45,6 @@ class BufferWaitersTest {
                 reads.incrementAndGet();
             }
         }
-
-        @Override
-        public void commandFinished(Request request, long latencyNanos, boolean responded) {
-        }
-
-        @Override
-        public void queueConnected(String subsystemNqn, int qid) {
-        }
-
-        @Override
-        public void queueDisconnected(String subsystemNqn, int qid) {
-        }
     }
 
     private static RdmaTransportOptions options(long poolBytes, long queueBytes) {

@@ -415,14 +415,6 @@ class HostilePeerTest {
                     throw new IllegalStateException("injected observer failure");
                 }
             }
-
-            @Override
-            public void queueConnected(String subsystemNqn, int qid) {
-            }
-
-            @Override
-            public void queueDisconnected(String subsystemNqn, int qid) {
-            }
         };
         // a 2 MiB pool of two 1 MiB buffers, each queue allowed the whole pool
         start(options().bufferPoolBytes(2L * MIB).queueBufferBytes(2L * MIB)
