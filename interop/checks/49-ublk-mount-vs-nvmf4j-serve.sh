@@ -4,17 +4,20 @@
 # verify at 4 KiB and 128 KiB (QD16, O_DIRECT, 16 MiB) through it, mkfs.ext4, a file read back after drop_caches,
 # fstrim (Deallocate on the target), umount, fsck clean; SIGTERM to the mount: it exits 0 and the device is gone;
 # then the host finds the guest's file system in the image (its ext4 superblock magic).
-# Last, a second mount killed with SIGKILL: its device stays behind (QUIESCED, its I/O held for a recovery, check
+# Then a second mount killed with SIGKILL: its device stays behind (QUIESCED, its I/O held for a recovery, check
 # 55) until `nvmf4j ublk list` shows its server gone and `nvmf4j ublk del -n ID` removes it (both nodes go).
+# Last, `mount --ublk --daemon --fs DIR` returns once the device and the file system on it are ready (the file
+# written in the first part is there), and `nvmf4j umount DIR` stops it: DIR unmounted, the device gone; the same
+# without --fs, stopped by `nvmf4j umount /dev/ublkbN`.
 GUEST_JAVA=1
 LAB_KERNEL=6.12
-CHECK_TIMEOUT=900
+CHECK_TIMEOUT=1200
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
   local rc=0 magic
   kh_serve_image 64 || return 1
-  kh_await done 840 > /dev/null || rc=1
+  kh_await done 1140 > /dev/null || rc=1
   kh_stop_serve || rc=1
   # ext4's magic 0xEF53 at byte 56 of the superblock, which starts 1024 bytes in
   magic=$(od -An -tx1 -j 1080 -N 2 "$KH_IMG" | tr -d ' ')
@@ -46,6 +49,7 @@ guest_part() {
   ub_verify_and_fs "$dev" 16M || rc=1  # 16 MiB: the mount's 4 KiB writes run at a few hundred IOPS under TCG
   ub_stop "$dev" || rc=1
   ub_killed_mount_is_removed || rc=1
+  ub_daemon_and_umount || rc=1
   signal done
   return $rc
 }
@@ -66,5 +70,33 @@ ub_killed_mount_is_removed() {
   gj_nvmf4j ublk del -n "$id" > "$SYNC/ublk-del.txt" 2>&1 || { note "FAIL: ublk del -n $id"; rc=1; }
   sed 's/^/  /' "$SYNC/ublk-del.txt"
   [ ! -e "/dev/ublkc$id" ] && [ ! -e "/dev/ublkb$id" ] || { note "FAIL: device $id's nodes remain after ublk del"; rc=1; }
+  return $rc
+}
+
+# ub_daemon_and_umount (guest): mount --ublk --daemon, with --fs and without, each stopped by nvmf4j umount.
+ub_daemon_and_umount() {
+  local dev rc=0 dir=/mnt/ublk-daemon
+  mkdir -p "$dir"
+  note "mount --ublk --daemon --fs $dir (the ext4 of the first part), then nvmf4j umount $dir"
+  gj_nvmf4j mount --ublk "${UB_FLAGS[@]}" --daemon --fs "$dir" > "$SYNC/daemon.txt" 2>&1 ||
+    { note "FAIL: mount --daemon --fs exited $?"; cat "$SYNC/daemon.txt"; return 1; }
+  sed 's/^/  /' "$SYNC/daemon.txt"
+  dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/daemon.txt" | head -1)
+  { [ -n "$dev" ] && [ -b "$dev" ]; } || { note "FAIL: no block device in the daemon's status line"; return 1; }
+  mountpoint -q "$dir" || { note "FAIL: $dir is not mounted once mount --daemon returned"; rc=1; }
+  cmp /tmp/ublk-file "$dir/file" || { note "FAIL: the first part's file is not on the file system"; rc=1; }
+  gj_nvmf4j umount "$dir" > "$SYNC/umount.txt" 2>&1 || { note "FAIL: nvmf4j umount $dir"; rc=1; }
+  sed 's/^/  /' "$SYNC/umount.txt"
+  ! mountpoint -q "$dir" || { note "FAIL: $dir still mounted after nvmf4j umount"; umount "$dir"; rc=1; }
+  [ ! -e "$dev" ] || { note "FAIL: $dev remains after nvmf4j umount $dir"; rc=1; }
+  note "mount --ublk --daemon (no --fs), then nvmf4j umount DEVICE"
+  gj_nvmf4j mount --ublk "${UB_FLAGS[@]}" --daemon > "$SYNC/daemon2.txt" 2>&1 ||
+    { note "FAIL: mount --daemon exited $?"; cat "$SYNC/daemon2.txt"; return 1; }
+  sed 's/^/  /' "$SYNC/daemon2.txt"
+  dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/daemon2.txt" | head -1)
+  { [ -n "$dev" ] && [ -b "$dev" ]; } || { note "FAIL: no block device in the daemon's status line"; return 1; }
+  gj_nvmf4j umount "$dev" > "$SYNC/umount2.txt" 2>&1 || { note "FAIL: nvmf4j umount $dev"; rc=1; }
+  sed 's/^/  /' "$SYNC/umount2.txt"
+  [ ! -e "$dev" ] || { note "FAIL: $dev remains after nvmf4j umount $dev"; rc=1; }
   return $rc
 }

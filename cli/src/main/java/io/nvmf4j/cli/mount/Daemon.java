@@ -24,6 +24,21 @@ final class Daemon {
     private Daemon() {
     }
 
+    /**
+     * The environment variable through which a background {@code mount --ublk} without {@code --fs} learns the
+     * name it announces itself under (it has no directory of its own, and its device number comes from the kernel).
+     */
+    static final String READY_KEY = "NVMF4J_MOUNT_READY_KEY";
+
+    /** A name for one start of a background {@code mount --ublk} without {@code --fs}. */
+    static Path ublkKey() {
+        return Path.of("/nvmf4j-ublk-start-" + ProcessHandle.current().pid());
+    }
+
+    /**
+     * Starts the background copy and waits until it has written the {@link MountRecord} of {@code mountpoint} (the
+     * FUSE directory, the --fs directory, or {@link #ublkKey()}) with its own pid.
+     */
     static int detach(Path mountpoint, PrintWriter out) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         if (new File("/usr/bin/setsid").canExecute()) {
@@ -33,11 +48,16 @@ final class Daemon {
         Files.createDirectories(MountRecord.DIRECTORY);
         Path log = MountRecord.fileFor(mountpoint).resolveSibling(
                 MountRecord.fileFor(mountpoint).getFileName().toString().replace(".properties", ".log"));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-                .redirectInput(new File("/dev/null")).start();
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(new File("/dev/null"));
+        pb.environment().put(READY_KEY, mountpoint.toString());
+        Process p = pb.start();
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(READY_MINUTES);
         while (System.nanoTime() < deadline) {
             if (MountRecord.read(mountpoint).filter(r -> r.pid() == p.pid()).isPresent()) {
+                if (mountpoint.equals(ublkKey())) {
+                    MountRecord.delete(mountpoint); // only this wait needed it: the devices have their own
+                }
                 out.println(lastLine(log, "nvmf4j: ") + " [pid " + p.pid() + ", log " + log + "]");
                 out.flush();
                 return 0;

@@ -80,7 +80,8 @@ public final class MountCli implements Callable<Integer> {
             + "file system, partition table or volume header (as mkfs -F).")
     boolean force;
 
-    @Option(names = "--daemon", description = "Detach: serve in the background once the mount is ready.")
+    @Option(names = "--daemon", description = "Detach: serve in the background once the mount (or, with --ublk, "
+            + "the devices) is ready; 'nvmf4j umount' stops it.")
     boolean daemon;
 
     @Option(names = {"-o", "--options"}, split = ",", paramLabel = "OPT",
@@ -122,8 +123,8 @@ public final class MountCli implements Callable<Integer> {
             blockDevices = true;
         }
         if (blockDevices) {
-            if (mountpoint != null || daemon || !options.isEmpty()) {
-                throw new UsageProblem("mount: --ublk makes block devices and takes no MOUNTPOINT, --daemon or -o: "
+            if (mountpoint != null || !options.isEmpty()) {
+                throw new UsageProblem("mount: --ublk makes block devices and takes no MOUNTPOINT or -o: "
                         + "--fs DIR mounts the first one's file system");
             }
             if (mkfs && !recover.isEmpty()) {
@@ -131,6 +132,10 @@ public final class MountCli implements Callable<Integer> {
                         + "takes no --mkfs (--fs DIR takes over the file system mounted on DIR)");
             }
             UblkMount.Filesystem fs = fsDir == null ? null : new UblkMount.Filesystem(fsDir, fsType, mkfs);
+            if (daemon) {
+                // the background copy announces itself under --fs DIR, or under a name made for this start
+                return Daemon.detach(fsDir != null ? fsDir : Daemon.ublkKey(), spec.commandLine().getOut());
+            }
             try {
                 return UblkMount.run(fabric, recover, fs,
                         c -> refuseToFormatOver(c.namespaces(), c), spec.commandLine().getOut());

@@ -11,7 +11,8 @@ import java.util.Optional;
 import java.util.Properties;
 
 /**
- * What {@code nvmf4j umount} needs to find the process serving a mount point: one properties file per mount in
+ * What {@code nvmf4j umount} needs to find the process serving a mount point (a FUSE directory, an --fs directory,
+ * or a {@code mount --ublk} device node): one properties file per name in
  * {@code /run/nvmf4j/mounts} (tmpfs: gone after a reboot, like the mounts), written once the mount is ready.
  */
 record MountRecord(long pid, Path mountpoint, String fsDirectory, String loopDevice) {
@@ -30,7 +31,9 @@ record MountRecord(long pid, Path mountpoint, String fsDirectory, String loopDev
         p.setProperty("mountpoint", mountpoint.toString());
         if (fsDirectory != null) {
             p.setProperty("fs", fsDirectory);
-            p.setProperty("loop", loopDevice);
+        }
+        if (loopDevice != null) {
+            p.setProperty("loop", loopDevice); // the loop device under --fs, or mount --ublk's /dev/ublkbN
         }
         Path file = fileFor(mountpoint);
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

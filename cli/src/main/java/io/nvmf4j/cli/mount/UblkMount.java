@@ -61,8 +61,10 @@ final class UblkMount {
         }
         List<UblkDevice> devices = new ArrayList<>();
         List<LoopFilesystem> mounted = new ArrayList<>();
+        List<Path> records = new ArrayList<>();
         CountDownLatch stopped = new CountDownLatch(1);
         Runnable removeAll = () -> {
+            records.forEach(MountRecord::delete);
             for (LoopFilesystem m : mounted) {
                 try {
                     m.close();
@@ -115,15 +117,18 @@ final class UblkMount {
                         : LoopFilesystem.adoptOrMount(device, fs.directory(), fs.type()));
                 made.add(fs.type() + " of " + first.blockDevice() + " on " + fs.directory());
             }
-            out.println("nvmf4j: " + controller.options().subsystemNqn().value() + " at " + fabric.endpoint() + ": "
-                    + made + "; " + first.queueCount() + " queue(s) of " + first.queueDepth()
-                    + "; Ctrl-C or SIGTERM removes them");
             out.println(recoverable
                     ? "nvmf4j: should this process die, their I/O waits for: nvmf4j mount --ublk --recover ID "
                             + "(same flags), or nvmf4j ublk del -n ID"
                     : "nvmf4j: this kernel's ublk_drv has no user recovery: should this process die, their I/O "
                             + "fails until nvmf4j ublk del -n ID");
+            // the status line last: mount --daemon's parent shows the last "nvmf4j: " line once a record appears
+            out.println("nvmf4j: " + controller.options().subsystemNqn().value() + " at " + fabric.endpoint() + ": "
+                    + made + "; " + first.queueCount() + " queue(s) of " + first.queueDepth()
+                    + "; Ctrl-C, SIGTERM or nvmf4j umount " + (fs != null ? fs.directory() : first.blockDevice())
+                    + " removes them");
             out.flush();
+            writeRecords(devices, fs, records);
             stopped.await();
             return 0;
         } catch (UblkException | RuntimeException e) {
@@ -133,6 +138,35 @@ final class UblkMount {
             Thread.currentThread().interrupt();
             removeAll.run();
             return 1;
+        }
+    }
+
+    /**
+     * What {@code nvmf4j umount} finds this process by: a {@link MountRecord} under each device node and the --fs
+     * directory, plus the name a {@code mount --daemon} parent waits for ({@link Daemon#READY_KEY}), which it
+     * removes itself. {@code written} collects the ones to delete when the devices go.
+     */
+    private static void writeRecords(List<UblkDevice> devices, Filesystem fs, List<Path> written) {
+        long pid = ProcessHandle.current().pid();
+        String fsDir = fs == null ? null : fs.directory().toString();
+        String firstDevice = devices.getFirst().blockDevice().toString();
+        try {
+            for (UblkDevice d : devices) {
+                new MountRecord(pid, d.blockDevice(), fsDir, d.blockDevice().toString()).write();
+                written.add(d.blockDevice());
+            }
+            if (fs != null) {
+                new MountRecord(pid, fs.directory(), fsDir, firstDevice).write();
+                written.add(fs.directory());
+            }
+            String key = System.getenv(Daemon.READY_KEY);
+            if (key != null && !written.contains(Path.of(key))) {
+                new MountRecord(pid, Path.of(key), null, null).write();
+            }
+        } catch (java.io.IOException e) {
+            // the devices serve anyway; only umount by name cannot find them
+            System.err.println("nvmf4j: cannot record the mount for nvmf4j umount (" + e.getMessage()
+                    + "): stop it with SIGTERM");
         }
     }
 

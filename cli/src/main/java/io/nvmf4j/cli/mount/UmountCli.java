@@ -20,10 +20,12 @@ import picocli.CommandLine.Spec;
 /**
  * {@code nvmf4j umount MOUNTPOINT}: asks the process serving it to unmount (SIGTERM: it unmounts the file system,
  * detaches the loop device, flushes, unmounts FUSE, disconnects) and waits for it. A FUSE mount whose process
- * is gone (killed) is unmounted directly.
+ * is gone (killed) is unmounted directly. For {@code mount --ublk}, MOUNTPOINT is its --fs directory or one of its
+ * {@code /dev/ublkbN}: the process unmounts the file system and removes its devices.
  */
 @Command(name = "umount", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
-        description = "Unmount what 'nvmf4j mount' mounted on MOUNTPOINT, cleanly.")
+        description = {"Unmount what 'nvmf4j mount' mounted on MOUNTPOINT, cleanly.",
+            "For mount --ublk: its --fs directory or one of its /dev/ublkbN (the devices are removed)."})
 public final class UmountCli implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "MOUNTPOINT")
@@ -60,7 +62,17 @@ public final class UmountCli implements Callable<Integer> {
             out.println("nvmf4j: unmounted " + mp + " (pid " + h.pid() + " stopped)");
             return 0;
         }
+        Optional<MountRecord> stale = MountRecord.read(mp);
         MountRecord.delete(mp);
+        String ublkDevice = stale.map(MountRecord::loopDevice).filter(d -> d.startsWith("/dev/ublkb")).orElse(null);
+        if (ublkDevice != null) {
+            // a device whose server died holds its I/O for a recovery (UBLK_F_USER_RECOVERY): removing it is the
+            // user's choice, not a side effect of umount
+            String id = ublkDevice.substring("/dev/ublkb".length());
+            throw new CommandFailure("umount: the nvmf4j process serving " + ublkDevice + " is gone; serve it again "
+                    + "with nvmf4j mount --ublk --recover " + id + " (same flags), or remove it with nvmf4j ublk del -n "
+                    + id);
+        }
         if (!isFuseMount(mp)) {
             throw new CommandFailure("umount: " + mp + " is not an nvmf4j mount");
         }
