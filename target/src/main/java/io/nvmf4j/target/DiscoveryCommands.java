@@ -208,10 +208,12 @@ final class DiscoveryCommands {
                 Nqn.DISCOVERY_VALUE);
         if (r.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
             e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, RdmaProviderType.NOT_SPECIFIED, RdmaCms.RDMA_CM, 0));
+        } else if (r.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
+            tcpTsas(e);
         }
     }
 
-    /** nvmet_format_discovery_entry(): dynamic controllers only, ASQSZ 32, the port's RDMA TSAS. */
+    /** nvmet_format_discovery_entry(): dynamic controllers only, ASQSZ 32, the port's RDMA or TCP TSAS. */
     private static void fill(DiscoveryLogEntry e, Port port, String traddr, Subsystem subsystem, int subtype) {
         e.trtype(port.trtype())
                 .adrfam(port.adrfam())
@@ -226,6 +228,21 @@ final class DiscoveryCommands {
                 subsystem.nqn().value());
         if (port.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
             e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, port.rdmaProviderType(), RdmaCms.RDMA_CM, 0));
+        } else if (port.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
+            tcpTsas(e);
         }
+    }
+
+    /** TSAS security type (SECTYPE) byte 0 of the TCP TSAS: 0 = no security (nvmet's disc_addr.tsas.tcp.sectype). */
+    static final int TCP_SECTYPE_NONE = 0;
+
+    /**
+     * The TCP TSAS (NVMe/TCP 1.0a, "Transport Specific Address Subtype"; Linux {@code struct nvmf_tcp_tsas}): SECTYPE
+     * in byte 0, the rest reserved; nvmet writes {@code NVMF_TCP_SECTYPE_NONE} for a port without TLS.
+     */
+    private static void tcpTsas(DiscoveryLogEntry e) {
+        MemorySegment tsas = e.tsas();
+        tsas.fill((byte) 0);
+        tsas.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) TCP_SECTYPE_NONE);
     }
 }

@@ -15,12 +15,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <p>Values are the discovery log encodings (NVMe-oF 1.1, 5.3, Figure 38): {@code trtype} 1 = RDMA,
  * {@code adrfam} 1 = IPv4, 2 = IPv6; for RDMA the TSAS carries QP type (connected), provider type and the
- * connection management service (RDMA_CM).
+ * connection management service (RDMA_CM). A TCP port ({@code trtype} 3) has the TCP TSAS: security type none.
  */
 public final class Port {
 
     /** nvmet's {@code NVMET_RDMA_DEFAULT_INLINE_DATA_SIZE}: one page of in-capsule data. */
     public static final int DEFAULT_INLINE_DATA_SIZE = 4096;
+    /** nvmet-tcp's {@code NVMET_TCP_DEF_INLINE_DATA_SIZE}: four pages of in-capsule data. */
+    public static final int DEFAULT_TCP_INLINE_DATA_SIZE = 4 * 4096;
     /** Queue entries per I/O queue the RDMA transport supports (nvmet-rdma {@code NVME_RDMA_MAX_QUEUE_SIZE}). */
     public static final int DEFAULT_MAX_QUEUE_SIZE = QueueLimits.DEFAULT_IO_QUEUE_SIZE;
     /** MDTS as nvmet-rdma reports it: 2^8 pages of 4 KiB = 1 MiB (NVMET_RDMA_MAX_MDTS). */
@@ -89,7 +91,15 @@ public final class Port {
 
     /** An RDMA port on {@code traddr:trsvcid}, IPv4 or IPv6 by the form of the address. */
     public static Builder rdma(int portId, String traddr, String trsvcid) {
-        return new Builder(portId, traddr, trsvcid);
+        return new Builder(portId, DiscoveryLogEntry.TRTYPE_RDMA, traddr, trsvcid, DEFAULT_INLINE_DATA_SIZE);
+    }
+
+    /**
+     * An NVMe/TCP port on {@code traddr:trsvcid} (trtype 3), IPv4 or IPv6 by the form of the address, with
+     * nvmet-tcp's default in-capsule data size ({@link #DEFAULT_TCP_INLINE_DATA_SIZE}).
+     */
+    public static Builder tcp(int portId, String traddr, String trsvcid) {
+        return new Builder(portId, DiscoveryLogEntry.TRTYPE_TCP, traddr, trsvcid, DEFAULT_TCP_INLINE_DATA_SIZE);
     }
 
     public int portId() {
@@ -276,21 +286,23 @@ public final class Port {
         private final int portId;
         private final String traddr;
         private final String trsvcid;
-        private final int trtype = DiscoveryLogEntry.TRTYPE_RDMA;
+        private final int trtype;
         private int adrfam;
         // nvmet's nvmet_ports_make(): a new port offers SQ flow control disable; the secure channel is not specified
         private int treq = DiscoveryLogEntry.TREQ_NOT_SPECIFIED | DiscoveryLogEntry.TREQ_DISABLE_SQFLOW;
         private RdmaProviderType rdmaProviderType = RdmaProviderType.NOT_SPECIFIED;
-        private int inlineDataSize = DEFAULT_INLINE_DATA_SIZE;
+        private int inlineDataSize;
         private int maxQueueSize = DEFAULT_MAX_QUEUE_SIZE;
         private int mdts = DEFAULT_MDTS;
         private int msdbd = 1;
 
-        private Builder(int portId, String traddr, String trsvcid) {
+        private Builder(int portId, int trtype, String traddr, String trsvcid, int inlineDataSize) {
             if (portId < 0 || portId > 0xFFFF) {
                 throw new IllegalArgumentException("port ID " + portId + " outside 0..65535");
             }
             this.portId = portId;
+            this.trtype = trtype;
+            this.inlineDataSize = inlineDataSize;
             this.traddr = Objects.requireNonNull(traddr, "traddr");
             this.trsvcid = Objects.requireNonNull(trsvcid, "trsvcid");
             this.adrfam = traddr.contains(":") ? DiscoveryLogEntry.ADRFAM_IPV6 : DiscoveryLogEntry.ADRFAM_IPV4;

@@ -115,8 +115,14 @@ public final class RdmaTransport implements AutoCloseable {
         return device;
     }
 
-    /** Starts listening on the port's address (nvmet_rdma_add_port()); returns the bound address. */
+    /**
+     * Starts listening on the port's address (nvmet_rdma_add_port()); returns the bound address. A port of another
+     * transport type (TCP) is refused with IllegalArgumentException.
+     */
     public InetSocketAddress listen(Port port) throws VerbsException {
+        if (port.trtype() != io.nvmf4j.protocol.log.DiscoveryLogEntry.TRTYPE_RDMA) {
+            throw new IllegalArgumentException(port + " is not an RDMA port; the RDMA transport cannot listen on it");
+        }
         InetSocketAddress address;
         try {
             address = new InetSocketAddress(InetAddress.getByName(port.traddr()), Integer.parseInt(port.trsvcid()));
