@@ -17,4 +17,5 @@ module io.nvmf4j.target {
     exports io.nvmf4j.target.backend;
     exports io.nvmf4j.target.metrics;
     exports io.nvmf4j.target.rdma;
+    exports io.nvmf4j.target.tcp;
 }

@@ -1,0 +1,236 @@
+package io.nvmf4j.target.tcp;
+
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.tcp.FatalErrorStatus;
+import io.nvmf4j.protocol.tcp.IcReq;
+import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduDigest;
+import io.nvmf4j.protocol.tcp.PduHeader;
+import io.nvmf4j.protocol.tcp.PduType;
+import io.nvmf4j.protocol.tcp.TermCause;
+import io.nvmf4j.protocol.tcp.TermReq;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The receive side of one NVMe/TCP connection, nvmet-tcp's {@code nvmet_tcp_try_recv_pdu()},
+ * {@code nvmet_tcp_try_recv_data()} and {@code nvmet_tcp_try_recv_ddgst()}: the common header, then the rest of the
+ * PDU header with its digest and the padding up to PDO, then the PDU data straight into the buffer the queue names
+ * for it, then the data digest. Every length the peer claims is checked ({@link PduHeader#check}, against what
+ * the connection negotiated and the most this side takes of each PDU type) before a byte more is read, so a
+ * hostile PLEN can make it neither buffer more than its 256-byte header buffer nor write outside the named buffer.
+ * Reads only what the socket has (non-blocking); no allocation unless the connection ends. Poll-group thread only.
+ */
+final class PduReceiver {
+
+    /** The most PDUs taken in one call, so one busy connection cannot starve the others of its poll group. */
+    private static final int PDUS_PER_CALL = 32;
+    /** The header buffer: the largest PDO (255) fits, and so does a whole ICReq or TermReq. */
+    private static final int HEADER_ROOM = 256;
+
+    private enum Step { COMMON_HEADER, HEADER, DATA, DATA_DIGEST, STOPPED }
+
+    private final TcpQueue queue;
+    private final MemorySegment header;
+    private final ByteBuffer headerView;
+    private final MemorySegment digest;
+    private final ByteBuffer digestView;
+    private Step step = Step.COMMON_HEADER;
+    /** The PDU being received: its type, header end (with digest), and how much of the header buffer it fills. */
+    private PduType type;
+    private int headerLength;
+    private int headerBytes;
+    private long dataLength;
+    private DataBlock data;
+    private long dataFrom;
+    private long dataTo;
+
+    PduReceiver(TcpQueue queue, Arena arena) {
+        this.queue = queue;
+        this.header = arena.allocate(HEADER_ROOM, 8);
+        this.headerView = header.asByteBuffer();
+        this.digest = arena.allocate(PduHeader.DIGEST_LENGTH, 4);
+        this.digestView = digest.asByteBuffer();
+        headerView.limit(PduHeader.LENGTH);
+    }
+
+    /** Where the data of the PDU whose header was just handed over goes: bytes {@code from}..{@code to} of {@code b}. */
+    void expectData(DataBlock b, long from, long to) {
+        data = b;
+        dataFrom = from;
+        dataTo = to;
+    }
+
+    /** The connection ends: nothing more is read. */
+    void stop() {
+        step = Step.STOPPED;
+    }
+
+    /**
+     * Reads what the socket has, handing each complete header and each complete PDU's data to the queue. Returns
+     * the bytes read, or -1 when the peer closed the connection.
+     */
+    int receive(SocketChannel channel) throws IOException {
+        int pdus = 0;
+        int total = 0;
+        while (step != Step.STOPPED && pdus < PDUS_PER_CALL) {
+            ByteBuffer b = switch (step) {
+                case COMMON_HEADER, HEADER -> headerView;
+                case DATA -> data.view;
+                case DATA_DIGEST -> digestView;
+                case STOPPED -> null;
+            };
+            if (b.hasRemaining()) {
+                int n = channel.read(b);
+                if (n < 0) {
+                    return -1;
+                }
+                total += n;
+                if (b.hasRemaining()) {
+                    return total;
+                }
+            }
+            if (advance()) {
+                pdus++;
+            }
+        }
+        return total;
+    }
+
+    /** The current step's bytes are all there: the next step. True when a whole PDU was taken. */
+    private boolean advance() {
+        switch (step) {
+            case COMMON_HEADER -> commonHeader();
+            case HEADER -> {
+                return wholeHeader();
+            }
+            case DATA -> {
+                if (queue.negotiated().dataDigest()) {
+                    digestView.clear();
+                    step = Step.DATA_DIGEST;
+                } else {
+                    return pduDone();
+                }
+            }
+            case DATA_DIGEST -> {
+                int expected = PduDigest.compute(data.memory, dataFrom, dataTo - dataFrom);
+                if ((int) Wire.u32(digest, 0) != expected) {
+                    stop();
+                    queue.dataDigestError(type);
+                    return false;
+                }
+                return pduDone();
+            }
+            case STOPPED -> { }
+        }
+        return false;
+    }
+
+    private void commonHeader() {
+        NegotiatedParameters n = queue.negotiated();
+        int code = PduHeader.type(header);
+        if (n == null) {
+            // nvmet_tcp_handle_icreq(): the first PDU must be a whole 128-byte ICReq
+            if (code == PduType.IC_REQ.code() && PduHeader.headerLength(header) == IcReq.LENGTH
+                    && PduHeader.length(header) == IcReq.LENGTH) {
+                type = PduType.IC_REQ;
+                headerLength = IcReq.LENGTH;
+                expectHeader(IcReq.LENGTH);
+            } else {
+                fatal(IcReq.check(header.asSlice(0, PduHeader.LENGTH)), PduHeader.LENGTH);
+            }
+            return;
+        }
+        type = PduType.of(code);
+        TermCause bad = PduHeader.check(header, n, false, queue.maxPduLength(type));
+        if (bad != null) {
+            fatal(bad, PduHeader.LENGTH);
+            return;
+        }
+        boolean term = type == PduType.H2C_TERM_REQ;
+        headerLength = type.headerLength() + (term ? 0 : n.headerDigestLength());
+        long plen = PduHeader.length(header);
+        dataLength = term ? 0 : PduHeader.dataLength(header, n);
+        if (term) {
+            expectHeader((int) Math.min(plen, TermReq.HEADER_LENGTH + TermReq.MAX_ERROR_DATA));
+        } else {
+            // the padding up to PDO is read into the header buffer too (PDO is one byte: at most 255)
+            expectHeader(dataLength > 0 ? PduHeader.dataOffset(header) : headerLength);
+        }
+    }
+
+    private void expectHeader(int bytes) {
+        headerBytes = bytes;
+        headerView.limit(bytes);
+        step = Step.HEADER;
+    }
+
+    /** The whole header (and padding) is there; true when it was a whole PDU (no data follows). */
+    private boolean wholeHeader() {
+        NegotiatedParameters n = queue.negotiated();
+        if (n == null) {
+            TermCause bad = IcReq.check(header.asSlice(0, IcReq.LENGTH));
+            if (bad != null) {
+                fatal(bad, IcReq.LENGTH);
+                return false;
+            }
+            nextPdu();
+            queue.icReq(header.asSlice(0, IcReq.LENGTH));
+            return true;
+        }
+        if (type == PduType.H2C_TERM_REQ) {
+            stop();
+            queue.hostTerminated(header.asSlice(0, headerBytes));
+            return false;
+        }
+        if (n.headerDigest() && !PduDigest.matches(header, 0, type.headerLength())) {
+            // nvmet_tcp_verify_hdgst(); FEI is not used with FES 03h
+            fatal(new TermCause(FatalErrorStatus.HEADER_DIGEST_ERROR, 0, type + " header digest mismatch"),
+                    headerLength);
+            return false;
+        }
+        data = null;
+        queue.headerReceived(type, header, dataLength);
+        if (step == Step.STOPPED) {
+            return false;
+        }
+        if (dataLength > 0) {
+            if (data == null || dataTo - dataFrom != dataLength) {
+                throw new IllegalStateException(type + ": no buffer for " + dataLength + " bytes of data");
+            }
+            data.window(dataFrom, dataTo);
+            step = Step.DATA;
+            return false;
+        }
+        return pduDone();
+    }
+
+    private boolean pduDone() {
+        PduType done = type;
+        nextPdu();
+        queue.dataReceived(done);
+        return true;
+    }
+
+    private void nextPdu() {
+        if (step == Step.STOPPED) {
+            return;
+        }
+        headerView.clear().limit(PduHeader.LENGTH);
+        step = Step.COMMON_HEADER;
+    }
+
+    /** A fatal transport error in the header just read: the queue answers with a C2HTermReq and closes. */
+    private void fatal(TermCause cause, int received) {
+        stop();
+        queue.fatal(cause, header.asSlice(0, Math.min(received, TermReq.MAX_ERROR_DATA)));
+    }
+
+    /** The header bytes received so far, for a TermReq that quotes them. */
+    MemorySegment header() {
+        return header;
+    }
+}

@@ -1,0 +1,91 @@
+package io.nvmf4j.target.tcp;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The transmit side of one NVMe/TCP connection (nvmet-tcp's {@code nvmet_tcp_try_send()} over its
+ * {@code resp_send_list}): the PDUs of its requests in the order they were queued (an R2T, or a C2HData header,
+ * data, data digest and CapsuleResp as one gathering write), after a connection-level PDU (the ICResp, a
+ * C2HTermReq) if one waits. A write takes what the socket takes and never blocks the poll thread: the rest waits
+ * until the socket is writable again. Remembers since when the peer has taken nothing of what waits, for the
+ * stall timeout. Poll-group thread
+ * only; no allocation.
+ */
+final class TransmitQueue {
+
+    private final TcpRequest[] ring;
+    private int head;
+    private int size;
+    private ByteBuffer control;
+    /** System.nanoTime() since which bytes have waited without the socket taking all of them; 0 when none wait. */
+    private long waitingSince;
+
+    TransmitQueue(int capacity) {
+        this.ring = new TcpRequest[capacity];
+    }
+
+    /** A connection-level PDU, sent before any request's (the ICResp, a C2HTermReq). */
+    void control(ByteBuffer pdu, long now) {
+        control = pdu;
+        started(now);
+    }
+
+    void enqueue(TcpRequest r, long now) {
+        if (size == ring.length) {
+            throw new IllegalStateException("transmit queue full (" + size + ")");
+        }
+        ring[(head + size) % ring.length] = r;
+        size++;
+        started(now);
+    }
+
+    private void started(long now) {
+        if (waitingSince == 0) {
+            waitingSince = now == 0 ? 1 : now;
+        }
+    }
+
+    boolean isEmpty() {
+        return size == 0 && control == null;
+    }
+
+    long waitingSince() {
+        return waitingSince;
+    }
+
+    /**
+     * Writes what the socket takes; each request whose bytes all went out is handed to {@code sent}. Returns true
+     * when everything queued went out.
+     */
+    boolean flush(SocketChannel channel, TcpQueue sent) throws IOException {
+        if (control != null) {
+            if (channel.write(control) > 0 && control.hasRemaining()) {
+                waitingSince = System.nanoTime();
+            }
+            if (control.hasRemaining()) {
+                return false;
+            }
+            control = null;
+        }
+        while (size > 0 && !sent.closing()) {
+            TcpRequest r = ring[head];
+            if (channel.write(r.tx, 0, r.txCount) > 0 && !r.txDone()) {
+                waitingSince = System.nanoTime(); // the peer takes bytes: not stalled
+            }
+            if (!r.txDone()) {
+                return false;
+            }
+            ring[head] = null;
+            head = (head + 1) % ring.length;
+            size--;
+            sent.sent(r);
+        }
+        if (size == 0 && control == null) {
+            waitingSince = 0;
+            return true;
+        }
+        return false;
+    }
+}
