@@ -54,6 +54,11 @@ public final class ConfigWriter {
         return m;
     }
 
+    /**
+     * A port as nvmetcli dumps it, rdma and tcp alike. {@code addr.tsas} is left out: what nvmf4j serves is its
+     * default ("connected" for rdma, "none" for tcp), and {@code nvmetcli restore} on a kernel older than
+     * {@code addr_tsas} would report an error for it.
+     */
     private static Map<String, Object> port(PortConfig p) {
         Map<String, Object> m = new TreeMap<>();
         PortAddress a = p.addr();

@@ -4,7 +4,7 @@ package io.nvmf4j.config;
  * nvmf4j's own settings: the {@code "nvmf4j"} section of the file, which nvmetcli ignores. RAM namespaces and
  * per-namespace block sizes from that section are merged into {@link SubsystemConfig#namespaces()} instead.
  *
- * @param provider           verbs provider
+ * @param provider           verbs provider of the rdma ports (tcp ports need none)
  * @param pollGroups         number of poll-group threads, 0 for half the available processors (at least 1)
  * @param spinBudgetMicros   how long an idle poll group busy-polls before it blocks (bench/tcprr.c: a wake-up costs
  *                           ~55 µs, so spinning a little longer than that keeps latency low)

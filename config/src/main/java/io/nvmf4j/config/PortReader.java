@@ -1,8 +1,6 @@
 package io.nvmf4j.config;
 
 import io.nvmf4j.config.JsonTree.JObject;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -12,23 +10,25 @@ import java.util.Set;
 
 /**
  * The {@code ports} list: Linux {@code nvmet_port} configfs groups as nvmetcli dumps them ({@code addr_*},
- * {@code param_*}, the {@code subsystems} links, referrals and ANA groups).
+ * {@code param_*}, the {@code subsystems} links, referrals and ANA groups). The {@code addr} group's rules are
+ * {@link PortAddressReader}'s.
  */
 final class PortReader extends FieldReader {
 
     private static final Set<String> PORT_FIELDS = Set.of("portid", "addr", "param", "subsystems", "referrals",
             "ana_groups", "enable");
-    private static final Set<String> ADDR_FIELDS = Set.of("trtype", "adrfam", "traddr", "trsvcid", "treq", "tsas");
     private static final Set<String> PARAM_FIELDS = Set.of("inline_data_size", "max_queue_size", "mdts",
             "pi_enable");
     private static final Set<String> REFERRAL_FIELDS = Set.of("name", "addr", "enable", "portid");
     private static final Set<String> ANA_GROUP_FIELDS = Set.of("grpid", "ana");
-    private static final List<String> TREQ_VALUES = List.of("not specified", "required", "not required");
     private static final List<String> ANA_STATES = List.of("optimized", "non-optimized", "inaccessible",
             "persistent-loss", "change");
 
+    private final PortAddressReader addresses;
+
     PortReader(FieldReader shared) {
         super(shared);
+        this.addresses = new PortAddressReader(shared);
     }
 
     List<PortConfig> readPorts(JObject root, Map<String, SubsystemDraft> subsystems) {
@@ -56,10 +56,14 @@ final class PortReader extends FieldReader {
                 }
             }
             JsonTree addrNode = required(o, "addr", p);
-            PortAddress addr = addrNode == null ? null : readAddress(addrNode, p + ".addr");
+            PortAddress addr = addrNode == null ? null : addresses.readAddress(addrNode, p + ".addr");
             if (addr != null) {
+                // Per transport: nvmet lets an rdma and a tcp port share an address, as nvmetcli dumps of such
+                // targets show (RDMA CM has its own port space on InfiniBand and RoCE; over iWARP, softiwarp
+                // included, both need the TCP port and the second fails to listen when the daemon starts).
                 String key = addr.traddr() + " port " + addr.trsvcid();
-                String other = listenAddresses.putIfAbsent(key, p + " (line " + addrNode.line() + ")");
+                String other = listenAddresses.putIfAbsent(addr.trtype() + " " + key, p + " (line "
+                        + addrNode.line() + ")");
                 if (other != null) {
                     error(addrNode, p + ".addr", "listens on " + key + " like " + other);
                 }
@@ -91,123 +95,20 @@ final class PortReader extends FieldReader {
     }
 
     /**
-     * A port of a transport nvmf4j does not speak (tcp, loop, fc): skipped with one warning, as nvmetcli's
+     * A port of a transport nvmf4j does not speak (loop, fc): skipped with one warning, as nvmetcli's
      * {@code restore()} goes on past a port it cannot create. Nothing else of it is checked: its subsystems are
      * served on the other ports, and its TLS or referral settings concern a port that is not served.
      */
     private boolean otherTransport(JObject port, String p) {
         if (port.fields().get("addr") instanceof JObject addr
                 && addr.fields().get("trtype") instanceof JsonTree.JScalar t && !t.isNull()
-                && !t.text().equals("rdma")) {
+                && !t.text().equals(PortAddress.TRTYPE_RDMA) && !t.text().equals(PortAddress.TRTYPE_TCP)) {
             Object id = port.fields().get("portid") instanceof JsonTree.JScalar s ? s.text() : "?";
-            warning(t, p + ".addr.trtype", "transport \"" + t.text() + "\" is not spoken by nvmf4j (rdma only):"
-                    + " port " + id + " skipped");
+            warning(t, p + ".addr.trtype", "transport \"" + t.text() + "\" is not spoken by nvmf4j (rdma and tcp"
+                    + " only): port " + id + " skipped");
             return true;
         }
         return false;
-    }
-
-    private PortAddress readAddress(JsonTree node, String ap) {
-        JObject addr = object(node, ap);
-        if (addr == null) {
-            return null;
-        }
-        unknownFields(addr, ap, ADDR_FIELDS);
-        Map<String, JsonTree> f = addr.fields();
-        JsonTree trtypeNode = required(addr, "trtype", ap);
-        String trtype = trtypeNode == null ? null : string(trtypeNode, ap + ".trtype");
-        if (trtype == null) {
-            return null;
-        }
-        if (!trtype.equals("rdma")) {
-            // The rest of an fc/tcp/loop address has other rules; checking it would only add noise.
-            error(trtypeNode, ap + ".trtype", "unsupported transport \"" + trtype + "\" (supported: rdma)");
-            return null;
-        }
-        JsonTree adrfamNode = required(addr, "adrfam", ap);
-        String adrfam = adrfamNode == null ? null : string(adrfamNode, ap + ".adrfam");
-        if (adrfam != null && !adrfam.equals("ipv4") && !adrfam.equals("ipv6")) {
-            error(adrfamNode, ap + ".adrfam", "unsupported address family \"" + adrfam
-                    + "\" (supported: ipv4, ipv6)");
-            adrfam = null;
-        }
-        JsonTree traddrNode = required(addr, "traddr", ap);
-        String traddr = traddrNode == null ? null : string(traddrNode, ap + ".traddr");
-        if (traddr != null) {
-            traddr = checkAddress(traddrNode, ap + ".traddr", traddr, adrfam);
-        }
-        JsonTree svcNode = required(addr, "trsvcid", ap);
-        String trsvcid = svcNode == null ? null : string(svcNode, ap + ".trsvcid");
-        if (trsvcid != null) {
-            Long port = Values.parseInteger(trsvcid);
-            if (port == null || port < 1 || port > 65535 || !trsvcid.strip().matches("[0-9]+")) {
-                error(svcNode, ap + ".trsvcid", "must be a port number between 1 and 65535, got \"" + trsvcid
-                        + "\"");
-                trsvcid = null;
-            } else {
-                trsvcid = Long.toString(port);
-            }
-        }
-        String treq = PortAddress.TREQ_NOT_SPECIFIED;
-        if (f.containsKey("treq")) {
-            String t = string(f.get("treq"), ap + ".treq");
-            if (t != null && !TREQ_VALUES.contains(t)) {
-                error(f.get("treq"), ap + ".treq", "must be one of \"not specified\", \"required\", "
-                        + "\"not required\", got \"" + t + "\"");
-            } else if (t != null && t.equals("required")) {
-                // TREQ "required": a secure channel is required (NVMe-oF 1.1 Discovery Log Entry TREQ bits 1:0);
-                // serving the port without one would advertise and give plain connections.
-                unsupported(f.get("treq"), ap + ".treq", UnsupportedFeature.TLS, "is \"required\"");
-            } else if (t != null) {
-                treq = t;
-            }
-        }
-        if (f.containsKey("tsas") && !isNull(f.get("tsas"))) {
-            // Linux nvmet_addr_tsas_show(): "connected"/"datagram" (the RDMA QP type) for rdma, "none"/"tls1.3"
-            // for tcp, "" when unset. nvmf4j is a connected-QP RDMA transport without TLS.
-            String t = string(f.get("tsas"), ap + ".tsas");
-            if (t != null && t.strip().equals("tls1.3")) {
-                unsupported(f.get("tsas"), ap + ".tsas", UnsupportedFeature.TLS, "is \"tls1.3\"");
-            } else if (t != null && !t.isBlank() && !t.strip().equals("connected") && !t.strip().equals("none")) {
-                error(f.get("tsas"), ap + ".tsas", "must be \"connected\" (RDMA reliable connected QPs) or empty,"
-                        + " got \"" + t + "\"");
-            }
-        }
-        if (adrfam == null || traddr == null || trsvcid == null) {
-            return null;
-        }
-        return new PortAddress(trtype, adrfam, traddr, trsvcid, treq);
-    }
-
-    private String checkAddress(JsonTree node, String path, String traddr, String adrfam) {
-        boolean v4 = isLiteral(traddr, true);
-        boolean v6 = !v4 && isLiteral(traddr, false);
-        if (!v4 && !v6) {
-            error(node, path, "\"" + traddr + "\" is not an IP address (host names are not resolved)");
-            return null;
-        }
-        if (adrfam != null && adrfam.equals("ipv4") && !v4) {
-            error(node, path, "\"" + traddr + "\" is an IPv6 address but adrfam is ipv4");
-            return null;
-        }
-        if (adrfam != null && adrfam.equals("ipv6") && !v6) {
-            error(node, path, "\"" + traddr + "\" is an IPv4 address but adrfam is ipv6");
-            return null;
-        }
-        return traddr;
-    }
-
-    private static boolean isLiteral(String text, boolean v4) {
-        try {
-            if (v4) {
-                Inet4Address.ofLiteral(text);
-            } else {
-                Inet6Address.ofLiteral(text);
-            }
-            return true;
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     private PortParams readParams(JsonTree node, String pp) {

@@ -1,6 +1,6 @@
 package io.nvmf4j.config;
 
-/** Which verbs provider the target uses ({@code nvmf4j.provider}). */
+/** Which verbs provider the target's rdma ports use ({@code nvmf4j.provider}); tcp ports use plain sockets. */
 public enum Provider {
     /** The pure-Java iWARP stack over TCP; works everywhere. */
     SOFTIWARP("softiwarp"),

@@ -7,7 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The quick form of {@code nvmf4j serve}: one subsystem, one RDMA port, namespaces from files or RAM.
+ * The quick form of {@code nvmf4j serve}: one subsystem, one port (RDMA unless {@link #transport} says tcp),
+ * namespaces from files or RAM.
  *
  * <pre>{@code
  * // nvmf4j serve --file disk.img --nqn nqn.2024-01.io.nvmf4j:disk --listen 127.0.0.1:4420
@@ -31,6 +32,7 @@ public final class QuickConfig {
     private String nqn;
     private final List<DeviceConfig> namespaces = new ArrayList<>();
     private String listen = "127.0.0.1:" + DEFAULT_PORT;
+    private String transport = PortAddress.TRTYPE_RDMA;
     private Integer blockSize;
     private final List<String> allowedHosts = new ArrayList<>();
     private Provider provider = Provider.AUTO;
@@ -79,6 +81,12 @@ public final class QuickConfig {
         return this;
     }
 
+    /** The port's transport, {@code "rdma"} (default) or {@code "tcp"} ({@code --transport}). */
+    public QuickConfig transport(String trtype) {
+        this.transport = trtype;
+        return this;
+    }
+
     /** LBA size of every namespace, 512 (default) or 4096 ({@code --block-size}). */
     public QuickConfig blockSize(int blockSize) {
         this.blockSize = blockSize;
@@ -119,6 +127,9 @@ public final class QuickConfig {
         if (namespaces.isEmpty() && badSizes.isEmpty()) {
             problems.add(new ConfigProblem("--file", 0, 0, "give at least one --file or --ram"));
         }
+        if (!transport.equals(PortAddress.TRTYPE_RDMA) && !transport.equals(PortAddress.TRTYPE_TCP)) {
+            problems.add(new ConfigProblem("--transport", 0, 0, "must be rdma or tcp, got \"" + transport + "\""));
+        }
         String[] hostPort = splitListen(listen, problems);
         if (!problems.isEmpty()) {
             throw new ConfigException(SOURCE, problems);
@@ -134,7 +145,7 @@ public final class QuickConfig {
         }
         String host = hostPort[0];
         String adrfam = host.contains(":") ? "ipv6" : "ipv4";
-        PortConfig port = new PortConfig(1, new PortAddress("rdma", adrfam, host, hostPort[1],
+        PortConfig port = new PortConfig(1, new PortAddress(transport, adrfam, host, hostPort[1],
                 PortAddress.TREQ_NOT_SPECIFIED), PortParams.defaults(), List.of(nqn), List.of(), List.of());
         SubsystemConfig subsystem = new SubsystemConfig(nqn, SubsystemAttributes.defaults(allowedHosts.isEmpty()),
                 allowedHosts, nsList);

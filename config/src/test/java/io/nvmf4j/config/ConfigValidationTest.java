@@ -56,7 +56,7 @@ class ConfigValidationTest {
     @Test
     void fibreChannelPortIsSkippedWithOneWarningAsNvmetcliRestoreDoes() throws Exception {
         assertEquals("warning: config.json:5: ports[0].addr.trtype: transport \"fc\" is not spoken by nvmf4j"
-                + " (rdma only): port 1 skipped", warnings("""
+                + " (rdma and tcp only): port 1 skipped", warnings("""
                 {
                   "ports": [{
                     "portid": 1,

@@ -58,9 +58,10 @@ class DhchapConfigTest {
         assertEquals(DhchapHash.SHA256, h2.dhchap().hash());
         assertEquals(DhchapDhGroup.NULL, h2.dhchap().dhGroup());
 
-        assertEquals(1, c.ports().size(), "the tcp port is skipped");
-        assertEquals("warning: " + NvmetcliExamplesTest.resource("rdma-dhchap.json") + ":58: ports[1].addr.trtype:"
-                + " transport \"tcp\" is not spoken by nvmf4j (rdma only): port 2 skipped", loaded.formatWarnings());
+        assertEquals(2, c.ports().size(), "the tcp port is served beside the rdma one");
+        assertEquals(new PortAddress("tcp", "ipv4", "192.168.100.8", "4420", "not specified"), c.ports().get(1).addr());
+        assertEquals(List.of("nqn.2024-01.io.nvmf4j:secure0"), c.ports().get(1).subsystems());
+        assertEquals("", loaded.formatWarnings());
     }
 
     @Test

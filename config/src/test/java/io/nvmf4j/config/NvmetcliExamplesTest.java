@@ -74,7 +74,7 @@ class NvmetcliExamplesTest {
         LoadedConfig loaded = ConfigLoader.withoutDevicePathChecks().load(resource("loop.json"));
         assertEquals(List.of(), loaded.config().ports());
         assertTrue(loaded.formatWarnings().contains(resource("loop.json") + ":14: ports[0].addr.trtype: transport"
-                + " \"loop\" is not spoken by nvmf4j (rdma only): port 1 skipped"), loaded.formatWarnings());
+                + " \"loop\" is not spoken by nvmf4j (rdma and tcp only): port 1 skipped"), loaded.formatWarnings());
     }
 
     @Test
