@@ -1,16 +1,19 @@
 # Host-side helpers of the kernel-host checks (NN-kernel-host-*.sh): the Linux kernel's NVMe-oF RDMA host
 # (nvme-rdma over siw0 in the guest) against `nvmf4j serve` (softiwarp) on the host's 127.0.0.1, reached from
-# the guest as 10.0.2.2. Sourced by a check's host_part from $ROOT/interop/checks, and by its guest_part from
+# the guest as 10.0.2.2; with KH_TRANSPORT=tcp on the host and the *_tcp helpers in the guest, its NVMe/TCP host
+# (nvme-tcp over eth0) against `nvmf4j serve --transport tcp`. Sourced by a check's host_part from $ROOT/interop/checks, and by its guest_part from
 # /lab/checks (interop/run stages it there; older checks still source the copy kh_serve_image leaves in $SYNC).
 
 KH_SUBNQN=nqn.2026-12.io.nvmf4j:lab-disk
 KH_HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6c1e0f2a-0b7d-4e8a-9a55-3a1c2b4d5e6f
 
 # kh_start_serve PORT ARGS...: starts nvmf4j serve in the background (pid in $KH_PID, log $SYNC/serve.log), waits
-# for its "listening" line; 1 if it dies or does not come up.
+# for its "listening" line; 1 if it dies or does not come up. Over RDMA with the softiwarp provider, or over
+# NVMe/TCP when KH_TRANSPORT=tcp (no provider then: plain sockets).
 kh_start_serve() {
-  local port=$1; shift
-  "$NVMF4J" serve --listen "127.0.0.1:$port" --provider softiwarp "$@" >> "$SYNC/serve.log" 2>&1 &
+  local port=$1 transport=(--provider softiwarp); shift
+  [ "${KH_TRANSPORT:-rdma}" = tcp ] && transport=(--transport tcp)
+  "$NVMF4J" serve --listen "127.0.0.1:$port" "${transport[@]}" "$@" >> "$SYNC/serve.log" 2>&1 &
   KH_PID=$!
   # the JVM may take a while to start on a loaded machine
   wait_for_line "$SYNC/serve.log" 'listening on' $KH_PID 600 && return 0
@@ -80,18 +83,124 @@ kh_serve_until_done() {
   return $rc
 }
 
+# kh_icreq_relay PORT TARGET_PORT LOG (host): a TCP relay from 127.0.0.1:PORT to nvmf4j serve on 127.0.0.1:TARGET_PORT,
+# in the background (pid in $KH_RELAY_PID), that passes every byte on unchanged and writes to LOG, per connection,
+# the PDU type and DGST byte of the first PDU each way: the host's ICReq and the controller's ICResp (Linux
+# include/linux/nvme-tcp.h, struct nvme_tcp_icreq_pdu / nvme_tcp_icresp_pdu: byte 11, bit 0 header digest, bit 1
+# data digest). The kernel shows no digest setting in sysfs; what the two sides agreed on the wire does.
+kh_icreq_relay() {
+  : > "$3"
+  python3 - "$@" <<'PY' &
+import socket, sys, threading
+port, target, log = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+lock = threading.Lock()
+def record(line):
+    with lock, open(log, "a") as f:
+        f.write(line + "\n")
+def shut(s, how):
+    try:
+        s.shutdown(how)
+    except OSError:
+        pass
+def pump(src, dst, conn, side):
+    head = b""
+    while True:
+        try:
+            data = src.recv(65536)
+        except OSError:
+            data = b""
+        if not data:
+            shut(dst, socket.SHUT_WR)    # pass the end of this direction on; the other goes on
+            return
+        if len(head) < 12:
+            head += data
+            if len(head) >= 12:
+                record("conn %d %s type 0x%02x dgst %d" % (conn, side, head[0], head[11] & 3))
+        try:
+            dst.sendall(data)
+        except OSError:
+            shut(src, socket.SHUT_RDWR)  # the other side is gone: end both directions
+            shut(dst, socket.SHUT_RDWR)
+            return
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", port))
+srv.listen(64)
+record("listening")
+n = 0
+while True:
+    host, _ = srv.accept()
+    try:
+        ctrl = socket.create_connection(("127.0.0.1", target))
+    except OSError as e:
+        record("connection to port %d failed: %s" % (target, e))
+        host.close()
+        continue
+    for s in (host, ctrl):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    n += 1
+    threading.Thread(target=pump, args=(host, ctrl, n, "icreq"), daemon=True).start()
+    threading.Thread(target=pump, args=(ctrl, host, n, "icresp"), daemon=True).start()
+PY
+  KH_RELAY_PID=$!
+  wait_for_line "$3" '^listening' $KH_RELAY_PID 50 && return 0
+  note "the ICReq relay on port $1 did not come up"; kill $KH_RELAY_PID 2>/dev/null
+  return 1
+}
+
+# kh_relay_digests LOG DGST (host): every connection in LOG (kh_icreq_relay) sent an ICReq (type 0x00) and got an
+# ICResp (type 0x01), at least two of them (the admin queue and an I/O queue), each with DGST (0: no digest, 3:
+# header and data digest); prints LOG and what is wrong; 1 when anything is.
+kh_relay_digests() {
+  cat "$1"
+  python3 - "$1" "$2" <<'PY'
+import sys
+want, conns = int(sys.argv[2]), {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "conn":
+        conns.setdefault(int(f[1]), {})[f[2]] = (int(f[4], 16), int(f[6]))
+bad = []
+for n, c in sorted(conns.items()):
+    for side, pdu in (("icreq", 0), ("icresp", 1)):
+        if side not in c:
+            bad.append("connection %d: no %s seen" % (n, side))
+        elif c[side] != (pdu, want):
+            bad.append("connection %d: %s is PDU type 0x%02x with digest bits %d, expected 0x%02x with %d"
+                       % (n, side, c[side][0], c[side][1], pdu, want))
+if len(conns) < 2:
+    bad.append("%d connection(s) through the relay, expected the admin queue and at least one I/O queue" % len(conns))
+for b in bad:
+    print("FAIL:", b)
+print("%d connection(s), ICReq/ICResp digest bits %s" % (len(conns), "as expected" if not bad else "wrong"))
+sys.exit(1 if bad else 0)
+PY
+}
+
 # ---- guest side (the host part copies this file into $SYNC, which the guest sees as /lab/sync/<check>) ----
 
 # kh_connect PORT SUBNQN HOSTNQN [nvme connect options...]: connects; sets KH_CTRL (/dev/nvmeN) and KH_DEV (the
 # namespace's block device, /dev/nvmeXn1). 1 on failure, with the kernel's last messages.
 kh_connect() {
-  local port=$1 subnqn=$2 hostnqn=$3; shift 3
+  kh_connect_over rdma "$@"
+}
+
+# kh_connect_tcp PORT SUBNQN HOSTNQN [nvme connect options...]: kh_connect over NVMe/TCP (nvme-tcp); the options may
+# ask for digests (--hdr-digest, --data-digest).
+kh_connect_tcp() {
+  kh_connect_over tcp "$@"
+}
+
+# kh_connect_over TRTYPE PORT SUBNQN HOSTNQN [nvme connect options...]: what kh_connect and kh_connect_tcp do, with
+# nvme-TRTYPE.
+kh_connect_over() {
+  local trtype=$1 port=$2 subnqn=$3 hostnqn=$4; shift 4
   local before c
   before=$(ls /dev/nvme*n* 2>/dev/null | tr '\n' ' ')
-  modprobe nvme-rdma
+  modprobe "nvme-$trtype"
   local addr=${KH_ADDR:-$HOST_FROM_GUEST}   # KH_ADDR: another target address (default the host, 10.0.2.2)
-  note "nvme connect -t rdma -a $addr -s $port -n $subnqn $*"
-  timeout 90 nvme connect -t rdma -a "$addr" -s "$port" -n "$subnqn" --hostnqn="$hostnqn" "$@" \
+  note "nvme connect -t $trtype -a $addr -s $port -n $subnqn $*"
+  timeout 90 nvme connect -t "$trtype" -a "$addr" -s "$port" -n "$subnqn" --hostnqn="$hostnqn" "$@" \
       || { note "nvme connect failed"; dmesg | tail -30; return 1; }
   KH_CTRL= KH_DEV=
   for i in $(seq 150); do
@@ -117,6 +226,15 @@ kh_guest_connect() {
   t=$(await target 200) || return 1
   read -r port subnqn hostnqn <<< "$t"
   kh_connect "$port" "$subnqn" "$hostnqn" "$@"
+}
+
+# kh_guest_connect_tcp [nvme connect options...] (guest; the caller declares `local port subnqn hostnqn`):
+# kh_guest_connect over NVMe/TCP (kh_connect_tcp), for a host part that served with KH_TRANSPORT=tcp.
+kh_guest_connect_tcp() {
+  local t
+  t=$(await target 200) || return 1
+  read -r port subnqn hostnqn <<< "$t"
+  kh_connect_tcp "$port" "$subnqn" "$hostnqn" "$@"
 }
 
 # ---- side by side with the kernel (checks 26 and 33, bench/kernel-lab.sh): the same fio jobs everywhere ----
