@@ -179,16 +179,21 @@ public final class TargetConfigurator {
 
     public static Port port(PortConfig pc, Nvmf4jSettings settings) {
         PortAddress addr = pc.addr();
-        Port.Builder b = Port.rdma(pc.portid(), addr.traddr(), addr.trsvcid())
+        boolean tcp = "tcp".equals(addr.trtype());
+        Port.Builder b = (tcp ? Port.tcp(pc.portid(), addr.traddr(), addr.trsvcid())
+                : Port.rdma(pc.portid(), addr.traddr(), addr.trsvcid()))
                 .adrfam("ipv6".equals(addr.adrfam()) ? DiscoveryLogEntry.ADRFAM_IPV6 : DiscoveryLogEntry.ADRFAM_IPV4)
                 .treq(switch (addr.treq() == null ? PortAddress.TREQ_NOT_SPECIFIED : addr.treq()) {
                     case "required" -> DiscoveryLogEntry.TREQ_REQUIRED;
                     case "not required" -> DiscoveryLogEntry.TREQ_NOT_REQUIRED;
                     default -> DiscoveryLogEntry.TREQ_NOT_SPECIFIED;
                 })
-                .inlineDataSize(pc.param().effectiveInlineDataSize(settings))
                 .maxQueueSize(pc.param().effectiveMaxQueueSize(settings))
                 .mdts(pc.param().effectiveMdts(settings));
+        // a TCP port left at -1 keeps nvmet-tcp's own default (the section's inline size is the RDMA one)
+        if (!tcp || pc.param().inlineDataSize() >= 0) {
+            b.inlineDataSize(pc.param().effectiveInlineDataSize(settings));
+        }
         Port port = b.build();
         // ANA groups of the port (nvmetcli ports/N/ana_groups/G/ana/state; group 1 exists anyway)
         for (AnaGroup g : pc.anaGroups()) {

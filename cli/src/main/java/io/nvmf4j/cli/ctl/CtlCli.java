@@ -281,6 +281,9 @@ public final class CtlCli implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "ADDR:PORT") String address;
         @Option(names = "--portid") Integer portid;
         @Option(names = "--nqn", description = "export this subsystem through the port") String nqn;
+        @Option(names = {"-t", "--transport"}, paramLabel = "rdma|tcp",
+                description = "the port's transport (default rdma)")
+        String transport;
 
         AddPort() {
             super("nvmf4j_add_port");
@@ -292,6 +295,7 @@ public final class CtlCli implements Callable<Integer> {
             put("traddr", colon < 0 ? address : address.substring(0, colon).replace("[", "").replace("]", ""));
             put("trsvcid", colon < 0 ? "4420" : address.substring(colon + 1));
             put("portid", portid);
+            put("trtype", transport);
         }
 
         @Override

@@ -33,8 +33,12 @@ final class LivePorts {
         this.live = live;
     }
 
-    /** A new port listening on {@code traddr:trsvcid}; portid 0 takes the next free one. */
-    int addPort(int portid, String traddr, String trsvcid, String adrfam) throws RpcError {
+    /** A new port of {@code trtype} (null: rdma) on {@code traddr:trsvcid}; portid 0 takes the next free one. */
+    int addPort(int portid, String trtype, String traddr, String trsvcid, String adrfam) throws RpcError {
+        String transport = trtype == null ? "rdma" : trtype.toLowerCase(java.util.Locale.ROOT);
+        if (!transport.equals("rdma") && !transport.equals("tcp")) {
+            throw RpcError.invalidParams("trtype: \"" + trtype + "\" is not served (rdma, tcp)");
+        }
         requireText("traddr", traddr);
         requireText("trsvcid", trsvcid);
         if (portid == 0) {
@@ -45,7 +49,7 @@ final class LivePorts {
             throw RpcError.refused("port " + portid + " already exists");
         }
         String family = adrfam != null ? adrfam : traddr.contains(":") ? "ipv6" : "ipv4";
-        addPort(new PortConfig(portid, new PortAddress("rdma", family, traddr, trsvcid,
+        addPort(new PortConfig(portid, new PortAddress(transport, family, traddr, trsvcid,
                 PortAddress.TREQ_NOT_SPECIFIED), PortParams.defaults(), List.of(), List.of(), List.of()));
         return portid;
     }

@@ -330,9 +330,13 @@ public final class LiveTarget implements AutoCloseable {
 
     // ---- ports (LivePorts) ----
 
-    /** A new port listening on {@code traddr:trsvcid}; portid 0 takes the next free one. */
-    public synchronized int addPort(int portid, String traddr, String trsvcid, String adrfam) throws RpcError {
-        return ports.addPort(portid, traddr, trsvcid, adrfam);
+    /**
+     * A new port of transport {@code trtype} ("rdma" or "tcp"; null for rdma) listening on {@code traddr:trsvcid};
+     * portid 0 takes the next free one.
+     */
+    public synchronized int addPort(int portid, String trtype, String traddr, String trsvcid, String adrfam)
+            throws RpcError {
+        return ports.addPort(portid, trtype, traddr, trsvcid, adrfam);
     }
 
     /** A port as a config file describes it, listening, with the subsystems it exports. */

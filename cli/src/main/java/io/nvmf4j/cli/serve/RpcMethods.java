@@ -68,7 +68,7 @@ public final class RpcMethods {
         m.put("nvmf_subsystem_remove_listener", "nqn (portid | traddr trsvcid)");
         m.put("nvmf_subsystem_listener_set_ana_state", "nqn (portid | traddr trsvcid) ana_state [anagrpid]");
         m.put("nvmf4j_get_ports", "");
-        m.put("nvmf4j_add_port", "traddr trsvcid [portid] [adrfam]");
+        m.put("nvmf4j_add_port", "traddr trsvcid [portid] [adrfam] [trtype]");
         m.put("nvmf4j_remove_port", "portid");
         m.put("nvmf_subsystem_get_controllers", "nqn");
         m.put("nvmf4j_disconnect_controller", "nqn cntlid");
@@ -160,8 +160,8 @@ public final class RpcMethods {
                 yield true;
             }
             case "nvmf4j_get_ports" -> ports();
-            case "nvmf4j_add_port" -> Map.of("portid", live.addPort((int) p.optLong("portid", 0), p.text("traddr"),
-                    p.text("trsvcid"), p.optText("adrfam")));
+            case "nvmf4j_add_port" -> Map.of("portid", live.addPort((int) p.optLong("portid", 0), p.optText("trtype"),
+                    p.text("traddr"), p.text("trsvcid"), p.optText("adrfam")));
             case "nvmf4j_remove_port" -> {
                 live.removePort((int) p.number("portid"));
                 yield true;
@@ -211,8 +211,8 @@ public final class RpcMethods {
     }
 
     /**
-     * The port a listener names: by {@code portid}, or as SPDK does by address ({@code traddr}, {@code trsvcid}),
-     * then a port on that address, made when {@code create} and there is none.
+     * The port a listener names: by {@code portid}, or as SPDK does by address ({@code trtype}, default RDMA,
+     * {@code traddr}, {@code trsvcid}), then a port on that address, made when {@code create} and there is none.
      */
     private int listenerPort(Params p, boolean create) throws RpcError {
         if (p.optText("portid") != null) {
@@ -220,15 +220,17 @@ public final class RpcMethods {
         }
         String traddr = p.text("traddr");
         String trsvcid = p.text("trsvcid");
+        String trtype = p.optText("trtype") == null ? "rdma" : p.optText("trtype");
         for (PortConfig pc : live.config().ports()) {
-            if (pc.addr().traddr().equals(traddr) && pc.addr().trsvcid().equals(trsvcid)) {
+            if (pc.addr().trtype().equalsIgnoreCase(trtype) && pc.addr().traddr().equals(traddr)
+                    && pc.addr().trsvcid().equals(trsvcid)) {
                 return pc.portid();
             }
         }
         if (!create) {
             throw RpcError.invalidParams("no port on " + traddr + ":" + trsvcid);
         }
-        return live.addPort(0, traddr, trsvcid, p.optText("adrfam"));
+        return live.addPort(0, trtype, traddr, trsvcid, p.optText("adrfam"));
     }
 
     private List<Object> subsystems(String only) throws RpcError {
@@ -291,7 +293,8 @@ public final class RpcMethods {
 
     private static Map<String, Object> listenAddress(Port p) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("trtype", "RDMA");
+        // SPDK's spdk_nvme_transport_id_trtype_str() spelling
+        m.put("trtype", p.trtype() == io.nvmf4j.protocol.log.DiscoveryLogEntry.TRTYPE_TCP ? "TCP" : "RDMA");
         m.put("adrfam", p.adrfam() == 2 ? "IPv6" : "IPv4");
         m.put("traddr", p.traddr());
         m.put("trsvcid", p.trsvcid());

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * first step ({@link ServeSignals}), before it announces anything.
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"Serve files, block devices or RAM as NVMe namespaces over RDMA (NVMe-oF target).",
+        description = {"Serve files, block devices or RAM as NVMe namespaces over RDMA or TCP (NVMe-oF target).",
             "Either --config FILE (nvmetcli saveconfig.json) or the quick form, e.g.:",
             "  nvmf4j serve --file disk.img --nqn nqn.2026-12.io.nvmf4j:disk \\",
             "      --listen 127.0.0.1:4420",
@@ -68,6 +68,10 @@ public final class ServeCli implements Callable<Integer> {
     @Option(names = "--listen", paramLabel = "ADDR[:PORT]", defaultValue = "127.0.0.1:4420",
             description = "address to listen on (default ${DEFAULT-VALUE})")
     String listen;
+
+    @Option(names = {"-t", "--transport"}, paramLabel = "rdma|tcp",
+            description = "transport of the --listen port, as nvme-cli's -t (default rdma)")
+    String transport;
 
     @Option(names = "--allow-host", paramLabel = "NQN", description = "allow only this host NQN (repeatable; default: any host)")
     List<String> allowHosts = new ArrayList<>();
@@ -302,6 +306,10 @@ public final class ServeCli implements Callable<Integer> {
 
     LoadedConfig load() throws ConfigException {
         if (config != null) {
+            if (transport != null) {
+                throw new IllegalArgumentException("nvmf4j serve: --transport applies to --listen; in a --config file"
+                        + " each port names its own (addr.trtype)");
+            }
             if (!files.isEmpty() || !ram.isEmpty() || nqn != null || serial != null) {
                 throw new IllegalArgumentException(
                         "nvmf4j serve: --config cannot be combined with --file, --ram, --nqn or --serial (the file has attr.serial)");
@@ -312,6 +320,9 @@ public final class ServeCli implements Callable<Integer> {
             throw new IllegalArgumentException("nvmf4j serve: --config-allow-unsupported applies to --config only");
         }
         QuickConfig q = QuickConfig.builder().nqn(nqn).listen(listen);
+        if (transport != null) {
+            q.transport(transport);
+        }
         files.forEach(q::file);
         ram.forEach(q::ram);
         allowHosts.forEach(q::allowHost);

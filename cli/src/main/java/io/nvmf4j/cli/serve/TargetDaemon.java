@@ -15,9 +15,9 @@ import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.TargetConfigurator;
 import io.nvmf4j.target.metrics.TargetMetrics;
-import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
 import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.target.tcp.TcpTransportOptions;
 import io.nvmf4j.verbs.VerbsException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -28,9 +28,9 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * A running target: the configuration turned into an {@link NvmeTarget}, the RDMA transport listening on every
- * port, and (with a metrics port) the Prometheus endpoint. {@link #close()} is the orderly stop: no new
- * connections, running commands finish and their responses go out, connections close, backends are flushed and
+ * A running target: the configuration turned into an {@link NvmeTarget}, each port listening through the
+ * transport its trtype names (RDMA or TCP, {@link FabricTransports}), and (with a metrics port) the Prometheus
+ * endpoint. {@link #close()} is the orderly stop: no new connections, running commands finish and their responses go out, connections close, backends are flushed and
  * closed.
  */
 public final class TargetDaemon implements AutoCloseable {
@@ -38,33 +38,29 @@ public final class TargetDaemon implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TargetDaemon.class.getName());
 
     private final NvmeTarget target;
-    private final RdmaTransport transport;
+    private final FabricTransports transports;
     private final MetricsEndpoint metrics;
     private final List<InetSocketAddress> listening;
     private final LiveTarget live;
     private boolean closed;
 
-    private TargetDaemon(NvmeTarget target, RdmaTransport transport, MetricsEndpoint metrics,
+    private TargetDaemon(NvmeTarget target, FabricTransports transports, MetricsEndpoint metrics,
                          List<InetSocketAddress> listening, TargetConfig config) {
         this.target = target;
-        this.transport = transport;
+        this.transports = transports;
         this.metrics = metrics;
         this.listening = List.copyOf(listening);
-        this.live = new LiveTarget(target, config, new LiveTarget.Listeners() {
-            @Override
-            public void listen(Port port) throws IOException {
-                try {
-                    transport.listen(port);
-                } catch (VerbsException e) {
-                    throw new IOException(e.getMessage(), e);
-                }
-            }
+        this.live = new LiveTarget(target, config, transports);
+    }
 
-            @Override
-            public void stopListening(Port port) {
-                transport.stopListening(port);
-            }
-        });
+    /** TCP transport options from the {@code nvmf4j} settings section: its poll groups and spin budget. */
+    static TcpTransportOptions tcpTransportOptions(Nvmf4jSettings s) {
+        TcpTransportOptions.Builder b = TcpTransportOptions.builder()
+                .spinBudget(Duration.ofNanos(s.spinBudgetMicros() * 1000L));
+        if (s.pollGroups() > 0) {
+            b.pollGroups(s.pollGroups());
+        }
+        return b.build();
     }
 
     /** Transport options from the {@code nvmf4j} settings section. */
@@ -113,7 +109,7 @@ public final class TargetDaemon implements AutoCloseable {
             // a daemon that listens nowhere looks healthy to systemd and serves nothing: refuse, as nvmetcli
             // restore of a file without a usable port leaves nothing a host can reach
             throw new IllegalArgumentException(loaded.source() + ": no port to listen on (every port was skipped, "
-                    + "see the warnings above, or the configuration has none); nvmf4j serves RDMA ports");
+                    + "see the warnings above, or the configuration has none); nvmf4j serves RDMA and TCP ports");
         }
         Nvmf4jSettings settings = config.nvmf4j() != null ? config.nvmf4j() : Nvmf4jSettings.defaults();
         NvmeTarget target = TargetConfigurator.build(config);
@@ -129,7 +125,7 @@ public final class TargetDaemon implements AutoCloseable {
             }
         }
         MetricsEndpoint endpoint = null;
-        RdmaTransport transport = null;
+        FabricTransports transports = null;
         try {
             TransportObserver observer = TransportObserver.NONE;
             TargetMetrics targetMetrics = null;
@@ -155,14 +151,18 @@ public final class TargetDaemon implements AutoCloseable {
                 LOG.log(Level.INFO, "metrics at http://{0}:{1,number,#}/metrics",
                         endpoint.address().getAddress().getHostAddress(), endpoint.address().getPort());
             }
-            transport = RdmaTransport.open(target, tune.apply(transportOptions(settings, trace)), observer);
-            if (targetMetrics != null) {
-                targetMetrics.registerDeviceRejections(transport.device()::rejectedPeerCounts);
-                operator.bindTransport(transport);
-            }
+            TargetMetrics rdmaMeters = targetMetrics;
+            OperatorMetrics rdmaOperator = operator;
+            transports = new FabricTransports(target, tune.apply(transportOptions(settings, trace)),
+                    tcpTransportOptions(settings), observer, rdma -> {
+                        if (rdmaMeters != null) {
+                            rdmaMeters.registerDeviceRejections(rdma.device()::rejectedPeerCounts);
+                            rdmaOperator.bindTransport(rdma);
+                        }
+                    });
             List<InetSocketAddress> bound = new ArrayList<>();
             for (Port port : target.ports()) {
-                bound.add(transport.listen(port));
+                bound.add(transports.listenOn(port));
             }
             for (Subsystem s : target.subsystems()) {
                 if (!s.isDiscovery()) {
@@ -170,9 +170,9 @@ public final class TargetDaemon implements AutoCloseable {
                             s.allowsAnyHost() ? "any host" : "hosts " + s.allowedHosts());
                 }
             }
-            return new TargetDaemon(target, transport, endpoint, bound, config);
+            return new TargetDaemon(target, transports, endpoint, bound, config);
         } catch (IOException | RuntimeException e) {
-            closeAll(transport, endpoint, target);
+            closeAll(transports, endpoint, target);
             throw e;
         }
     }
@@ -210,15 +210,15 @@ public final class TargetDaemon implements AutoCloseable {
         }
         closed = true;
         LOG.log(Level.INFO, "stopping: no new connections, finishing commands in flight");
-        closeAll(transport, metrics, target);
+        closeAll(transports, metrics, target);
         live.close();
         LOG.log(Level.INFO, "stopped; backends flushed");
     }
 
-    private static void closeAll(RdmaTransport transport, MetricsEndpoint metrics, NvmeTarget target) {
-        if (transport != null) {
+    private static void closeAll(FabricTransports transports, MetricsEndpoint metrics, NvmeTarget target) {
+        if (transports != null) {
             try {
-                transport.close();
+                transports.close();
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "closing the transport: {0}", e.toString());
             }
