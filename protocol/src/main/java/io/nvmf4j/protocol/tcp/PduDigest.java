@@ -7,8 +7,13 @@ import java.util.zip.CRC32C;
 
 /**
  * HDGST and DDGST: CRC32C (Castagnoli, as iSCSI's, RFC 3720 B.4) over the PDU header or the PDU data, stored
- * little-endian after the header or the data (NVMe/TCP 1.0a, "PDU digests"; Linux {@code nvme_tcp_hdgst()}/{@code nvme_tcp_ddgst_final()}). The JDK's
- * {@link CRC32C} is the same function, with the CPU's CRC32 instruction behind it.
+ * little-endian after the header or the data (NVMe/TCP 1.0a, "PDU digests"; Linux {@code nvme_tcp_hdgst()} and
+ * {@code nvme_tcp_ddgst_final()}). The JDK's {@link CRC32C} is the same function, with the CPU's CRC32 instruction
+ * behind it.
+ *
+ * <p>Called per PDU on a poll thread: over native memory and byte arrays the checksum object and the buffer view
+ * do not outlive the call, so the JIT's escape analysis removes them once the method is compiled (no allocation in
+ * steady state). Only a segment over another kind of array (a {@code long[]}) is copied to bytes first.
  */
 public final class PduDigest {
     private PduDigest() {
@@ -17,11 +22,14 @@ public final class PduDigest {
     /** The digest of {@code length} bytes of {@code s} at {@code offset}. */
     public static int compute(MemorySegment s, long offset, long length) {
         CRC32C crc = new CRC32C();
-        if (s.isNative()) {
-            crc.update(s.asSlice(offset, length).asByteBuffer());
-        } else {
-            crc.update(s.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
+        MemorySegment part = s.asSlice(offset, length);
+        java.nio.ByteBuffer view;
+        try {
+            view = part.asByteBuffer();
+        } catch (UnsupportedOperationException notBytes) {
+            view = java.nio.ByteBuffer.wrap(part.toArray(ValueLayout.JAVA_BYTE));
         }
+        crc.update(view);
         return (int) crc.getValue();
     }
 

@@ -41,4 +41,22 @@ class PduDigestTest {
         PduDigest.write(s, 0, 32);
         assertEquals(Hex.norm("aa36918a"), Hex.of(s.asSlice(32, 4)));
     }
+
+    @Test
+    void nativeMemoryAndSegmentsOverOtherArraysGiveTheSameDigest() {
+        byte[] b = new byte[40];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = (byte) (i * 7);
+        }
+        long[] longs = new long[5];
+        MemorySegment overLongs = MemorySegment.ofArray(longs);
+        overLongs.copyFrom(MemorySegment.ofArray(b));
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment nativeCopy = arena.allocate(40).copyFrom(MemorySegment.ofArray(b));
+            int expected = PduDigest.compute(MemorySegment.ofArray(b), 3, 32);
+            assertEquals(expected, PduDigest.compute(nativeCopy, 3, 32));
+            assertEquals(expected, PduDigest.compute(overLongs, 3, 32));
+            assertEquals(expected, PduDigest.compute(nativeCopy.asReadOnly(), 3, 32));
+        }
+    }
 }
