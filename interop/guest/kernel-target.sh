@@ -13,12 +13,13 @@ KT_NQN=nqn.2024-01.io.nvmf4j.lab:kernel-target
 KT_CFG=/sys/kernel/config/nvmet
 KT_IMG=/tmp/kernel-target-ns1.img
 KT_BLOCK=512        # a loop device's logical block size: nvmet's LBA size for the namespace
+KT_TRTYPE=${KT_TRTYPE:-rdma}  # tcp: port 1 is nvmet-tcp's (the host reaches it through QEMU's port forward)
 
-# kt_setup [SIZE_MB]: the subsystem, namespace 1 and port 1 listening on $GUEST_IP:4420 over rdma.
+# kt_setup [SIZE_MB]: the subsystem, namespace 1 and port 1 listening on $GUEST_IP:4420 over $KT_TRTYPE.
 kt_setup() {
   local mb=${1:-64} sub port loop i
   kt_teardown 2>/dev/null
-  modprobe -a nvmet nvmet-rdma loop || return 1
+  modprobe -a nvmet "nvmet-$KT_TRTYPE" loop || return 1
   mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
   truncate -s "${mb}M" "$KT_IMG" || return 1
   loop=$(losetup -f --show "$KT_IMG") || return 1
@@ -26,14 +27,14 @@ kt_setup() {
   mkdir "$sub" && echo 1 > "$sub/attr_allow_any_host" &&
     mkdir "$sub/namespaces/1" && echo -n "$loop" > "$sub/namespaces/1/device_path" &&
     echo 1 > "$sub/namespaces/1/enable" || { note "kt_setup: subsystem/namespace failed"; return 1; }
-  mkdir "$port" && echo rdma > "$port/addr_trtype" && echo ipv4 > "$port/addr_adrfam" &&
+  mkdir "$port" && echo "$KT_TRTYPE" > "$port/addr_trtype" && echo ipv4 > "$port/addr_adrfam" &&
     echo "$GUEST_IP" > "$port/addr_traddr" && echo 4420 > "$port/addr_trsvcid" &&
     ln -s "$sub" "$port/subsystems/$KT_NQN" || { note "kt_setup: port failed"; return 1; }
-  # nvmet-rdma's iw_cm listen is a kernel TCP socket on siw0's address: wait until it is there
+  # nvmet-rdma's iw_cm listen is a kernel TCP socket on siw0's address (nvmet-tcp's its own): wait for it
   for i in $(seq 50); do
     ss -ltn 2>/dev/null | grep -q "$GUEST_IP:4420 " && break; sleep 0.2
   done
-  note "kernel target: $KT_NQN, nsid 1 = $loop on $KT_IMG (${mb} MiB), rdma $GUEST_IP:4420;" \
+  note "kernel target: $KT_NQN, nsid 1 = $loop on $KT_IMG (${mb} MiB), $KT_TRTYPE $GUEST_IP:4420;" \
        "inline_data_size $(cat "$port/param_inline_data_size" 2>/dev/null || echo '?')," \
        "listener: $(ss -ltn 2>/dev/null | grep -c "$GUEST_IP:4420 ")"
   dmesg | grep -iE 'nvmet' | tail -3
