@@ -118,18 +118,18 @@ class ServeCliTest {
 
     @Test
     void aConfigWhosePortsAreAllSkippedDoesNotStartADaemonThatServesNothing() throws Exception {
-        Path cfg = dir.resolve("tcp-only.json");
+        Path cfg = dir.resolve("loop-only.json");
         Files.writeString(cfg, """
                 {
                   "hosts": [],
-                  "ports": [ { "portid": 1, "addr": { "trtype": "tcp", "adrfam": "ipv4",
-                     "traddr": "127.0.0.1", "trsvcid": "4420" }, "subsystems": [ "%s" ] } ],
+                  "ports": [ { "portid": 1, "addr": { "trtype": "loop", "adrfam": "",
+                     "traddr": "", "trsvcid": "" }, "subsystems": [ "%s" ] } ],
                   "subsystems": [ { "nqn": "%s", "attr": { "allow_any_host": "1" }, "allowed_hosts": [],
                      "namespaces": [] } ]
                 }
                 """.formatted(NQN, NQN));
         String err = run(1, "--config", cfg.toString(), "--no-rpc");
-        assertTrue(err.contains("tcp-only.json: no port to listen on"), err);
+        assertTrue(err.contains("loop-only.json: no port to listen on"), err);
         assertFalse(err.contains("listening on"), err);
         assertFalse(err.contains("\tat "), err);
     }
