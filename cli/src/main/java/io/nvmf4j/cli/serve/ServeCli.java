@@ -321,6 +321,10 @@ public final class ServeCli implements Callable<Integer> {
         }
         QuickConfig q = QuickConfig.builder().nqn(nqn).listen(listen);
         if (transport != null) {
+            if ("tcp".equals(transport) && provider != null) {
+                throw new IllegalArgumentException("nvmf4j serve: --provider chooses the RDMA provider; a --transport"
+                        + " tcp port uses none");
+            }
             q.transport(transport);
         }
         files.forEach(q::file);

@@ -194,6 +194,11 @@ public final class TargetDaemon implements AutoCloseable {
         return metrics == null ? null : metrics.address();
     }
 
+    /** The transports the ports listen through (tests: which ones were opened). */
+    FabricTransports transports() {
+        return transports;
+    }
+
     public NvmeTarget target() {
         return target;
     }
