@@ -98,9 +98,15 @@ final class IdentifyHandlers {
         return id;
     }
 
-    /** SGLS: SGLs supported, keyed data block descriptors (RDMA), offsets for in-capsule data when enabled. */
+    /**
+     * SGLS: SGLs supported, keyed data block descriptors on RDMA ports only (nvmet sets them for a transport with
+     * NVMF_KEYED_SGLS, which nvmet-tcp is not), offsets for in-capsule data when enabled.
+     */
     static int sgls(Port port) {
-        int sgls = IdentifyController.SGLS_SUPPORTED | IdentifyController.SGLS_KEYED;
+        int sgls = IdentifyController.SGLS_SUPPORTED;
+        if (port.trtype() == io.nvmf4j.protocol.log.DiscoveryLogEntry.TRTYPE_RDMA) {
+            sgls |= IdentifyController.SGLS_KEYED;
+        }
         if (port.inlineDataSize() > 0) {
             sgls |= IdentifyController.SGLS_OFFSET;
         }

@@ -113,6 +113,25 @@ class IdentifyTest {
     }
 
     @Test
+    void aTcpPortOffersNoKeyedSglsButInCapsuleOffsets() {
+        TargetFixture tcp = new TargetFixture();
+        try {
+            Port p = Port.tcp(2, "127.0.0.1", "4421").build();
+            tcp.target.addPort(p);
+            p.addSubsystem(tcp.subsystem);
+            LoopHost h = new LoopHost(tcp.target, p, TargetFixture.HOST).connectAndEnable(SUBNQN);
+            MemorySegment d = h.buffer(4096);
+            SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+            IdentifyCommand.create(sqe, 1, 0);
+            h.submit(h.admin, sqe, d);
+            assertEquals(0x100001L, Wire.u32(d, 536), "SGLS as nvmet-tcp: supported, offsets, no keyed SGL");
+            assertEquals(1028L, Wire.u32(d, 1792), "IOCCSZ: the SQE and 16 KiB of in-capsule data");
+        } finally {
+            tcp.close();
+        }
+    }
+
+    @Test
     void identifyNamespaceReportsSizeFormatAndIdentifiers() {
         MemorySegment d = host.buffer(4096);
         assertEquals(0, identify(0, 1, d).cqe().statusField());
