@@ -1,30 +1,36 @@
 package io.nvmf4j.target.tcp;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
- * One data buffer, allocated once and reused: its memory, the ByteBuffer view the socket reads into and writes from,
- * and the slice of the last length a command used (the next command of the same length reuses it, so a steady
- * stream of equal-sized I/O takes no new slice object). Used by one request at a time, on its poll group's thread.
+ * One data buffer, allocated once and reused: the direct ByteBuffer the socket reads into and writes from, its
+ * memory as a segment for the core and the digests, and the slice of the last length a command used (the next
+ * command of the same length reuses it, so a steady stream of equal-sized I/O takes no new slice object). Used by
+ * one request at a time, on its poll group's thread.
+ *
+ * <p>Socket-facing memory is a plain direct ByteBuffer, not an arena's segment: NIO acquires the session of a
+ * segment-backed buffer for each read and write and allocates a releaser each time, which the data path must not.
  */
 final class DataBlock {
 
-    /** The block's own arena (a pool block, freed when the pool shrinks), or null for memory owned elsewhere. */
-    final Arena arena;
-    final MemorySegment memory;
     final ByteBuffer view;
+    final MemorySegment memory;
     /** The {@link TcpBufferPool} size class it belongs to, or -1 for a request's own in-capsule buffer. */
     final int sizeClass;
     private MemorySegment slice;
 
-    DataBlock(Arena arena, MemorySegment memory, int sizeClass) {
-        this.arena = arena;
-        this.memory = memory;
-        this.view = memory.asByteBuffer();
+    DataBlock(ByteBuffer view, int sizeClass) {
+        this.view = view;
+        this.memory = MemorySegment.ofBuffer(view);
         this.sizeClass = sizeClass;
         this.slice = memory;
+    }
+
+    /** {@code size} bytes of direct memory starting at a multiple of {@code alignment}, freed when unreachable. */
+    static ByteBuffer direct(long size, int alignment) {
+        return ByteBuffer.allocateDirect(Math.toIntExact(size + alignment)).alignedSlice(alignment)
+                .limit(Math.toIntExact(size)).slice();
     }
 
     /** The first {@code length} bytes. */

@@ -10,7 +10,6 @@ import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
 import io.nvmf4j.protocol.tcp.TermReq;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -48,12 +47,12 @@ final class PduReceiver {
     private long dataFrom;
     private long dataTo;
 
-    PduReceiver(TcpQueue queue, Arena arena) {
+    PduReceiver(TcpQueue queue) {
         this.queue = queue;
-        this.header = arena.allocate(HEADER_ROOM, 8);
-        this.headerView = header.asByteBuffer();
-        this.digest = arena.allocate(PduHeader.DIGEST_LENGTH, 4);
-        this.digestView = digest.asByteBuffer();
+        this.headerView = DataBlock.direct(HEADER_ROOM, 8);
+        this.header = MemorySegment.ofBuffer(headerView);
+        this.digestView = DataBlock.direct(PduHeader.DIGEST_LENGTH, 4);
+        this.digest = MemorySegment.ofBuffer(digestView);
         headerView.limit(PduHeader.LENGTH);
     }
 

@@ -1,6 +1,5 @@
 package io.nvmf4j.target.tcp;
 
-import java.lang.foreign.Arena;
 
 /**
  * The command slots of one {@link TcpQueue} (nvmet-tcp's {@code queue->cmds} and free list): created on first need,
@@ -11,16 +10,14 @@ import java.lang.foreign.Arena;
 final class RequestSlots {
 
     private final TcpQueue queue;
-    private final Arena arena;
     private final int inlineDataSize;
     private final TcpRequest[] slots;
     private final int[] free;
     private int freeCount;
     private int created;
 
-    RequestSlots(TcpQueue queue, Arena arena, int inlineDataSize, int max) {
+    RequestSlots(TcpQueue queue, int inlineDataSize, int max) {
         this.queue = queue;
-        this.arena = arena;
         this.inlineDataSize = inlineDataSize;
         this.slots = new TcpRequest[max];
         this.free = new int[max];
@@ -53,8 +50,8 @@ final class RequestSlots {
             return null;
         }
         DataBlock inCapsule = inlineDataSize == 0 ? null
-                : new DataBlock(null, arena.allocate(inlineDataSize, 4096), -1);
-        TcpRequest r = new TcpRequest(queue, created, arena.allocate(TcpRequest.memoryBytes(), 8), inCapsule);
+                : new DataBlock(DataBlock.direct(inlineDataSize, TcpBufferPool.ALIGNMENT), -1);
+        TcpRequest r = new TcpRequest(queue, created, DataBlock.direct(TcpRequest.memoryBytes(), 8), inCapsule);
         slots[created++] = r;
         return r;
     }

@@ -1,6 +1,5 @@
 package io.nvmf4j.target.tcp;
 
-import java.lang.foreign.Arena;
 
 /**
  * A poll group's data buffers for R2T'd write data and read data (nvmet-tcp allocates a scatterlist per command in
@@ -13,7 +12,7 @@ import java.lang.foreign.Arena;
 final class TcpBufferPool implements AutoCloseable {
 
     static final int SMALLEST = 4096;
-    private static final int ALIGNMENT = 4096;
+    static final int ALIGNMENT = 4096;
 
     private final long budget;
     private final int classes;
@@ -43,7 +42,6 @@ final class TcpBufferPool implements AutoCloseable {
     }
 
     /** A block of at least {@code length} bytes, or null while the budget is spent (the caller waits). */
-    @SuppressWarnings("MustBeClosedChecker") // the block owns its arena; the pool closes it when it drops the block
     DataBlock take(long length) {
         int c = sizeClass(length);
         if (c < 0) {
@@ -62,15 +60,13 @@ final class TcpBufferPool implements AutoCloseable {
             return null;
         }
         allocatedBytes += size;
-        Arena arena = Arena.ofShared();
-        return new DataBlock(arena, arena.allocate(size, ALIGNMENT), c);
+        return new DataBlock(DataBlock.direct(size, ALIGNMENT), c);
     }
 
     void give(DataBlock b) {
         int c = b.sizeClass;
         if (closed || freeCount[c] == free[c].length) {
-            allocatedBytes -= b.memory.byteSize(); // cannot happen within the budget
-            b.arena.close();
+            allocatedBytes -= b.memory.byteSize(); // dropped: its memory goes with the last reference
             return;
         }
         free[c][freeCount[c]++] = b;
@@ -83,7 +79,6 @@ final class TcpBufferPool implements AutoCloseable {
                 DataBlock b = free[c][--freeCount[c]];
                 free[c][freeCount[c]] = null;
                 allocatedBytes -= b.memory.byteSize();
-                b.arena.close();
                 return true;
             }
         }
@@ -104,7 +99,7 @@ final class TcpBufferPool implements AutoCloseable {
         return allocatedBytes;
     }
 
-    /** Frees the free blocks; blocks still held by requests are freed by whoever holds them. */
+    /** Drops the free blocks; blocks still held by requests are dropped when given back. */
     @Override
     public void close() {
         closed = true;
@@ -113,7 +108,6 @@ final class TcpBufferPool implements AutoCloseable {
                 DataBlock b = free[c][--freeCount[c]];
                 free[c][freeCount[c]] = null;
                 allocatedBytes -= b.memory.byteSize();
-                b.arena.close();
             }
         }
     }

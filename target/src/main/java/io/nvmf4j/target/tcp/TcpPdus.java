@@ -8,7 +8,6 @@ import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermReq;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.function.Consumer;
@@ -82,10 +81,10 @@ final class TcpPdus {
     }
 
     /** A once-per-connection PDU (ICResp, C2HTermReq) of {@code length} bytes, encoded into new memory. */
-    static ByteBuffer encoded(Arena arena, int length, Consumer<MemorySegment> encoder) {
-        MemorySegment out = arena.allocate(length, 8);
-        encoder.accept(out);
-        return out.asByteBuffer();
+    static ByteBuffer encoded(int length, Consumer<MemorySegment> encoder) {
+        ByteBuffer out = DataBlock.direct(length, 8);
+        encoder.accept(MemorySegment.ofBuffer(out));
+        return out;
     }
 
     /** The log line of an H2CTermReq the host ended the connection with. */

@@ -23,7 +23,6 @@ import io.nvmf4j.target.backend.BackendIo;
 import io.nvmf4j.target.rdma.RejectReason;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
@@ -56,8 +55,6 @@ final class TcpQueue implements TransportQueue {
     final SubmissionQueue sq;
     final InetSocketAddress remote;
     final InetSocketAddress local;
-    /** Memory of this connection (header buffers, request slots, in-capsule buffers), freed when unreachable. */
-    private final Arena arena = Arena.ofAuto();
     private final PduReceiver receiver;
     private final TransmitQueue transmit;
     private final RequestSlots slots;
@@ -79,8 +76,8 @@ final class TcpQueue implements TransportQueue {
         this.remote = (InetSocketAddress) channel.getRemoteAddress();
         this.local = (InetSocketAddress) channel.getLocalAddress();
         int max = Math.min(port.maxQueueSize(), 65536);
-        this.slots = new RequestSlots(this, arena, port.inlineDataSize(), max);
-        this.receiver = new PduReceiver(this, arena);
+        this.slots = new RequestSlots(this, port.inlineDataSize(), max);
+        this.receiver = new PduReceiver(this);
         this.transmit = new TransmitQueue(max);
         this.sq = target.createQueue(port, this);
         this.connect = new TcpConnectPhase(this, sq, releaseUnconnected);
@@ -156,7 +153,7 @@ final class TcpQueue implements TransportQueue {
         IcReq request = IcReq.decode(pdu);
         IcResp response = IcResp.answering(request, group.maxH2cData());
         negotiated = response.negotiated(request);
-        transmit.control(TcpPdus.encoded(arena, IcReq.LENGTH, response::encode), System.nanoTime());
+        transmit.control(TcpPdus.encoded(IcReq.LENGTH, response::encode), System.nanoTime());
         if (LOG.isLoggable(Level.DEBUG)) {
             LOG.log(Level.DEBUG, "{0}: ICReq {1}, answered {2}", this, request, response);
         }
@@ -230,7 +227,7 @@ final class TcpQueue implements TransportQueue {
     void fatal(TermCause cause, MemorySegment badHeader) {
         receiver.stop();
         TermReq term = TermReq.of(false, cause, badHeader);
-        transmit.control(TcpPdus.encoded(arena, term.length(), term::encode), System.nanoTime());
+        transmit.control(TcpPdus.encoded(term.length(), term::encode), System.nanoTime());
         try {
             var _ = transmit.flush(channel, this); // best effort: the socket takes a short PDU at once
         } catch (IOException e) {

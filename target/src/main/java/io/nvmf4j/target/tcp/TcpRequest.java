@@ -78,23 +78,23 @@ final class TcpRequest {
     long arrivalNanos;
     long r2tNanos;
 
-    TcpRequest(TcpQueue queue, int tag, MemorySegment memory, DataBlock inCapsule) {
+    TcpRequest(TcpQueue queue, int tag, ByteBuffer memory, DataBlock inCapsule) {
         this.queue = queue;
         this.tag = tag;
-        this.sqeMemory = memory.asSlice(0, SubmissionQueueEntry.SIZE);
+        this.sqeMemory = MemorySegment.ofBuffer(memory.slice(0, SubmissionQueueEntry.SIZE));
         this.sqe = SubmissionQueueEntry.wrap(sqeMemory);
-        long at = SubmissionQueueEntry.SIZE;
-        this.response = memory.asSlice(at, SHORT_PDU_ROOM);
+        int at = SubmissionQueueEntry.SIZE;
+        this.responseView = memory.slice(at, SHORT_PDU_ROOM);
         at += SHORT_PDU_ROOM;
-        this.r2t = memory.asSlice(at, SHORT_PDU_ROOM);
+        this.r2tView = memory.slice(at, SHORT_PDU_ROOM);
         at += SHORT_PDU_ROOM;
-        this.dataDigest = memory.asSlice(at, PduHeader.DIGEST_LENGTH);
+        this.dataDigestView = memory.slice(at, PduHeader.DIGEST_LENGTH);
         at += SHORT_PDU_ROOM;
-        this.dataHeader = memory.asSlice(at, DATA_HEADER_ROOM);
-        this.responseView = response.asByteBuffer();
-        this.r2tView = r2t.asByteBuffer();
-        this.dataDigestView = dataDigest.asByteBuffer();
-        this.dataHeaderView = dataHeader.asByteBuffer();
+        this.dataHeaderView = memory.slice(at, DATA_HEADER_ROOM);
+        this.response = MemorySegment.ofBuffer(responseView);
+        this.r2t = MemorySegment.ofBuffer(r2tView);
+        this.dataDigest = MemorySegment.ofBuffer(dataDigestView);
+        this.dataHeader = MemorySegment.ofBuffer(dataHeaderView);
         this.request = new Request(CompletionQueueEntry.wrap(
                 response.asSlice(CapsulePdu.OFFSET_ENTRY, CompletionQueueEntry.SIZE)));
         this.request.transportContext(this);
