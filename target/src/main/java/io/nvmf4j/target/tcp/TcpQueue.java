@@ -111,12 +111,11 @@ final class TcpQueue implements TransportQueue {
                 close(null, "peer closed the connection");
                 return true;
             }
-            boolean moved = read > 0;
+            long before = transmit.written();
             if (!closing && !transmit.isEmpty()) {
-                flush();
-                moved = true;
+                flush(); // a peer that takes nothing is no work: the loop may block until it is writable
             }
-            return moved || closing;
+            return read > 0 || transmit.written() != before || closing;
         } catch (IOException e) {
             close(null, "connection failed: " + e.getMessage());
             return true;

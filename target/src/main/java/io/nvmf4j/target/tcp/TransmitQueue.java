@@ -21,6 +21,8 @@ final class TransmitQueue {
     private ByteBuffer control;
     /** System.nanoTime() since which bytes have waited without the socket taking all of them; 0 when none wait. */
     private long waitingSince;
+    /** Bytes the socket has taken so far (the poll loop's measure of progress). */
+    private long written;
 
     TransmitQueue(int capacity) {
         this.ring = new TcpRequest[capacity];
@@ -55,13 +57,19 @@ final class TransmitQueue {
         return waitingSince;
     }
 
+    long written() {
+        return written;
+    }
+
     /**
      * Writes what the socket takes; each request whose bytes all went out is handed to {@code sent}. Returns true
      * when everything queued went out.
      */
     boolean flush(SocketChannel channel, TcpQueue sent) throws IOException {
         if (control != null) {
-            if (channel.write(control) > 0 && control.hasRemaining()) {
+            int n = channel.write(control);
+            written += n;
+            if (n > 0 && control.hasRemaining()) {
                 waitingSince = System.nanoTime();
             }
             if (control.hasRemaining()) {
@@ -71,7 +79,9 @@ final class TransmitQueue {
         }
         while (size > 0 && !sent.closing()) {
             TcpRequest r = ring[head];
-            if (channel.write(r.tx, 0, r.txCount) > 0 && !r.txDone()) {
+            long n = channel.write(r.tx, 0, r.txCount);
+            written += n;
+            if (n > 0 && !r.txDone()) {
                 waitingSince = System.nanoTime(); // the peer takes bytes: not stalled
             }
             if (!r.txDone()) {

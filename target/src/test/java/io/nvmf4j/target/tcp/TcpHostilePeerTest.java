@@ -132,6 +132,36 @@ class TcpHostilePeerTest {
     }
 
     @Test
+    void r2tNeverAnsweredEndsTheConnectionAfterTheCommandTimeout() throws Exception {
+        try (TcpTargetFixture f = fixture();
+             var _ = f.adminHost(false, false);
+             RawTcpHost io = f.ioHost(false, false)) {
+            var sqe = io.readWrite(0x01, 1, 0, 8);
+            new TransportSglDescriptor(0, 4096).encode(sqe.dptr());
+            io.send(io.capsule(sqe, null));
+            assertEquals(PduType.R2T.code(), PduHeader.type(io.readPdu(true)));
+            // no H2CData: the 2 s command timeout ends the connection (the read timeout is 10 s)
+            assertTrue(io.closedByTarget());
+        }
+    }
+
+    @Test
+    void hostThatTakesNoResponsesIsClosedAfterTheCommandTimeout() throws Exception {
+        try (TcpTargetFixture f = fixture();
+             var _ = f.adminHost(false, false);
+             RawTcpHost io = f.ioHost(false, false)) {
+            io.socket.setReceiveBufferSize(4096);
+            // 32 reads of 1 MiB and not a byte read back: far more than the socket buffers hold
+            for (int i = 0; i < 32; i++) {
+                var sqe = io.readWrite(0x02, 1, 0, 2048);
+                new TransportSglDescriptor(0, 1 << 20).encode(sqe.dptr());
+                io.send(io.capsule(sqe, null));
+            }
+            Await.until(() -> f.transport.queueCount() == 1, Duration.ofSeconds(10), "stalled queue closed");
+        }
+    }
+
+    @Test
     void wrongHeaderDigestIsAHeaderDigestError() throws Exception {
         try (TcpTargetFixture f = fixture();
              RawTcpHost h = RawTcpHost.initialized(f.address, true, false)) {
