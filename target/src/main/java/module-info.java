@@ -1,8 +1,9 @@
 /**
  * The NVMe-oF target: subsystems, namespaces, controllers and their command handlers ({@code io.nvmf4j.target}),
- * namespace backends ({@code .backend}), Micrometer metrics ({@code .metrics}) and the RDMA transport
+ * namespace backends ({@code .backend}), Micrometer metrics ({@code .metrics}), the RDMA transport
  * ({@code .rdma}: an embedder starts {@code RdmaTransport} with {@code RdmaTransportOptions}; the poll groups,
- * queues and request state machine in that package are package-private).
+ * queues and request state machine in that package are package-private) and the NVMe/TCP transport
+ * ({@code .tcp}: {@code TcpTransport} with {@code TcpTransportOptions}, the rest package-private as well).
  */
 // micrometer-core has no module descriptor (an automatic module), and TargetMetrics takes its registry: the
 // requirement is needed and transitive until Micrometer ships a module-info
