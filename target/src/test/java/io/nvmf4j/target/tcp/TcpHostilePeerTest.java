@@ -50,6 +50,16 @@ class TcpHostilePeerTest {
     }
 
     @Test
+    void connectionThatNeverConnectsIsClosedAfterTheConnectTimeout() throws Exception {
+        try (TcpTargetFixture f = new TcpTargetFixture(TcpTargetFixture.options()
+                .connectTimeout(Duration.ofMillis(500)).build(), TransportObserver.NONE);
+             RawTcpHost h = RawTcpHost.initialized(f.address, false, false)) {
+            assertTrue(h.closedByTarget(), "closed after its ICReq and no Connect");
+            Await.until(() -> f.transport.unconnectedCount() == 0, Duration.ofSeconds(5), "count released");
+        }
+    }
+
+    @Test
     void firstPduThatIsNotAnIcReqIsAPduSequenceError() throws Exception {
         try (TcpTargetFixture f = fixture();
              RawTcpHost h = new RawTcpHost(f.address)) {

@@ -5,15 +5,19 @@ import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.Subsystem;
 import io.nvmf4j.target.SubsystemNamespace;
+import io.nvmf4j.target.backend.FileBackend;
 import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.TransportObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
  * A target with the TCP transport on 127.0.0.1 (ephemeral port): one subsystem allowing {@link #HOST}, namespace 1
- * a 1 MiB RAM disk with 512-byte blocks; one poll group.
+ * a 1 MiB RAM disk with 512-byte blocks, namespace 2 a 1 MiB file with 4096-byte blocks (served through the poll
+ * group's backend I/O, so its commands complete later on the poll thread); one poll group.
  */
 final class TcpTargetFixture implements AutoCloseable {
 
@@ -21,11 +25,14 @@ final class TcpTargetFixture implements AutoCloseable {
     static final String HOST = "nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555";
     static final long NS_BYTES = 1 << 20;
     static final int BLOCK = 512;
+    static final int FILE_BLOCK = 4096;
 
     final NvmeTarget target = new NvmeTarget();
     final Port port;
     final Subsystem subsystem;
     final RamBackend ram;
+    final FileBackend file;
+    final Path image;
     final TcpTransport transport;
     final InetSocketAddress address;
 
@@ -45,6 +52,11 @@ final class TcpTargetFixture implements AutoCloseable {
                 .allowHost(HOST).build();
         ram = RamBackend.allocate(NS_BYTES, BLOCK);
         subsystem.addNamespace(SubsystemNamespace.of(1, ram));
+        image = Files.createTempFile(Files.isWritable(Path.of("/dev/shm")) ? Path.of("/dev/shm") : null,
+                "nvmf4j-tcp-fixture-", ".img");
+        Files.write(image, new byte[(int) NS_BYTES]);
+        file = FileBackend.open(image, FILE_BLOCK);
+        subsystem.addNamespace(SubsystemNamespace.of(2, file));
         target.addSubsystem(subsystem);
         target.addPort(port);
         port.addSubsystem(subsystem);
@@ -79,7 +91,19 @@ final class TcpTargetFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        transport.close();
-        target.close();
+        try {
+            transport.close();
+            target.close();
+        } finally {
+            deleteImage();
+        }
+    }
+
+    private void deleteImage() {
+        try {
+            Files.deleteIfExists(image);
+        } catch (IOException e) {
+            System.err.println("cannot remove " + image + ": " + e);
+        }
     }
 }

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nvmf4j.protocol.StatusCode;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.log.DiscoveryLogEntry;
 import io.nvmf4j.protocol.log.DiscoveryLogPage;
+import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import io.nvmf4j.protocol.tcp.IcReq;
 import io.nvmf4j.protocol.tcp.IcResp;
 import io.nvmf4j.target.Port;
@@ -87,6 +89,35 @@ class TcpTransportTest {
             assertEquals(8, io.h2cPdus);
             RawTcpHost.Response back = io.read(1, 0, data.length / TcpTargetFixture.BLOCK, TcpTargetFixture.BLOCK);
             assertArrayEquals(data, back.data());
+        }
+    }
+
+    @Test
+    void fileNamespaceCompletesThroughThePollGroupsBackendIo() throws Exception {
+        try (TcpTargetFixture f = new TcpTargetFixture();
+             var _ = f.adminHost(false, false);
+             RawTcpHost io = f.ioHost(false, true)) {
+            byte[] data = pattern(32 * 1024, 4);
+            assertEquals(0, io.write(2, 4, TcpTargetFixture.FILE_BLOCK, data, false).status());
+            byte[] inCapsule = pattern(8192, 5);
+            assertEquals(0, io.write(2, 12, TcpTargetFixture.FILE_BLOCK, inCapsule, true).status());
+            assertArrayEquals(data, io.read(2, 4, 8, TcpTargetFixture.FILE_BLOCK).data());
+            assertArrayEquals(inCapsule, io.read(2, 12, 2, TcpTargetFixture.FILE_BLOCK).data());
+            assertEquals(0, io.execute(io.newSqe(0x00).nsid(2), null, null).status(), "flush");
+        }
+    }
+
+    @Test
+    void aKeyedSglIsRefusedWithSglDescriptorTypeInvalidAndTheQueueGoesOn() throws Exception {
+        try (TcpTargetFixture f = new TcpTargetFixture();
+             var _ = f.adminHost(false, false);
+             RawTcpHost io = f.ioHost(false, false)) {
+            var sqe = io.readWrite(0x02, 1, 0, 8);
+            new KeyedSglDescriptor(0x1000, 4096, 7, false).encode(sqe.dptr());
+            RawTcpHost.Response refused = io.execute(sqe, null, null);
+            assertEquals(StatusCode.SGL_INVALID_TYPE.status().toField() & 0x7FF,
+                    refused.status() & 0x7FF);
+            assertEquals(0, io.read(1, 0, 8, TcpTargetFixture.BLOCK).status());
         }
     }
 
