@@ -14,6 +14,7 @@ import io.nvmf4j.protocol.rdma.RdmaCmReject;
 import io.nvmf4j.protocol.rdma.RdmaCmRejectStatus;
 import io.nvmf4j.protocol.rdma.RdmaCmRequest;
 import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
+import io.nvmf4j.target.Port;
 import io.nvmf4j.verbs.ConnectionRejectedException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -81,6 +82,14 @@ class RdmaTransportTest {
     }
 
     // ---- CM private data ----
+
+    @Test
+    void aTcpPortIsRefusedByTheRdmaTransport() {
+        Port tcp = Port.tcp(9, "127.0.0.1", "0").build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> fixture.transport.listen(tcp));
+        assertTrue(e.getMessage().contains("not an RDMA port"), e.getMessage());
+    }
 
     @Test
     void recordFormatOtherThanZeroIsRejectedWithInvalidRecfmt() {
