@@ -38,6 +38,9 @@ import java.util.Objects;
  *                          (AUTHREQ.ATR); with a controller key too, every queue authenticates even unasked and
  *                          requires the controller to prove its key (bidirectional). {@code toString()} never
  *                          shows a key.
+ * @param transport         {@code -t/--transport}: "rdma" (the default) or "tcp" (NVMe/TCP, TP 8000)
+ * @param headerDigest      {@code --hdr-digest}: ask for PDU header digests (NVMe/TCP only; off by default)
+ * @param dataDigest        {@code --data-digest}: ask for PDU data digests (NVMe/TCP only; off by default)
  */
 public record ConnectOptions(
         InetSocketAddress address,
@@ -56,7 +59,15 @@ public record ConnectOptions(
         int buffersPerQueue,
         String provider,
         String device,
-        DhchapKeys dhchap) {
+        DhchapKeys dhchap,
+        String transport,
+        boolean headerDigest,
+        boolean dataDigest) {
+
+    /** The transport a controller uses unless told otherwise (nvme-cli's {@code -t rdma}). */
+    public static final String TRANSPORT_RDMA = "rdma";
+    /** NVMe/TCP (nvme-cli's {@code -t tcp}). */
+    public static final String TRANSPORT_TCP = "tcp";
 
     /** See {@link QueueLimits#DEFAULT_IO_QUEUE_SIZE}. */
     public static final int DEFAULT_QUEUE_SIZE = QueueLimits.DEFAULT_IO_QUEUE_SIZE;
@@ -64,6 +75,21 @@ public record ConnectOptions(
     public static final int ADMIN_QUEUE_SIZE = QueueLimits.ADMIN_QUEUE_SIZE;
     /** See {@link QueueLimits#MIN_IO_QUEUE_SIZE}. */
     public static final int MIN_QUEUE_SIZE = QueueLimits.MIN_IO_QUEUE_SIZE;
+    /** The options before the transport was one of them: NVMe/RDMA, no digests. */
+    public ConnectOptions(InetSocketAddress address, Nqn subsystemNqn, HostIdentity host, int ioQueues,
+            int queueSize, Duration keepAliveTimeout, Duration ctrlLossTimeout, Duration reconnectDelay,
+            Duration connectTimeout, Duration commandTimeout, Duration spinBudget, boolean inCapsuleData,
+            int bufferSize, int buffersPerQueue, String provider, String device, DhchapKeys dhchap) {
+        this(address, subsystemNqn, host, ioQueues, queueSize, keepAliveTimeout, ctrlLossTimeout, reconnectDelay,
+                connectTimeout, commandTimeout, spinBudget, inCapsuleData, bufferSize, buffersPerQueue, provider,
+                device, dhchap, TRANSPORT_RDMA, false, false);
+    }
+
+    /** Whether the controller is reached over NVMe/TCP (no RDMA device is opened). */
+    public boolean isTcp() {
+        return transport.equals(TRANSPORT_TCP);
+    }
+
     /** See {@link QueueLimits#MAX_IO_QUEUE_SIZE}. */
     public static final int MAX_QUEUE_SIZE = QueueLimits.MAX_IO_QUEUE_SIZE;
 
@@ -77,6 +103,10 @@ public record ConnectOptions(
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(commandTimeout, "commandTimeout");
         Objects.requireNonNull(spinBudget, "spinBudget");
+        Objects.requireNonNull(transport, "transport");
+        if (!transport.equals(TRANSPORT_RDMA) && !transport.equals(TRANSPORT_TCP)) {
+            throw new IllegalArgumentException("transport " + transport + " is neither rdma nor tcp");
+        }
         if (ioQueues < 0 || ioQueues > 65534) {
             throw new IllegalArgumentException("nr-io-queues " + ioQueues + " outside 0..65534");
         }
@@ -125,6 +155,9 @@ public record ConnectOptions(
         b.buffersPerQueue = buffersPerQueue;
         b.provider = provider;
         b.device = device;
+        b.transport = transport;
+        b.headerDigest = headerDigest;
+        b.dataDigest = dataDigest;
         if (dhchap != null) {
             b.dhchapSecret = dhchap.key();
             b.dhchapCtrlSecret = dhchap.ctrlKey();
@@ -152,6 +185,9 @@ public record ConnectOptions(
         private int buffersPerQueue = 32;
         private String provider;
         private String device;
+        private String transport = TRANSPORT_RDMA;
+        private boolean headerDigest;
+        private boolean dataDigest;
         private DhchapSecret dhchapSecret;
         private DhchapSecret dhchapCtrlSecret;
         private java.util.Set<DhchapHash> dhchapHashes = java.util.Set.of();
@@ -178,6 +214,12 @@ public record ConnectOptions(
         public Builder buffersPerQueue(int v) { this.buffersPerQueue = v; return this; }
         public Builder provider(String v) { this.provider = v; return this; }
         public Builder device(String v) { this.device = v; return this; }
+        /** "rdma" (default) or "tcp", as nvme-cli's {@code -t}. */
+        public Builder transport(String v) { this.transport = v; return this; }
+        /** NVMe/TCP header digests ({@code --hdr-digest}). */
+        public Builder headerDigest(boolean v) { this.headerDigest = v; return this; }
+        /** NVMe/TCP data digests ({@code --data-digest}). */
+        public Builder dataDigest(boolean v) { this.dataDigest = v; return this; }
         /** The host's DH-HMAC-CHAP secret (nvme-cli {@code --dhchap-secret}); null for none. */
         public Builder dhchapSecret(DhchapSecret v) { this.dhchapSecret = v; return this; }
         /** The controller's secret for bidirectional authentication ({@code --dhchap-ctrl-secret}). */
@@ -198,7 +240,7 @@ public record ConnectOptions(
                     : new DhchapKeys(dhchapSecret, dhchapCtrlSecret, dhchapHashes, dhchapDhGroups);
             return new ConnectOptions(address, subsystemNqn, h, ioQueues, queueSize, keepAliveTimeout,
                     ctrlLossTimeout, reconnectDelay, connectTimeout, commandTimeout, spinBudget, inCapsuleData,
-                    bufferSize, buffersPerQueue, provider, device, keys);
+                    bufferSize, buffersPerQueue, provider, device, keys, transport, headerDigest, dataDigest);
         }
     }
 }

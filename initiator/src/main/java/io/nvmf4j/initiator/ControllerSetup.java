@@ -136,7 +136,7 @@ final class ControllerSetup {
         runInit(c.admin, id);
         IdentifyController identify = IdentifyController.wrap(idData);
         c.identify = identify;
-        if ((identify.sgls() & IdentifyController.SGLS_KEYED) == 0) {
+        if (!options.isTcp() && (identify.sgls() & IdentifyController.SGLS_KEYED) == 0) {
             throw new NvmfConnectException(name + ": the controller does not support keyed SGLs (SGLS bit 2), "
                     + "which NVMe/RDMA requires");
         }
@@ -154,7 +154,9 @@ final class ControllerSetup {
             LOG.log(Level.WARNING, name + ": ICDOFF " + identify.icdoff() + " is not supported (as in Linux); "
                     + "writes go by keyed SGL only");
         }
-        c.inCapsuleBytes = inCapsuleBytes(identify, options.inCapsuleData(), options.bufferSize());
+        c.inCapsuleBytes = options.isTcp()
+                ? tcpInCapsuleBytes(identify, options.inCapsuleData(), options.bufferSize())
+                : inCapsuleBytes(identify, options.inCapsuleData(), options.bufferSize());
     }
 
     /** In-capsule data a write may carry: none unless offset SGLs are supported with ICDOFF 0, at most a buffer. */
@@ -162,6 +164,15 @@ final class ControllerSetup {
         boolean offsetSgl = (identify.sgls() & IdentifyController.SGLS_OFFSET) != 0;
         return wanted && offsetSgl && identify.icdoff() == 0
                 ? (int) Math.min(identify.inCapsuleDataSize(), bufferSize) : 0;
+    }
+
+    /**
+     * NVMe/TCP carries in-capsule data without an offset SGL capability check: Linux
+     * {@code nvme_tcp_inline_data_size()} is IOCCSZ * 16 less the SQE on I/O queues (ICDOFF must be 0, as
+     * {@code nvme_tcp_setup_ctrl()} requires); at most a buffer here.
+     */
+    static int tcpInCapsuleBytes(IdentifyController identify, boolean wanted, int bufferSize) {
+        return wanted && identify.icdoff() == 0 ? (int) Math.min(identify.inCapsuleDataSize(), bufferSize) : 0;
     }
 
     /**
@@ -278,8 +289,13 @@ final class ControllerSetup {
 
     private HostQueue newQueue(String queueName, QueueId qid, int queueSize, int bufferSize, int buffers)
             throws NvmfException {
+        HostTransport transport = Transports.of(options);
+        if (!transport.usesRdmaDevice()) {
+            return transport.newQueue(name + "-" + queueName, qid, queueSize, options, bufferSize, buffers,
+                    spinBudgetOf(qid), (queue, reason) -> c.recovery.queueFailed(reason));
+        }
         try {
-            return Transports.RDMA.newQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize,
+            return transport.newQueue(name + "-" + queueName, qid, queueSize, c.device, c.pd, bufferSize,
                     buffers, options.commandTimeout(), spinBudgetOf(qid),
                     (queue, reason) -> c.recovery.queueFailed(reason));
         } catch (VerbsException e) {

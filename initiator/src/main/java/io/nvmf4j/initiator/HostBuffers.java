@@ -19,6 +19,7 @@ final class HostBuffers implements AutoCloseable {
     private final ProtectionDomain pd;
     private final Arena arena = Arena.ofShared();
 
+    /** {@code pd} null: a transport without memory registration (NVMe/TCP). */
     HostBuffers(String name, ProtectionDomain pd) {
         this.name = name;
         this.pd = pd;
@@ -29,6 +30,9 @@ final class HostBuffers implements AutoCloseable {
     }
 
     IoBuffer register(MemorySegment nativeSegment) throws NvmfException {
+        if (pd == null) {
+            return new IoBuffer(nativeSegment); // NVMe/TCP: the socket reads and writes it, nothing to register
+        }
         try {
             MemoryRegion mr = pd.register(nativeSegment, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));
             return new IoBuffer(mr);

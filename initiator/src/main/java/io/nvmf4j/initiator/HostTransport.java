@@ -13,8 +13,28 @@ import java.time.Duration;
  */
 public interface HostTransport {
 
-    /** The transport's name as the fabrics options give it (Linux {@code nvmf_transport_ops.name}): "rdma". */
+    /** The transport's name as the fabrics options give it (Linux {@code nvmf_transport_ops.name}): "rdma", "tcp". */
     String name();
+
+    /**
+     * Whether the controller opens an RDMA device and a protection domain for this transport's queues (and the
+     * callers' buffers are registered in it): the queues are then made by the {@code newQueue} that takes them,
+     * otherwise by {@link #newQueue(String, QueueId, int, ConnectOptions, int, int, Duration,
+     * QueueFailureListener)} and buffers are plain native memory.
+     */
+    default boolean usesRdmaDevice() {
+        return true;
+    }
+
+    /**
+     * A queue of a transport that needs no RDMA device ({@link #usesRdmaDevice()} false), its memory allocated;
+     * nothing is sent until {@link HostQueue#connect}. The options carry what the transport negotiates itself
+     * (NVMe/TCP digests).
+     */
+    default HostQueue newQueue(String name, QueueId qid, int queueSize, ConnectOptions options, int bufferSize,
+            int buffers, Duration spinBudget, QueueFailureListener failureListener) throws NvmfException {
+        throw new UnsupportedOperationException(name() + " queues need an RDMA device and protection domain");
+    }
 
     /**
      * A queue with its memory allocated; nothing is sent until {@link HostQueue#connect}.

@@ -167,7 +167,7 @@ public final class IoRequest {
             queued.noData();
         } else {
             queued.zeroCopy(kind == Kind.READ ? NvmeRequest.Direction.CONTROLLER_TO_HOST
-                    : NvmeRequest.Direction.HOST_TO_CONTROLLER, buffer.region(), offset, length);
+                    : NvmeRequest.Direction.HOST_TO_CONTROLLER, buffer, offset, length);
         }
         inFlight = true;
         return queued;

@@ -366,7 +366,7 @@ public final class Namespace implements NamespaceIo {
             int length = (int) (n * blockSize);
             OperationRequest c = new OperationRequest(op, kind, nsid, slba + done, n, fua, 0);
             if (buffer != null) {
-                c.zeroCopy(direction, buffer.region(), offset + byteOffset, length);
+                c.zeroCopy(direction, buffer, offset + byteOffset, length);
             } else {
                 c.copy(direction, segment.asSlice(byteOffset, length));
             }

@@ -94,7 +94,7 @@ public final class NvmeController implements AutoCloseable {
         this.options = options;
         this.device = device;
         this.ownsDevice = ownsDevice;
-        this.pd = device.allocatePd();
+        this.pd = device == null ? null : device.allocatePd(); // NVMe/TCP: no device, nothing registered
         this.name = "nvme-" + options.subsystemNqn().value().replaceAll("[^A-Za-z0-9.-]", "_");
         this.timers = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "nvmf4j-ctrl-" + options.address().getPort());
@@ -113,6 +113,9 @@ public final class NvmeController implements AutoCloseable {
      * controller. Fails within about connect-timeout for an absent or silent target.
      */
     public static NvmeController connect(ConnectOptions options) throws NvmfException {
+        if (!Transports.of(options).usesRdmaDevice()) {
+            return connect(options, null, false);
+        }
         RdmaDevice device;
         try {
             RdmaProvider provider = options.provider() == null ? RdmaProviders.auto()
@@ -126,6 +129,9 @@ public final class NvmeController implements AutoCloseable {
 
     /** Connects over an already opened device, which the caller keeps owning (closed with it, not with this). */
     public static NvmeController connect(ConnectOptions options, RdmaDevice device) throws NvmfException {
+        if (!Transports.of(options).usesRdmaDevice()) {
+            throw new IllegalArgumentException("transport " + options.transport() + " uses no RDMA device");
+        }
         return connect(options, device, false);
     }
 
@@ -457,7 +463,9 @@ public final class NvmeController implements AutoCloseable {
             admin.close();
         }
         timers.shutdownNow();
-        pd.close();
+        if (pd != null) {
+            pd.close();
+        }
         if (ownsDevice) {
             device.close();
         }

@@ -26,6 +26,8 @@ public abstract class NvmeRequest {
     private MemoryRegion region;
     private long regionOffset;
     private MemorySegment copy;
+    /** The caller's memory of a zero-copy request, registered ({@link #region}) or not (NVMe/TCP). */
+    private MemorySegment zeroCopySegment;
     private int length;
     /** Set by the queue while the request occupies a slot. */
     private int tag = -1;
@@ -76,6 +78,7 @@ public abstract class NvmeRequest {
     public final NvmeRequest noData() {
         direction = Direction.NONE;
         region = null;
+        zeroCopySegment = null;
         copy = null;
         length = 0;
         return this;
@@ -85,9 +88,17 @@ public abstract class NvmeRequest {
     public final NvmeRequest zeroCopy(Direction direction, MemoryRegion region, long offset, int length) {
         this.direction = direction;
         this.region = region;
+        this.zeroCopySegment = region == null ? null : region.segment();
         this.regionOffset = offset;
         this.copy = null;
         this.length = length;
+        return this;
+    }
+
+    /** Data in a caller's {@link IoBuffer}: registered over RDMA, plain native memory over TCP. */
+    final NvmeRequest zeroCopy(Direction direction, IoBuffer buffer, long offset, int length) {
+        zeroCopy(direction, buffer.region(), offset, length);
+        this.zeroCopySegment = buffer.segment();
         return this;
     }
 
@@ -98,6 +109,7 @@ public abstract class NvmeRequest {
         }
         this.direction = direction;
         this.region = null;
+        this.zeroCopySegment = null;
         this.copy = segment;
         this.length = (int) segment.byteSize();
         return this;
@@ -116,7 +128,15 @@ public abstract class NvmeRequest {
         return region;
     }
 
-    /** Where the data starts in {@link #region()}. */
+    /**
+     * The caller's memory of a zero-copy request (the region's segment over RDMA, an unregistered segment over
+     * TCP), else null; the data starts at {@link #regionOffset()}.
+     */
+    public final MemorySegment zeroCopySegment() {
+        return zeroCopySegment;
+    }
+
+    /** Where the data starts in {@link #region()} or {@link #zeroCopySegment()}. */
     public final long regionOffset() {
         return regionOffset;
     }

@@ -8,10 +8,15 @@ import java.util.ServiceLoader;
  */
 final class Transports {
 
-    /** The NVMe/RDMA transport, the one every controller uses today. */
+    /** The NVMe/RDMA transport, the default. */
     static final HostTransport RDMA = find("rdma");
 
     private Transports() {
+    }
+
+    /** The transport the options name ({@code -t}). */
+    static HostTransport of(ConnectOptions options) {
+        return options.transport().equals(RDMA.name()) ? RDMA : find(options.transport());
     }
 
     static HostTransport find(String name) {
