@@ -1,0 +1,248 @@
+package io.nvmf4j.initiator.tcp;
+
+import io.nvmf4j.initiator.NvmeRequest;
+import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.tcp.CapsulePdu;
+import io.nvmf4j.protocol.tcp.DataPdu;
+import io.nvmf4j.protocol.tcp.FatalErrorStatus;
+import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduHeader;
+import io.nvmf4j.protocol.tcp.PduType;
+import io.nvmf4j.protocol.tcp.TermCause;
+import io.nvmf4j.protocol.tcp.TermReq;
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
+
+/**
+ * The receive side of one NVMe/TCP connection, on the queue's poller: reads what the socket holds and walks it PDU
+ * by PDU (Linux {@code nvme_tcp_recv_skb()}: header, then data, then data digest). The common header is checked
+ * before anything else is read ({@link PduHeader#check}); a CapsuleResp completes its command
+ * ({@code nvme_tcp_handle_comp()}), a C2HData is placed straight into the command's buffer once its CCCID, DATAO
+ * and DATAL match what the command expects ({@code nvme_tcp_handle_c2h_data()}, {@code nvme_tcp_recv_data()}), with
+ * the SUCCESS flag completing the command without a CapsuleResp, an R2T is answered with H2CData
+ * ({@code nvme_tcp_handle_r2t()}), a C2HTermReq ends the connection. Buffers are preallocated per connection.
+ */
+final class PduReceiver {
+
+    private static final int RECEIVE_BUFFER = 64 * 1024;
+    /** The longest PDU header with digest and pad (PDO is one byte), and a whole TermReq. */
+    private static final int HEADER_BUFFER = 512;
+    private static final long MAX_PDU = 0xFFFF_FFFFL;
+
+    private enum Phase { HEADER, DATA, DATA_DIGEST }
+
+    private final TcpHostQueue queue;
+    private final TcpConnection connection;
+    private final NegotiatedParameters n;
+    private final MemorySegment inSegment;
+    private final ByteBuffer in;
+    private final ByteBuffer inDigestView;
+    private final MemorySegment header;
+    private final ByteBuffer headerDigestView;
+    private final CompletionQueueEntry cqe;
+    private final CRC32C crc = new CRC32C();
+
+    private Phase phase = Phase.HEADER;
+    private int headerHave;
+    private int headerNeed = PduHeader.LENGTH;
+    private TcpSlot dataSlot;
+    private long dataLeft;
+    private long dataAt;
+    private long dataLength;
+    private int dataFlags;
+    private int digestHave;
+    /** Commands completed by the last {@link #poll()}. */
+    int completions;
+
+    PduReceiver(TcpHostQueue queue, TcpConnection connection, Arena arena) {
+        this.queue = queue;
+        this.connection = connection;
+        this.n = connection.negotiated;
+        this.inSegment = arena.allocate(RECEIVE_BUFFER, 64);
+        this.in = inSegment.asByteBuffer();
+        this.inDigestView = inSegment.asByteBuffer();
+        this.header = arena.allocate(HEADER_BUFFER + 8, 8);
+        this.headerDigestView = header.asByteBuffer();
+        this.cqe = CompletionQueueEntry.wrap(header.asSlice(CapsulePdu.OFFSET_ENTRY, CompletionQueueEntry.SIZE));
+    }
+
+    /** Reads and handles what the socket holds: bytes read (0: nothing there). */
+    int poll() throws IOException {
+        completions = 0;
+        int read = connection.read(in);
+        if (read < 0) {
+            throw new EOFException("the controller closed the connection");
+        }
+        if (in.position() == 0) {
+            return 0;
+        }
+        in.flip();
+        while (in.hasRemaining()) {
+            switch (phase) {
+                case HEADER -> header();
+                case DATA -> data();
+                case DATA_DIGEST -> dataDigest();
+            }
+        }
+        in.clear();
+        return read;
+    }
+
+    /** The header bytes of the current PDU, for the H2CTermReq that quotes it. */
+    MemorySegment currentHeader() {
+        return header.asSlice(0, Math.min(headerHave, HEADER_BUFFER));
+    }
+
+    private void header() throws IOException {
+        int take = Math.min(headerNeed - headerHave, in.remaining());
+        MemorySegment.copy(inSegment, in.position(), header, headerHave, take);
+        in.position(in.position() + take);
+        headerHave += take;
+        if (headerHave < headerNeed) {
+            return;
+        }
+        if (headerNeed == PduHeader.LENGTH) {
+            TermCause bad = PduHeader.check(header, n, true, MAX_PDU);
+            if (bad != null) {
+                throw new PduException(bad, true);
+            }
+            int type = PduHeader.type(header);
+            long plen = PduHeader.length(header);
+            int pdo = PduHeader.dataOffset(header);
+            boolean term = type == PduType.C2H_TERM_REQ.code();
+            headerNeed = (int) (term ? Math.min(plen, HEADER_BUFFER) : pdo != 0 ? pdo : plen);
+            if (headerNeed > HEADER_BUFFER) {
+                throw PduException.field(PduHeader.OFFSET_PLEN, "PDU header of " + headerNeed + " bytes");
+            }
+            if (headerHave < headerNeed) {
+                return;
+            }
+        }
+        headerComplete();
+    }
+
+    private void headerComplete() throws IOException {
+        int type = PduHeader.type(header);
+        int hlen = PduHeader.headerLength(header);
+        if (type != PduType.C2H_TERM_REQ.code() && n.headerDigest()) {
+            crc.reset();
+            headerDigestView.limit(hlen).position(0);
+            crc.update(headerDigestView);
+            if ((int) Wire.u32(header, hlen) != (int) crc.getValue()) {
+                throw new PduException(new TermCause(FatalErrorStatus.HEADER_DIGEST_ERROR, 0,
+                        "header digest mismatch"), true);
+            }
+        }
+        if (type == PduType.CAPSULE_RESP.code()) {
+            nextPdu();
+            queue.onResponse(cqe.cid(), cqe.statusField(), cqe.result());
+            completions++;
+        } else if (type == PduType.C2H_DATA.code()) {
+            startData();
+        } else if (type == PduType.R2T.code()) {
+            int cid = DataPdu.commandId(header);
+            int ttag = DataPdu.transferTag(header);
+            long offset = DataPdu.dataOffset(header);
+            long length = DataPdu.dataLength(header);
+            nextPdu();
+            queue.onR2t(cid, ttag, offset, length);
+        } else if (type == PduType.C2H_TERM_REQ.code()) {
+            TermReq t = TermReq.decode(header.asSlice(0, headerHave));
+            throw new PduException(new TermCause(t.status(), t.information(), "the controller ended the "
+                    + "connection with a C2HTermReq: " + t.status() + " (FEI " + t.information() + ")"), false);
+        } else {
+            throw PduException.field(PduHeader.OFFSET_TYPE, "unexpected PDU type " + type);
+        }
+    }
+
+    /** C2HData: checked against its command before a byte of data is placed. */
+    private void startData() throws PduException {
+        int cid = DataPdu.commandId(header);
+        long offset = DataPdu.dataOffset(header);
+        long length = DataPdu.dataLength(header);
+        int flags = PduHeader.flags(header);
+        TcpSlot slot = queue.activeSlot(cid);
+        if (slot == null) {
+            throw PduException.field(DataPdu.OFFSET_CCCID, "C2HData for command id " + cid + ", not outstanding");
+        }
+        if (slot.request.direction() != NvmeRequest.Direction.CONTROLLER_TO_HOST) {
+            throw PduException.field(DataPdu.OFFSET_CCCID, "C2HData for command id " + cid
+                    + ", which reads no data");
+        }
+        if (length != PduHeader.dataLength(header, n)) {
+            throw PduException.field(DataPdu.OFFSET_LENGTH, "C2HData DATAL " + length + " but "
+                    + PduHeader.dataLength(header, n) + " bytes of PDU data");
+        }
+        if (offset != slot.received || offset + length > slot.length) {
+            throw PduException.outOfRange("C2HData DATAO " + offset + " DATAL " + length + " for command id "
+                    + cid + " (" + slot.received + " of " + slot.length + " bytes received)");
+        }
+        if ((flags & PduHeader.FLAG_SUCCESS) != 0 && (flags & PduHeader.FLAG_LAST_PDU) == 0) {
+            throw PduException.field(PduHeader.OFFSET_FLAGS, "C2HData with SUCCESS but not LAST_PDU");
+        }
+        dataSlot = slot;
+        dataLeft = length;
+        dataLength = length;
+        dataAt = slot.dataOffset + offset;
+        dataFlags = flags;
+        crc.reset();
+        phase = Phase.DATA;
+    }
+
+    private void data() throws IOException {
+        int pos = in.position();
+        int chunk = (int) Math.min(dataLeft, in.remaining());
+        MemorySegment.copy(inSegment, pos, dataSlot.data, dataAt, chunk);
+        if (n.dataDigest()) {
+            inDigestView.limit(pos + chunk).position(pos);
+            crc.update(inDigestView);
+        }
+        in.position(pos + chunk);
+        dataAt += chunk;
+        dataLeft -= chunk;
+        if (dataLeft == 0) {
+            if (n.dataDigest()) {
+                digestHave = 0;
+                phase = Phase.DATA_DIGEST;
+            } else {
+                dataDone();
+            }
+        }
+    }
+
+    private void dataDigest() throws IOException {
+        int take = Math.min(PduHeader.DIGEST_LENGTH - digestHave, in.remaining());
+        MemorySegment.copy(inSegment, in.position(), header, HEADER_BUFFER + digestHave, take);
+        in.position(in.position() + take);
+        digestHave += take;
+        if (digestHave == PduHeader.DIGEST_LENGTH) {
+            if ((int) Wire.u32(header, HEADER_BUFFER) != (int) crc.getValue()) {
+                // Linux nvme_tcp_recv_ddgst() fails the command; here the connection, and the command is retried
+                throw new IOException("data digest mismatch in C2HData for command id " + dataSlot.cid);
+            }
+            dataDone();
+        }
+    }
+
+    private void dataDone() throws IOException {
+        TcpSlot slot = dataSlot;
+        slot.received += dataLength;
+        dataSlot = null;
+        nextPdu();
+        if ((dataFlags & PduHeader.FLAG_SUCCESS) != 0) {
+            queue.onResponse(slot.cid, 0, 0);
+            completions++;
+        }
+    }
+
+    private void nextPdu() {
+        phase = Phase.HEADER;
+        headerHave = 0;
+        headerNeed = PduHeader.LENGTH;
+    }
+}

@@ -1,0 +1,148 @@
+package io.nvmf4j.initiator.tcp;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.initiator.ConnectOptions;
+import io.nvmf4j.initiator.ControllerState;
+import io.nvmf4j.initiator.HostIdentity;
+import io.nvmf4j.initiator.IoBuffer;
+import io.nvmf4j.initiator.Namespace;
+import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.protocol.Nqn;
+import io.nvmf4j.target.NvmeTarget;
+import io.nvmf4j.target.Port;
+import io.nvmf4j.target.Subsystem;
+import io.nvmf4j.target.SubsystemNamespace;
+import io.nvmf4j.target.backend.RamBackend;
+import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.target.tcp.TcpTransport;
+import io.nvmf4j.target.tcp.TcpTransportOptions;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The host library over NVMe/TCP against the project's Java target on loopback: connect and identify, writes in
+ * the capsule (4 KiB) and by R2T/H2CData (128 KiB, above IOCCSZ), reads by C2HData, data compared; the same with
+ * header and data digests; a caller's buffer (zero copy) and the copy path.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class HostOverTcpAgainstJavaTargetTest {
+
+    static final Nqn SUBNQN = Nqn.parse("nqn.2026-12.io.nvmf4j:initiator-tcp");
+    static final long NS_BYTES = 4L << 20;
+
+    private NvmeTarget target;
+    private TcpTransport transport;
+    private InetSocketAddress address;
+    private final HostIdentity host = HostIdentity.generate();
+
+    @BeforeEach
+    void startTarget() throws Exception {
+        target = new NvmeTarget();
+        Port port = Port.tcp(1, "127.0.0.1", "0").build();
+        Subsystem subsystem = Subsystem.builder(SUBNQN).serial("NVMF4JTCPH001").model("nvmf4j tcp host")
+                .allowAnyHost(true).build();
+        subsystem.addNamespace(SubsystemNamespace.of(1, RamBackend.allocate(NS_BYTES, 512)));
+        target.addSubsystem(subsystem);
+        target.addPort(port);
+        port.addSubsystem(subsystem);
+        transport = TcpTransport.open(target, TcpTransportOptions.builder().pollGroups(1)
+                .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(8L << 20).build(), TransportObserver.NONE);
+        address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
+    }
+
+    @AfterEach
+    void stopTarget() {
+        transport.close();
+        target.close();
+    }
+
+    private NvmeController connect(boolean digests) throws Exception {
+        return NvmeController.connect(ConnectOptions.builder(address, SUBNQN).host(host).transport("tcp")
+                .headerDigest(digests).dataDigest(digests).ioQueues(2).queueSize(32)
+                .commandTimeout(Duration.ofSeconds(15)).build());
+    }
+
+    @Test
+    void connectsIdentifiesAndMovesDataInTheCapsuleAndByR2t() throws Exception {
+        try (NvmeController c = connect(false)) {
+            assertEquals(ControllerState.LIVE, c.state());
+            assertEquals("NVMF4JTCPH001", c.identify().serialNumber().trim());
+            assertTrue(c.inCapsuleDataBytes() >= 4096, "IOCCSZ offers 4 KiB in the capsule: "
+                    + c.inCapsuleDataBytes());
+            Namespace ns = c.namespace(1).orElseThrow();
+            assertEquals(NS_BYTES / 512, ns.blockCount());
+            writeAndReadBack(ns, 0, 4096, 1);                 // in the capsule
+            writeAndReadBack(ns, 64, 128 * 1024, 2);          // R2T, H2CData; C2HData back
+            writeAndReadBack(ns.onQueue(1), 1024, 128 * 1024, 3);
+        }
+    }
+
+    @Test
+    void digestsOnBothWays() throws Exception {
+        try (NvmeController c = connect(true)) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            writeAndReadBack(ns, 8, 4096, 4);
+            writeAndReadBack(ns, 512, 128 * 1024, 5);
+        }
+    }
+
+    @Test
+    void callerBuffersAreReadAndWrittenInPlace() throws Exception {
+        try (NvmeController c = connect(false)) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            IoBuffer buf = c.allocateBuffer(256 * 1024);
+            byte[] data = random(128 * 1024, 6);
+            MemorySegment.copy(MemorySegment.ofArray(data), 0, buf.segment(), 0, data.length);
+            ns.writeAsync(2048, data.length / 512, buf, 0).get(10, TimeUnit.SECONDS);
+            ns.readAsync(2048, data.length / 512, buf, 128 * 1024).get(10, TimeUnit.SECONDS);
+            assertArrayEquals(data, buf.segment().asSlice(128 * 1024, data.length).toArray(ValueLayout.JAVA_BYTE));
+        }
+    }
+
+    /**
+     * A C2HData whose DATAO is not where the read stands: the host ends the connection with an H2CTermReq (FES
+     * 04h, Data Transfer Out of Range), reconnects, and the read, sent again, completes with the right data.
+     */
+    @Test
+    void aC2hDataOutOfPlaceEndsTheConnectionWithATermReqAndTheReadIsRetried() throws Exception {
+        try (CorruptingTcpProxy proxy = new CorruptingTcpProxy(address);
+             NvmeController c = NvmeController.connect(ConnectOptions.builder(proxy.address(), SUBNQN).host(host)
+                     .transport("tcp").ioQueues(1).queueSize(16).keepAliveTimeout(Duration.ZERO)
+                     .reconnectDelay(Duration.ofMillis(100)).commandTimeout(Duration.ofSeconds(15)).build())) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            byte[] data = random(8192, 7);
+            ns.write(100, 16, MemorySegment.ofArray(data));
+            proxy.corruptNextC2hData();
+            byte[] back = new byte[data.length];
+            ns.read(100, 16, MemorySegment.ofArray(back));
+            assertArrayEquals(data, back);
+            assertEquals(java.util.List.of(0x04), proxy.hostTermReqs);
+            assertEquals(ControllerState.LIVE, c.state());
+        }
+    }
+
+    private static void writeAndReadBack(Namespace ns, long slba, int bytes, long seed) throws Exception {
+        byte[] data = random(bytes, seed);
+        ns.write(slba, bytes / 512, MemorySegment.ofArray(data));
+        byte[] back = new byte[bytes];
+        ns.read(slba, bytes / 512, MemorySegment.ofArray(back));
+        assertArrayEquals(data, back, bytes + " bytes at LBA " + slba);
+    }
+
+    private static byte[] random(int bytes, long seed) {
+        byte[] b = new byte[bytes];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+}
