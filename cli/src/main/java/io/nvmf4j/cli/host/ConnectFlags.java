@@ -4,7 +4,8 @@ import picocli.CommandLine.Option;
 
 /**
  * The connect options with nvme-cli's letters ({@code nvme connect} / {@code nvme discover}, {@code fabrics.c}):
- * {@code -t -a -s -n -q -I -i -Q -k -l -c -S -C}; for discover, identify, list-subsys, mount.
+ * {@code -t -a -s -n -q -I -i -Q -k -l -c -S -C}, and {@code --hdr-digest}, {@code --data-digest} (nvme-cli's
+ * {@code -g}/{@code -G}, long names only here); for discover, identify, list-subsys, mount.
  */
 public final class ConnectFlags extends FabricOptions {
 
@@ -61,6 +62,16 @@ public final class ConnectFlags extends FabricOptions {
     @Option(names = {"-c", "--reconnect-delay"}, paramLabel = "SECONDS", description = D_RECONNECT)
     void reconnectDelay(Integer value) {
         this.reconnectDelay = value;
+    }
+
+    @Option(names = "--hdr-digest", description = D_HDR_DIGEST)
+    void hdrDigest(boolean value) {
+        this.hdrDigest = value;
+    }
+
+    @Option(names = "--data-digest", description = D_DATA_DIGEST)
+    void dataDigest(boolean value) {
+        this.dataDigest = value;
     }
 
     @Option(names = {"-S", "--dhchap-secret"}, paramLabel = "SECRET", description = D_DHCHAP_SECRET)

@@ -28,7 +28,9 @@ public abstract class FabricOptions {
     static final String D_TRADDR = "Transport address of the target (default: ${DEFAULT-VALUE}).";
     static final String D_TRSVCID = "Transport service id: the port (default: ${DEFAULT-VALUE}).";
     static final String D_NQN = "Subsystem NQN (default: the first NVM subsystem the discovery log lists).";
-    static final String D_TRANSPORT = "Transport type; only rdma (default: ${DEFAULT-VALUE}).";
+    static final String D_TRANSPORT = "Transport type: rdma or tcp (default: ${DEFAULT-VALUE}).";
+    static final String D_HDR_DIGEST = "NVMe/TCP: ask for a header digest (CRC32C) on every PDU.";
+    static final String D_DATA_DIGEST = "NVMe/TCP: ask for a data digest (CRC32C) on every PDU with data.";
     static final String D_HOSTNQN = "Host NQN (default: /etc/nvme/hostnqn, else the uuid NQN of the host ID; "
             + "see show-hostnqn).";
     static final String D_HOSTID = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN, else the "
@@ -59,12 +61,14 @@ public abstract class FabricOptions {
     Integer reconnectDelay;
     String dhchapSecret;
     String dhchapCtrlSecret;
+    boolean hdrDigest;
+    boolean dataDigest;
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
 
     @Option(names = "--provider", defaultValue = "auto", paramLabel = "NAME",
-            description = "RDMA provider: softiwarp, ibverbs or auto (default: ${DEFAULT-VALUE}).")
+            description = "RDMA provider: softiwarp, ibverbs or auto (default: ${DEFAULT-VALUE}); not used with -t tcp.")
     String provider = "auto";
 
     @Option(names = "--connect-timeout", defaultValue = "5", paramLabel = "SECONDS",
@@ -90,9 +94,9 @@ public abstract class FabricOptions {
     }
 
     public InetSocketAddress address() {
-        if (!"rdma".equals(transport)) {
+        if (!ConnectOptions.TRANSPORT_RDMA.equals(transport) && !ConnectOptions.TRANSPORT_TCP.equals(transport)) {
             throw new UsageProblem("transport '" + transport + "' is not supported: nvmf4j speaks NVMe over RDMA "
-                    + "(-t rdma)");
+                    + "and TCP (-t rdma, -t tcp)");
         }
         if (traddr.indexOf(',') >= 0) {
             return pathAddresses().getFirst(); // a path list: discovery and single-path uses take the first
@@ -206,8 +210,10 @@ public abstract class FabricOptions {
     /** Options for {@code subsystem}; each connect option given becomes one builder call. */
     public ConnectOptions.Builder builder(Nqn subsystem) {
         ConnectOptions.Builder b = ConnectOptions.builder(address(), subsystem).host(hostIdentity())
-                .connectTimeout(Duration.ofSeconds(Math.max(1, connectTimeout)));
-        String chosen = provider(provider, UVERBS_SYSFS);
+                .connectTimeout(Duration.ofSeconds(Math.max(1, connectTimeout))).transport(transport)
+                .headerDigest(hdrDigest).dataDigest(dataDigest);
+        // over TCP no RDMA device is opened: --provider is not used, and the uverbs probe is spared
+        String chosen = ConnectOptions.TRANSPORT_TCP.equals(transport) ? null : provider(provider, UVERBS_SYSFS);
         if (chosen != null) {
             b.provider(chosen);
         }

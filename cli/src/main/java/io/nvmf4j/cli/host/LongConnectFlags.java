@@ -17,7 +17,7 @@ public final class LongConnectFlags extends FabricOptions {
     /** The long names of every connect option. */
     public static final Set<String> CONNECT_OPTIONS = Set.of("--traddr", "--trsvcid", "--nqn", "--transport",
             "--hostnqn", "--hostid", "--nr-io-queues", "--queue-size", "--keep-alive-tmo", "--ctrl-loss-tmo",
-            "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret");
+            "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret", "--hdr-digest", "--data-digest");
 
     @Option(names = "--traddr", defaultValue = "127.0.0.1", paramLabel = "TRADDR", description = D_TRADDR)
     void traddr(String value) {
@@ -74,6 +74,16 @@ public final class LongConnectFlags extends FabricOptions {
         this.reconnectDelay = value;
     }
 
+    @Option(names = "--hdr-digest", description = D_HDR_DIGEST)
+    void hdrDigest(boolean value) {
+        this.hdrDigest = value;
+    }
+
+    @Option(names = "--data-digest", description = D_DATA_DIGEST)
+    void dataDigest(boolean value) {
+        this.dataDigest = value;
+    }
+
     @Option(names = "--dhchap-secret", paramLabel = "SECRET", description = D_DHCHAP_SECRET)
     void dhchapSecret(String value) {
         this.dhchapSecret = value;
@@ -89,6 +99,14 @@ public final class LongConnectFlags extends FabricOptions {
      * its option's. The ID wins over {@code --traddr} and the others when both are given.
      */
     public void useTransportId(String traddr, Integer trsvcid, String subnqn, String hostnqn) {
+        useTransportId(null, traddr, trsvcid, subnqn, hostnqn);
+    }
+
+    /** As {@link #useTransportId(String, Integer, String, String)}, with the ID's trtype ("rdma", "tcp") too. */
+    public void useTransportId(String trtype, String traddr, Integer trsvcid, String subnqn, String hostnqn) {
+        if (trtype != null) {
+            this.transport = trtype;
+        }
         if (traddr != null) {
             this.traddr = traddr;
         }

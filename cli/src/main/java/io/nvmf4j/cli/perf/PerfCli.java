@@ -149,7 +149,7 @@ public final class PerfCli implements Callable<Integer> {
         Long chosen = nsid;
         if (transportId != null) {
             SpdkTransportId trid = SpdkTransportId.parse(transportId);
-            fabric.useTransportId(trid.traddr(), trid.trsvcid(), trid.subnqn(), trid.hostnqn());
+            fabric.useTransportId(trid.trtype(), trid.traddr(), trid.trsvcid(), trid.subnqn(), trid.hostnqn());
             if (chosen == null) {
                 chosen = trid.nsid();
             }

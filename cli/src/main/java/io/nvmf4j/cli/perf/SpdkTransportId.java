@@ -14,14 +14,17 @@ import java.util.Locale;
  * @param subnqn  subsystem NQN, or null
  * @param hostnqn host NQN, or null
  * @param nsid    namespace, or null
+ * @param trtype  "rdma" or "tcp" (trtype:RDMA, trtype:TCP), or null
  */
-public record SpdkTransportId(String traddr, Integer trsvcid, String subnqn, String hostnqn, Long nsid) {
+public record SpdkTransportId(String traddr, Integer trsvcid, String subnqn, String hostnqn, Long nsid,
+                              String trtype) {
 
     public static SpdkTransportId parse(String text) {
         String traddr = null;
         Integer trsvcid = null;
         String subnqn = null;
         String hostnqn = null;
+        String trtype = null;
         Long nsid = null;
         for (String pair : text.strip().split("[ \t\n]+")) {
             if (pair.isEmpty()) {
@@ -35,10 +38,11 @@ public record SpdkTransportId(String traddr, Integer trsvcid, String subnqn, Str
             String value = pair.substring(sep + 1);
             switch (key) {
                 case "trtype" -> {
-                    if (!value.equalsIgnoreCase("rdma")) {
+                    if (!value.equalsIgnoreCase("rdma") && !value.equalsIgnoreCase("tcp")) {
                         throw new UsageProblem("perf: -r trtype:" + value + " is not supported: nvmf4j speaks NVMe "
-                                + "over RDMA (trtype:RDMA)");
+                                + "over RDMA and TCP (trtype:RDMA, trtype:TCP)");
                     }
+                    trtype = value.toLowerCase(Locale.ROOT);
                 }
                 case "adrfam" -> {
                     if (!value.equalsIgnoreCase("ipv4") && !value.equalsIgnoreCase("ipv6")) {
@@ -57,7 +61,7 @@ public record SpdkTransportId(String traddr, Integer trsvcid, String subnqn, Str
         if (traddr == null) {
             throw new UsageProblem("perf: -r '" + text + "' names no traddr");
         }
-        return new SpdkTransportId(traddr, trsvcid, subnqn, hostnqn, nsid);
+        return new SpdkTransportId(traddr, trsvcid, subnqn, hostnqn, nsid, trtype);
     }
 
     /** The first ':' or '=': an IPv6 traddr keeps its colons after the key's. */

@@ -66,12 +66,30 @@ class ConnectFlagsParsingTest {
     }
 
     @Test
-    void aTransportOtherThanRdmaIsOneUsageLineWithExitCode2() {
-        CliRunner.Result r = CliRunner.run("discover", "-t", "tcp", "-a", "127.0.0.1");
+    void aTransportOtherThanRdmaOrTcpIsOneUsageLineWithExitCode2() {
+        CliRunner.Result r = CliRunner.run("discover", "-t", "fc", "-a", "127.0.0.1");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
-        assertEquals("nvmf4j: transport 'tcp' is not supported: nvmf4j speaks NVMe over RDMA (-t rdma)\n",
-                r.err());
+        assertEquals("nvmf4j: transport 'fc' is not supported: nvmf4j speaks NVMe over RDMA and TCP "
+                + "(-t rdma, -t tcp)\n", r.err());
         assertEquals("", r.out());
+    }
+
+    @Test
+    void tcpWithDigestsBecomesTheConnectOptionsAndNeedsNoRdmaProvider() {
+        IdentifyCli c = parseIdentify("identify", "-t", "tcp", "-a", "127.0.0.1", "--hdr-digest", "--data-digest",
+                "-q", "nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-0908-0706-050403020100",
+                "-I", "0f0e0d0c-0b0a-0908-0706-050403020100");
+        ConnectOptions o = c.fabric.builder(Nqn.parse("nqn.2026-12.io:t"))
+                .build();
+        assertEquals("tcp", o.transport());
+        assertTrue(o.headerDigest() && o.dataDigest());
+        assertNull(o.provider());
+        ConnectOptions plain = parseIdentify("identify", "-a", "127.0.0.1",
+                "-q", "nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-0908-0706-050403020100",
+                "-I", "0f0e0d0c-0b0a-0908-0706-050403020100").fabric.builder(
+                Nqn.parse("nqn.2026-12.io:t")).build();
+        assertEquals("rdma", plain.transport());
+        assertFalse(plain.headerDigest() || plain.dataDigest());
     }
 
     @Test

@@ -107,10 +107,11 @@ class PerfOptionsTest {
 
     @Test
     void aTransportIdOfAnotherTransportIsAUsageLine() {
-        CliRunner.Result r = CliRunner.run("perf", "-r", "trtype:TCP traddr:127.0.0.1 trsvcid:4420");
+        CliRunner.Result r = CliRunner.run("perf", "-r", "trtype:FC traddr:127.0.0.1 trsvcid:4420");
         assertEquals(FailureReport.EXIT_USAGE, r.exitCode());
-        assertEquals("nvmf4j: perf: -r trtype:TCP is not supported: nvmf4j speaks NVMe over RDMA (trtype:RDMA)\n",
-                r.err());
+        assertEquals("nvmf4j: perf: -r trtype:FC is not supported: nvmf4j speaks NVMe over RDMA and TCP "
+                + "(trtype:RDMA, trtype:TCP)\n", r.err());
+        assertEquals("tcp", SpdkTransportId.parse("trtype:TCP traddr:127.0.0.1 trsvcid:4420").trtype());
     }
 
     @Test
