@@ -1,6 +1,8 @@
 package io.nvmf4j.initiator.tcp;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -26,6 +28,16 @@ final class TcpPoller {
     private volatile Thread owner;
     /** Written by whichever of the thread and its claimant polls, never both at once. */
     private long nextTick;
+
+    private static final VarHandle WANTED;
+
+    static {
+        try {
+            WANTED = MethodHandles.lookup().findVarHandle(TcpPoller.class, "wanted", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private TcpPoller(TcpHostQueue queue, TcpConnection connection, PduReceiver receiver, int generation) {
         this.queue = queue;
@@ -105,6 +117,12 @@ final class TcpPoller {
             return false;
         }
         wanted = t;
+        if (owner == t) {
+            // granted between the check above and this request: withdraw it, or the poller would grant it again
+            // after the release and park for good
+            WANTED.compareAndSet(this, t, null);
+            return true;
+        }
         connection.wakeup();
         return false;
     }
@@ -126,6 +144,7 @@ final class TcpPoller {
 
     void release(Thread t) {
         if (owner == t) {
+            WANTED.compareAndSet(this, t, null);
             owner = null;
             LockSupport.unpark(thread);
         }

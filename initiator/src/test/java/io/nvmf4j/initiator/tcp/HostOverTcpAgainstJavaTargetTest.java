@@ -128,6 +128,11 @@ class HostOverTcpAgainstJavaTargetTest {
             ns.read(100, 16, MemorySegment.ofArray(back));
             assertArrayEquals(data, back);
             assertEquals(java.util.List.of(0x04), proxy.hostTermReqs);
+            // the read completes once its queue is back; the controller turns LIVE when all of them are
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (c.state() != ControllerState.LIVE && System.nanoTime() - until < 0) {
+                Thread.sleep(5);
+            }
             assertEquals(ControllerState.LIVE, c.state());
         }
     }
