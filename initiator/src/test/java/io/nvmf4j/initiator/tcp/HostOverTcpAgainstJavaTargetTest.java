@@ -8,8 +8,10 @@ import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.ControllerState;
 import io.nvmf4j.initiator.HostIdentity;
 import io.nvmf4j.initiator.IoBuffer;
+import io.nvmf4j.initiator.IoRequest;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.initiator.QueuePolling;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
@@ -24,7 +26,9 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +37,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The host library over NVMe/TCP against the project's Java target on loopback: connect and identify, writes in
  * the capsule (4 KiB) and by R2T/H2CData (128 KiB, above IOCCSZ), reads by C2HData, data compared; the same with
- * header and data digests; a caller's buffer (zero copy) and the copy path.
+ * header and data digests; a caller's buffer (zero copy) and the copy path; a thread polling the queue itself; a
+ * C2HData out of place.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostOverTcpAgainstJavaTargetTest {
@@ -135,6 +140,56 @@ class HostOverTcpAgainstJavaTargetTest {
             }
             assertEquals(ControllerState.LIVE, c.state());
         }
+    }
+
+    /**
+     * A thread that polls the queue itself (QueuePolling) over TCP: its submissions' handlers run on it, and once it
+     * gives the queue back the completion thread serves it again.
+     */
+    @Test
+    void aClaimingThreadPollsTheSocketAndGivesTheQueueBack() throws Exception {
+        try (NvmeController c = connect(false)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            IoBuffer buf = c.allocateBuffer(2 * 65536);
+            byte[] data = random(65536, 8);
+            MemorySegment.copy(MemorySegment.ofArray(data), 0, buf.segment(), 0, data.length);
+            QueuePolling polling = c.queuePolling(0);
+            AtomicReference<String> ranOn = new AtomicReference<>();
+            IoRequest r = new IoRequest((req, error) -> ranOn.set(error == null ? Thread.currentThread().getName()
+                    : error.toString()));
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            Thread.ofPlatform().name("own-loop").start(() -> {
+                try {
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (!polling.claim()) {
+                        assertTrue(System.nanoTime() - until < 0, "claim not granted");
+                        Thread.onSpinWait();
+                    }
+                    for (int round = 0; round < 20; round++) {
+                        ns.submit(r.write(128L * round, 128, buf, 0));     // 64 KiB: by R2T
+                        assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
+                        ns.submit(r.read(128L * round, 128, buf, 65536));
+                        assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
+                        assertEquals(-1, buf.segment().asSlice(0, 65536).mismatch(buf.segment().asSlice(65536, 65536)));
+                    }
+                    polling.release();
+                    done.complete(null);
+                } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                }
+            });
+            done.get(60, TimeUnit.SECONDS);
+            writeAndReadBack(ns, 0, 8192, 9); // the completion thread again
+        }
+    }
+
+    private static String pollUntilDone(QueuePolling polling, AtomicReference<String> ranOn, long until) {
+        String thread;
+        while ((thread = ranOn.getAndSet(null)) == null) {
+            assertTrue(System.nanoTime() - until < 0, "no completion polled");
+            assertTrue(polling.poll() >= 0, "the claiming thread lost the queue");
+        }
+        return thread;
     }
 
     private static void writeAndReadBack(Namespace ns, long slba, int bytes, long seed) throws Exception {
