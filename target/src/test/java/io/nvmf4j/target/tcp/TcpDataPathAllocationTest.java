@@ -12,15 +12,16 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The TCP transport's steady-state data path allocates nothing per command, as the RDMA transport's: a raw host
  * drives thousands of 4 KiB in-capsule Writes, R2T'd Writes (R2T + H2CData) and Reads (C2HData + CapsuleResp), and
  * Flushes, at a real target on 127.0.0.1, and the bytes the poll-group thread allocated over the measured windows
  * ({@code com.sun.management.ThreadMXBean#getThreadAllocatedBytes}) must stay under a small fixed bound, far below
- * one object per command. The spin budget outlasts a command's round trip, so the poll thread polls its sockets
- * and never blocks in its selector (the loaded target's path).
+ * one object per command. Once with metrics and a spin budget that outlasts a command's round trip (the poll
+ * thread polls its sockets and never blocks: the loaded target's path), once without metrics and no spin budget
+ * (it blocks in its selector between commands and is woken by each: the idle-to-busy path).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TcpDataPathAllocationTest {
@@ -35,13 +36,15 @@ class TcpDataPathAllocationTest {
     /** A counter read and JIT noise; one 16-byte object per command would be ~32 KB over the windows. */
     private static final long SLACK_BYTES = 4096;
 
-    @ParameterizedTest(name = "metrics {0}")
-    @ValueSource(booleans = {false, true})
-    void writesReadsAndFlushesAllocateNothingPerCommandOnThePollThread(boolean withMetrics) throws Exception {
+    @ParameterizedTest(name = "metrics {0}, spin budget {1} µs")
+    @CsvSource({"true, 200000", "false, 0"})
+    void writesReadsAndFlushesAllocateNothingPerCommandOnThePollThread(boolean withMetrics, long spinMicros)
+            throws Exception {
         THREADS.setThreadAllocatedMemoryEnabled(true);
         TransportObserver observer = withMetrics ? new TargetMetrics(new SimpleMeterRegistry())
                 : TransportObserver.NONE;
-        TcpTransportOptions options = TcpTargetFixture.options().spinBudget(Duration.ofMillis(200)).build();
+        TcpTransportOptions options = TcpTargetFixture.options().spinBudget(Duration.ofNanos(spinMicros * 1000))
+                .build();
         try (TcpTargetFixture f = new TcpTargetFixture(options, observer);
              var _ = f.adminHost(false, false);
              RawTcpHost io = f.ioHost(false, false)) {
