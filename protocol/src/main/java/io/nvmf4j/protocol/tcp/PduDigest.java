@@ -3,6 +3,7 @@ package io.nvmf4j.protocol.tcp;
 import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -11,23 +12,40 @@ import java.util.zip.CRC32C;
  * {@code nvme_tcp_ddgst_final()}). The JDK's {@link CRC32C} is the same function, with the CPU's CRC32 instruction
  * behind it.
  *
- * <p>Called per PDU on a poll thread: over native memory and byte arrays the checksum object and the buffer view
- * do not outlive the call, so the JIT's escape analysis removes them once the method is compiled (no allocation in
- * steady state). Only a segment over another kind of array (a {@code long[]}) is copied to bytes first.
+ * <p>The static methods take any segment, but cut a slice and a buffer view per call. A data path digests through
+ * an instance ({@link #compute(ByteBuffer, int, int)}): one checksum object per connection, reset per PDU, over
+ * the connection's own direct buffers, so a digested PDU allocates nothing. Not thread-safe: one owner thread.
  */
 public final class PduDigest {
-    private PduDigest() {
+    private final CRC32C crc = new CRC32C();
+
+    /** A digest for one connection's poll thread. */
+    public PduDigest() {
+    }
+
+    /**
+     * The digest of {@code length} bytes of {@code buffer} at {@code offset}; the buffer's position and limit are
+     * as they were afterwards.
+     */
+    public int compute(ByteBuffer buffer, int offset, int length) {
+        int position = buffer.position();
+        int limit = buffer.limit();
+        buffer.limit(offset + length).position(offset);
+        crc.reset();
+        crc.update(buffer);
+        buffer.limit(limit).position(position);
+        return (int) crc.getValue();
     }
 
     /** The digest of {@code length} bytes of {@code s} at {@code offset}. */
     public static int compute(MemorySegment s, long offset, long length) {
         CRC32C crc = new CRC32C();
         MemorySegment part = s.asSlice(offset, length);
-        java.nio.ByteBuffer view;
+        ByteBuffer view;
         try {
             view = part.asByteBuffer();
         } catch (UnsupportedOperationException notBytes) {
-            view = java.nio.ByteBuffer.wrap(part.toArray(ValueLayout.JAVA_BYTE));
+            view = ByteBuffer.wrap(part.toArray(ValueLayout.JAVA_BYTE));
         }
         crc.update(view);
         return (int) crc.getValue();

@@ -59,4 +59,21 @@ class PduDigestTest {
             assertEquals(expected, PduDigest.compute(nativeCopy.asReadOnly(), 3, 32));
         }
     }
+
+    @Test
+    void anInstanceDigestsPartOfABufferAndLeavesItsPositionAndLimit() {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(64);
+        for (int i = 0; i < 64; i++) {
+            b.put(i, (byte) (i - 5));
+        }
+        b.limit(50).position(7);
+        PduDigest digest = new PduDigest();
+        int expected = PduDigest.compute(MemorySegment.ofBuffer(b.duplicate().clear()), 5, 32);
+        assertEquals(expected, digest.compute(b, 5, 32));
+        assertEquals(expected, digest.compute(b, 5, 32), "reset between PDUs");
+        assertEquals(7, b.position());
+        assertEquals(50, b.limit());
+        byte[] zeros = new byte[32];
+        assertEquals(0x8A9136AA, digest.compute(java.nio.ByteBuffer.wrap(zeros), 0, 32), "RFC 3720 B.4");
+    }
 }

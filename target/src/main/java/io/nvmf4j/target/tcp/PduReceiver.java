@@ -4,7 +4,6 @@ import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.tcp.FatalErrorStatus;
 import io.nvmf4j.protocol.tcp.IcReq;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
-import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
@@ -115,7 +114,7 @@ final class PduReceiver {
                 }
             }
             case DATA_DIGEST -> {
-                int expected = PduDigest.compute(data.memory, dataFrom, dataTo - dataFrom);
+                int expected = queue.digest.compute(data.view, (int) dataFrom, (int) (dataTo - dataFrom));
                 if ((int) Wire.u32(digest, 0) != expected) {
                     stop();
                     queue.dataDigestError(type);
@@ -185,7 +184,8 @@ final class PduReceiver {
             queue.hostTerminated(header.asSlice(0, headerBytes));
             return false;
         }
-        if (n.headerDigest() && !PduDigest.matches(header, 0, type.headerLength())) {
+        if (n.headerDigest()
+                && (int) Wire.u32(header, type.headerLength()) != queue.digest.compute(headerView, 0, type.headerLength())) {
             // nvmet_tcp_verify_hdgst(); FEI is not used with FES 03h
             fatal(new TermCause(FatalErrorStatus.HEADER_DIGEST_ERROR, 0, type + " header digest mismatch"),
                     headerLength);

@@ -4,7 +4,6 @@ import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.tcp.CapsulePdu;
 import io.nvmf4j.protocol.tcp.DataPdu;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
-import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermReq;
@@ -27,7 +26,7 @@ final class TcpPdus {
     static void r2t(TcpRequest r, NegotiatedParameters n) {
         long plen = DataPdu.writeR2t(r.r2t, n, r.sqe.cid(), r.tag, 0, r.transferLength);
         if (n.headerDigest()) {
-            PduDigest.write(r.r2t, 0, PduType.R2T.headerLength());
+            headerDigest(r, r.r2t, r.r2tView, PduType.R2T);
         }
         r.txCount = 0;
         r.send(r.r2tView, 0, plen);
@@ -47,19 +46,19 @@ final class TcpPdus {
             var _ = DataPdu.writeData(r.dataHeader, PduType.C2H_DATA, n, PduHeader.FLAG_LAST_PDU, r.sqe.cid(), 0,
                     0, r.transferLength);
             if (n.headerDigest()) {
-                PduDigest.write(r.dataHeader, 0, PduType.C2H_DATA.headerLength());
+                headerDigest(r, r.dataHeader, r.dataHeaderView, PduType.C2H_DATA);
             }
             r.send(r.dataHeaderView, 0, pdo);
             r.send(r.block.view, 0, r.transferLength);
             if (n.dataDigest()) {
-                Wire.u32(r.dataDigest, 0, Integer.toUnsignedLong(PduDigest.compute(r.block.memory, 0,
+                Wire.u32(r.dataDigest, 0, Integer.toUnsignedLong(r.queue.digest.compute(r.block.view, 0,
                         r.transferLength)));
                 r.send(r.dataDigestView, 0, PduHeader.DIGEST_LENGTH);
             }
         }
         long plen = CapsulePdu.writeResponseHeader(r.response, n);
         if (n.headerDigest()) {
-            PduDigest.write(r.response, 0, PduType.CAPSULE_RESP.headerLength());
+            headerDigest(r, r.response, r.responseView, PduType.CAPSULE_RESP);
         }
         r.send(r.responseView, 0, plen);
     }
@@ -95,5 +94,11 @@ final class TcpPdus {
         } catch (RuntimeException e) {
             return "host sent an H2CTermReq (" + e.getMessage() + ")";
         }
+    }
+
+    /** HDGST after the header of {@code type} in {@code pdu} (whose buffer view is {@code view}). */
+    private static void headerDigest(TcpRequest r, MemorySegment pdu, ByteBuffer view, PduType type) {
+        int length = type.headerLength();
+        Wire.u32(pdu, length, Integer.toUnsignedLong(r.queue.digest.compute(view, 0, length)));
     }
 }

@@ -9,6 +9,7 @@ import io.nvmf4j.protocol.tcp.FatalErrorStatus;
 import io.nvmf4j.protocol.tcp.IcReq;
 import io.nvmf4j.protocol.tcp.IcResp;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
@@ -55,6 +56,8 @@ final class TcpQueue implements TransportQueue {
     final SubmissionQueue sq;
     final InetSocketAddress remote;
     final InetSocketAddress local;
+    /** The connection's CRC32C for header and data digests (poll thread only; nothing allocated per PDU). */
+    final PduDigest digest = new PduDigest();
     private final PduReceiver receiver;
     private final TransmitQueue transmit;
     private final RequestSlots slots;

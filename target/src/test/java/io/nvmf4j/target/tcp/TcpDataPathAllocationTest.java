@@ -36,10 +36,10 @@ class TcpDataPathAllocationTest {
     /** A counter read and JIT noise; one 16-byte object per command would be ~32 KB over the windows. */
     private static final long SLACK_BYTES = 4096;
 
-    @ParameterizedTest(name = "metrics {0}, spin budget {1} µs")
-    @CsvSource({"true, 200000", "false, 0"})
-    void writesReadsAndFlushesAllocateNothingPerCommandOnThePollThread(boolean withMetrics, long spinMicros)
-            throws Exception {
+    @ParameterizedTest(name = "metrics {0}, spin budget {1} µs, digests {2}")
+    @CsvSource({"true, 200000, false", "false, 0, false", "false, 200000, true"})
+    void writesReadsAndFlushesAllocateNothingPerCommandOnThePollThread(boolean withMetrics, long spinMicros,
+            boolean digests) throws Exception {
         THREADS.setThreadAllocatedMemoryEnabled(true);
         TransportObserver observer = withMetrics ? new TargetMetrics(new SimpleMeterRegistry())
                 : TransportObserver.NONE;
@@ -47,7 +47,7 @@ class TcpDataPathAllocationTest {
                 .build();
         try (TcpTargetFixture f = new TcpTargetFixture(options, observer);
              var _ = f.adminHost(false, false);
-             RawTcpHost io = f.ioHost(false, false)) {
+             RawTcpHost io = f.ioHost(digests, digests)) {
             long[] ids = f.transport.pollThreadIds();
             StringBuilder warmup = new StringBuilder();
             long deadline = System.nanoTime() + WARMUP_LIMIT.toNanos();
