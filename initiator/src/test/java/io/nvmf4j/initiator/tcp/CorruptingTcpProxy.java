@@ -11,20 +11,25 @@ import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy between the host and a real NVMe/TCP controller that passes PDUs through whole, and, once armed,
  * shifts the DATAO of the next C2HData PDU the controller sends by one block: the host must refuse it. It records
- * the PDU types the host sends, to see the H2CTermReq.
+ * the PDU types the host sends, to see the H2CTermReq. It can also drop the next CapsuleResp (a command the
+ * controller never answers).
  */
 final class CorruptingTcpProxy implements AutoCloseable {
 
     private static final int C2H_DATA = 0x07;
     private static final int H2C_TERM_REQ = 0x02;
+    private static final int CAPSULE_CMD = 0x04;
+    private static final int CAPSULE_RESP = 0x05;
 
     private final ServerSocket server;
     private final InetSocketAddress controller;
     private final AtomicBoolean armed = new AtomicBoolean();
+    private final AtomicBoolean dropResponse = new AtomicBoolean();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     /** FES of each H2CTermReq the host sent. */
     final List<Integer> hostTermReqs = new CopyOnWriteArrayList<>();
@@ -44,6 +49,11 @@ final class CorruptingTcpProxy implements AutoCloseable {
         armed.set(true);
     }
 
+    /** The next CapsuleResp on an I/O queue never reaches the host. */
+    void dropNextResponse() {
+        dropResponse.set(true);
+    }
+
     private void accept() {
         while (!server.isClosed()) {
             try {
@@ -53,8 +63,9 @@ final class CorruptingTcpProxy implements AutoCloseable {
                 target.setTcpNoDelay(true);
                 sockets.add(host);
                 sockets.add(target);
-                Thread.ofPlatform().daemon().start(() -> pump(host, target, true));
-                Thread.ofPlatform().daemon().start(() -> pump(target, host, false));
+                AtomicInteger qid = new AtomicInteger(-1); // the queue the connection carries, from its Connect
+                Thread.ofPlatform().daemon().start(() -> pump(host, target, true, qid));
+                Thread.ofPlatform().daemon().start(() -> pump(target, host, false, qid));
             } catch (IOException e) {
                 return;
             }
@@ -62,7 +73,7 @@ final class CorruptingTcpProxy implements AutoCloseable {
     }
 
     /** Copies PDU by PDU (common header, then the rest of PLEN). */
-    private void pump(Socket from, Socket to, boolean fromHost) {
+    private void pump(Socket from, Socket to, boolean fromHost, AtomicInteger qid) {
         try (InputStream rawIn = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             DataInputStream in = new DataInputStream(rawIn);
             byte[] ch = new byte[8];
@@ -77,6 +88,12 @@ final class CorruptingTcpProxy implements AutoCloseable {
                 }
                 if (!fromHost && type == C2H_DATA && armed.compareAndSet(true, false)) {
                     rest[5] = (byte) (rest[5] + 2); // DATAO (bytes 12..15, little-endian) + 512
+                }
+                if (fromHost && type == CAPSULE_CMD && (rest[0] & 0xFF) == 0x7F && rest[4] == 0x01) {
+                    qid.compareAndSet(-1, (rest[42] & 0xFF) | (rest[43] & 0xFF) << 8); // Connect: CDW10 31:16
+                }
+                if (!fromHost && type == CAPSULE_RESP && qid.get() > 0 && dropResponse.compareAndSet(true, false)) {
+                    continue;
                 }
                 out.write(ch);
                 out.write(rest);

@@ -2,6 +2,8 @@ package io.nvmf4j.initiator.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.initiator.ConnectOptions;
@@ -11,6 +13,8 @@ import io.nvmf4j.initiator.IoBuffer;
 import io.nvmf4j.initiator.IoRequest;
 import io.nvmf4j.initiator.Namespace;
 import io.nvmf4j.initiator.NvmeController;
+import io.nvmf4j.initiator.NvmfException;
+import io.nvmf4j.initiator.NvmfTimeoutException;
 import io.nvmf4j.initiator.QueuePolling;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.target.NvmeTarget;
@@ -139,6 +143,27 @@ class HostOverTcpAgainstJavaTargetTest {
                 Thread.sleep(5);
             }
             assertEquals(ControllerState.LIVE, c.state());
+        }
+    }
+
+    /**
+     * A command whose CapsuleResp never arrives fails after the command timeout with NvmfTimeoutException, as over
+     * RDMA; the queue reconnects and the next I/O goes through.
+     */
+    @Test
+    void aCommandWithoutResponseTimesOutAndTheQueueReconnects() throws Exception {
+        try (CorruptingTcpProxy proxy = new CorruptingTcpProxy(address);
+             NvmeController c = NvmeController.connect(ConnectOptions.builder(proxy.address(), SUBNQN).host(host)
+                     .transport("tcp").ioQueues(1).queueSize(16).keepAliveTimeout(Duration.ZERO)
+                     .reconnectDelay(Duration.ofMillis(100)).commandTimeout(Duration.ofSeconds(1)).build())) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            proxy.dropNextResponse();
+            long start = System.nanoTime();
+            NvmfException e = assertThrows(NvmfException.class,
+                    () -> ns.write(0, 8, MemorySegment.ofArray(new byte[4096])));
+            assertInstanceOf(NvmfTimeoutException.class, e, e.toString());
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(900), "failed before the timeout");
+            writeAndReadBack(ns, 16, 8192, 10);
         }
     }
 
