@@ -24,7 +24,8 @@ import java.util.Objects;
  * @param ctrlLossTimeout   {@code -l/--ctrl-loss-tmo}: how long to keep reconnecting before failing all I/O;
  *                          negative: forever (Linux -1)
  * @param reconnectDelay    {@code -c/--reconnect-delay}: pause between reconnect attempts
- * @param connectTimeout    bound on one RDMA connection setup (absent or silent targets fail within it)
+ * @param connectTimeout    bound on one connection setup, RDMA or TCP with ICReq/ICResp (absent or silent targets
+ *                          fail within it)
  * @param commandTimeout    bound on one command (admin or I/O); on expiry the controller is reset like Linux does
  * @param spinBudget        how long a queue's completion loop busy-polls before it blocks (docs/ARCHITECTURE.md)
  * @param inCapsuleData     send small writes inside the command capsule when the controller offers it
