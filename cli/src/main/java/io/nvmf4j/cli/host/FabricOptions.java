@@ -87,10 +87,16 @@ public abstract class FabricOptions {
 
     /** traddr:trsvcid as the user wrote them (for messages: no resolver output, no leading slash). */
     public String endpoint() {
-        if (traddr.indexOf(',') >= 0) {
-            return traddr; // a path list (see pathAddresses), as given
+        if (traddr.indexOf(',') >= 0 || traddr.contains("]:") || hasOnePort(traddr)) {
+            return traddr; // a path list or an address with its port (see pathAddresses), as given
         }
         return (traddr.indexOf(':') >= 0 ? "[" + traddr + "]" : traddr) + ":" + trsvcid;
+    }
+
+    /** ADDR:PORT with exactly one colon: an IPv4 address or a name with its port (an IPv6 address has more). */
+    private static boolean hasOnePort(String entry) {
+        int colon = entry.indexOf(':');
+        return colon > 0 && colon == entry.lastIndexOf(':');
     }
 
     public InetSocketAddress address() {
@@ -98,14 +104,8 @@ public abstract class FabricOptions {
             throw new UsageProblem("transport '" + transport + "' is not supported: nvmf4j speaks NVMe over RDMA "
                     + "and TCP (-t rdma, -t tcp)");
         }
-        if (traddr.indexOf(',') >= 0) {
-            return pathAddresses().getFirst(); // a path list: discovery and single-path uses take the first
-        }
-        int port = trsvcid;
-        if (port < 1 || port > 65535) {
-            throw new UsageProblem("trsvcid " + port + " is not a port number");
-        }
-        return resolved(traddr, port);
+        // one address, ADDR:PORT, or a path list (discovery and single-path uses take the first)
+        return pathAddresses().getFirst();
     }
 
     /**
@@ -143,7 +143,7 @@ public abstract class FabricOptions {
                 if (close + 1 < e.length()) {
                     port = parsePort(e, e.substring(close + 2));
                 }
-            } else if (colon > 0 && colon == e.indexOf(':')) { // exactly one colon: IPv4 or name with a port
+            } else if (hasOnePort(e)) {
                 host = e.substring(0, colon);
                 port = parsePort(e, e.substring(colon + 1));
             }

@@ -38,6 +38,19 @@ class PathListParsingTest {
     }
 
     @Test
+    void oneAddressWithItsOwnPortIsThatPathForEveryUse() {
+        FabricOptions f = fabric("identify", "-a", "127.0.0.1:4430", "-s", "4421");
+        assertEquals(new InetSocketAddress("127.0.0.1", 4430), f.address());
+        assertEquals("127.0.0.1:4430", f.endpoint());
+        FabricOptions v6 = fabric("identify", "-a", "[::1]:4431");
+        assertEquals(new InetSocketAddress("::1", 4431), v6.address());
+        assertEquals("[::1]:4431", v6.endpoint());
+        FabricOptions bare = fabric("identify", "-a", "::1", "-s", "4421");
+        assertEquals(new InetSocketAddress("::1", 4421), bare.address(), "an IPv6 address alone takes -s");
+        assertEquals("[::1]:4421", bare.endpoint());
+    }
+
+    @Test
     void aBadEntryIsAUsageProblemNamingIt() {
         UsageProblem p = assertThrows(UsageProblem.class,
                 () -> fabric("identify", "-a", "127.0.0.1:44x,127.0.0.2").pathAddresses());
