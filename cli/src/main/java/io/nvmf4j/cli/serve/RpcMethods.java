@@ -64,9 +64,9 @@ public final class RpcMethods {
         m.put("nvmf_subsystem_remove_host", "nqn host");
         m.put("nvmf_subsystem_allow_any_host", "nqn allow_any_host");
         m.put("nvmf4j_subsystem_set_attr", "nqn name value");
-        m.put("nvmf_subsystem_add_listener", "nqn (portid | traddr trsvcid [adrfam])");
-        m.put("nvmf_subsystem_remove_listener", "nqn (portid | traddr trsvcid)");
-        m.put("nvmf_subsystem_listener_set_ana_state", "nqn (portid | traddr trsvcid) ana_state [anagrpid]");
+        m.put("nvmf_subsystem_add_listener", "nqn (portid | traddr trsvcid [adrfam] [trtype])");
+        m.put("nvmf_subsystem_remove_listener", "nqn (portid | traddr trsvcid [trtype])");
+        m.put("nvmf_subsystem_listener_set_ana_state", "nqn (portid | traddr trsvcid [trtype]) ana_state [anagrpid]");
         m.put("nvmf4j_get_ports", "");
         m.put("nvmf4j_add_port", "traddr trsvcid [portid] [adrfam] [trtype]");
         m.put("nvmf4j_remove_port", "portid");
