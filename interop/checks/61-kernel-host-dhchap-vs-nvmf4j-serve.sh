@@ -1,16 +1,22 @@
 # DH-HMAC-CHAP, the Linux kernel as host against `nvmf4j serve --config` (an nvmetcli file whose host has
-# hosts[].dhchap): `nvme connect -t rdma --dhchap-secret=... [--dhchap-ctrl-secret=...]` for every hash with the
-# null, ffdhe2048 and ffdhe8192 groups, uni- and bidirectional alternating (the file's hash/dhgroup name the one
-# the target accepts; SIGHUP applies each round's file), 1 MiB dd read back each time, fio crc32c verify on the last;
-# then a wrong key, no key and a wrong controller key are refused by the kernel's connect and logged by nvmf4j.
+# hosts[].dhchap, served on an RDMA and a TCP port): `nvme connect -t rdma|tcp --dhchap-secret=...
+# [--dhchap-ctrl-secret=...]` for every hash with the null, ffdhe2048 and ffdhe8192 groups, uni- and bidirectional
+# alternating, RDMA and TCP alternating (the file's hash/dhgroup name the one the target accepts; SIGHUP applies
+# each round's file), 1 MiB dd read back each time, fio crc32c verify on the last; then a wrong key, no key and a
+# wrong controller key are refused by the kernel's connect over RDMA, and a wrong key over TCP, and logged by
+# nvmf4j.
 # The host keys are made by `nvmf4j gen-dhchap-key` and used by Linux (the other half of check 52's key exchange).
 # Needs the 6.12 guest kernel (CONFIG_NVME_HOST_AUTH): LAB_KERNEL=6.12 interop/run dhchap
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=900
 DH_HASHES="hmac(sha256) hmac(sha384) hmac(sha512)"
 DH_GROUPS="null ffdhe2048 ffdhe8192"
+# the rounds over TCP, one per hash, each group once, both directions: sha256/ffdhe2048 bidirectional,
+# sha384/ffdhe8192 bidirectional, sha512/null unidirectional
+DH_TCP_ROUNDS="1 5 6"
 
-# dh_config FILE PORT IMG HOSTNQN HASH GROUP KEY CTRLKEY: the nvmetcli file for one round
+# dh_config FILE PORT IMG HOSTNQN HASH GROUP KEY CTRLKEY: the nvmetcli file for one round (PORT is the RDMA
+# port; the TCP port is DH_TCP_PORT)
 dh_config() {
   cat > "$1" <<JSON
 {
@@ -29,6 +35,12 @@ dh_config() {
     {
       "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "treq": "not specified", "trsvcid": "$2", "trtype": "rdma"},
       "portid": 1,
+      "subsystems": ["$KH_SUBNQN"]
+    },
+    {
+      "addr": {"adrfam": "ipv4", "traddr": "127.0.0.1", "treq": "not specified", "trsvcid": "$DH_TCP_PORT",
+               "trtype": "tcp"},
+      "portid": 2,
       "subsystems": ["$KH_SUBNQN"]
     }
   ],
@@ -65,6 +77,8 @@ host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
   local port img cfg rc=0 rn=0 h g hid key ctrl bidi
   port=$(free_port); img=$(kh_image 64); cfg=$SYNC/config.json
+  DH_TCP_PORT=$(free_port)
+  while [ "$DH_TCP_PORT" = "$port" ]; do DH_TCP_PORT=$(free_port); done
   cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
   declare -A KEY
   for hid in 1 2 3; do   # one host key per hash, made by nvmf4j (transformed with the host NQN, as nvme-cli)
@@ -77,15 +91,17 @@ host_part() {
     hid=$(( $(echo "$DH_HASHES" | tr ' ' '\n' | grep -n -F "$h" | cut -d: -f1) ))
     for g in $DH_GROUPS; do
       bidi=$((rn % 2)); ctrl=""; [ $bidi = 1 ] && ctrl=$CTRL
+      local tr=rdma tp=$port
+      case " $DH_TCP_ROUNDS " in *" $rn "*) tr=tcp; tp=$DH_TCP_PORT ;; esac
       dh_config "$cfg" "$port" "$img" "$KH_HOSTNQN" "$h" "$g" "${KEY[$hid]}" "$ctrl"
       if [ $rn = 0 ]; then
         kh_start_serve "$port" --config "$cfg" --rpc-socket "$SYNC/nvmf4j.sock" || return 1
       else
         dh_reload || { rc=1; break 2; }
       fi
-      signal "round-$rn" "$port $KH_SUBNQN $KH_HOSTNQN $h $g ${KEY[$hid]} ${ctrl:--}"
+      signal "round-$rn" "$tr $tp $KH_SUBNQN $KH_HOSTNQN $h $g ${KEY[$hid]} ${ctrl:--}"
       local r; r=$(kh_await "done-$rn" 240) || { rc=1; break 2; }
-      note "round $rn: $h $g $([ $bidi = 1 ] && echo bidirectional || echo unidirectional): $r"
+      note "round $rn: $tr $h $g $([ $bidi = 1 ] && echo bidirectional || echo unidirectional): $r"
       [ "$r" = ok ] || rc=1
       rn=$((rn + 1))
     done
@@ -93,7 +109,7 @@ host_part() {
   if [ $rc = 0 ]; then   # refusals, with the sha256/null file and a controller key
     dh_config "$cfg" "$port" "$img" "$KH_HOSTNQN" "hmac(sha256)" null "${KEY[1]}" "$CTRL"
     dh_reload || rc=1
-    signal refusals "$port $KH_SUBNQN $KH_HOSTNQN ${KEY[1]} $CTRL $WRONG"
+    signal refusals "$port $DH_TCP_PORT $KH_SUBNQN $KH_HOSTNQN ${KEY[1]} $CTRL $WRONG"
     local r; r=$(kh_await refusals-done 300) || rc=1
     note "refusals: $r"
     [ "$r" = ok ] || rc=1
@@ -109,14 +125,16 @@ host_part() {
 }
 
 guest_part() {
-  local rn=0 t port subnqn hostnqn h g key ctrl rc=0
+  local rn=0 t tr port subnqn hostnqn h g key ctrl rc=0
   modprobe nvme-rdma || return 1
+  modprobe nvme-tcp || return 1
   while [ $rn -lt 9 ]; do
     t=$(await "round-$rn" 240) || return 1
-    read -r port subnqn hostnqn h g key ctrl <<< "$t"
+    read -r tr port subnqn hostnqn h g key ctrl <<< "$t"
     . "$SYNC/kernel-host-lib.sh"
     local args=(--dhchap-secret="$key"); [ "$ctrl" != - ] && args+=(--dhchap-ctrl-secret="$ctrl")
-    if kh_connect "$port" "$subnqn" "$hostnqn" "${args[@]}"; then
+    if kh_connect_over "$tr" "$port" "$subnqn" "$hostnqn" "${args[@]}"; then
+      [ "$(cat "/sys/class/nvme/${KH_CTRL#/dev/}/transport")" = "$tr" ] || { note "FAIL: not over $tr"; rc=1; }
       local dev=$KH_DEV ok=ok
       head -c $((1 << 20)) /dev/urandom > /tmp/d.bin
       dd if=/tmp/d.bin of="$dev" bs=64k seek=$((rn * 16)) oflag=direct status=none &&
@@ -137,17 +155,18 @@ guest_part() {
     rn=$((rn + 1))
   done
   t=$(await refusals 120) || return 1
-  local right ctrl wrong out=ok
-  read -r port subnqn hostnqn right ctrl wrong <<< "$t"
+  local right ctrl wrong tcpport out=ok
+  read -r port tcpport subnqn hostnqn right ctrl wrong <<< "$t"
   . "$SYNC/kernel-host-lib.sh"
-  for case in wrong-key no-key wrong-ctrl-key; do
-    local args=()
+  for case in wrong-key no-key wrong-ctrl-key wrong-key-over-tcp; do
+    local args=() tr=rdma p=$port
     case $case in
       wrong-key) args=(--dhchap-secret="$wrong") ;;
       no-key) args=() ;;
       wrong-ctrl-key) args=(--dhchap-secret="$right" --dhchap-ctrl-secret="$wrong") ;;
+      wrong-key-over-tcp) args=(--dhchap-secret="$wrong"); tr=tcp; p=$tcpport ;;
     esac
-    if timeout 90 nvme connect -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" --hostnqn="$hostnqn" \
+    if timeout 90 nvme connect -t $tr -a "$HOST_FROM_GUEST" -s "$p" -n "$subnqn" --hostnqn="$hostnqn" \
           "${args[@]}" > /tmp/c.log 2>&1; then
       note "FAIL: $case: the connect succeeded"; cat /tmp/c.log; nvme disconnect -n "$subnqn"; out=accepted-$case
     else

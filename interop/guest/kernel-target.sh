@@ -40,6 +40,21 @@ kt_setup() {
   dmesg | grep -iE 'nvmet' | tail -3
 }
 
+# kt_switch_trtype TRTYPE: port 1 over TRTYPE from now on (nvmet takes a new addr_trtype only on a disabled port:
+# the subsystem link is removed first, which disables it, and made again, which enables it over the new type).
+kt_switch_trtype() {
+  local port=$KT_CFG/ports/1 i
+  [ "$(cat "$port/addr_trtype")" = "$1" ] && return 0
+  modprobe "nvmet-$1" || return 1
+  rm -f "$port/subsystems/$KT_NQN" && echo "$1" > "$port/addr_trtype" &&
+    ln -s "$KT_CFG/subsystems/$KT_NQN" "$port/subsystems/$KT_NQN" || { note "kt_switch_trtype $1 failed"; return 1; }
+  KT_TRTYPE=$1
+  for i in $(seq 50); do
+    ss -ltn 2>/dev/null | grep -q "$GUEST_IP:4420 " && break; sleep 0.2
+  done
+  note "kernel target: port 1 now $1 $GUEST_IP:4420"
+}
+
 # kt_teardown: undo kt_setup (the link first: nvmet refuses to remove a port in use).
 kt_teardown() {
   local sub=$KT_CFG/subsystems/$KT_NQN port=$KT_CFG/ports/1 loop
