@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
-"""SPDK's NVMe/TCP target and spdk_nvme_perf beside nvmf4j (serve --ram 1G + perf over softiwarp), one run.
+"""SPDK's NVMe/TCP target and spdk_nvme_perf beside nvmf4j (softiwarp and NVMe/TCP) and the two crossed, one run.
 
-  bench/spdk.sh --spdk DIR [--rounds 3] [--seconds 8] [--ramp 2] [--json FILE] [--html FILE] [--only REGEX]
+  bench/spdk.sh --spdk DIR [--sides LIST] [--rounds 3] [--seconds 8] [--ramp 2] [--json FILE] [--html FILE]
+                [--only REGEX]
 
 DIR is an SPDK build made by bench/spdk-build.sh (build/bin/nvmf_tgt, build/bin/spdk_nvme_perf, scripts/rpc.py).
-Each round measures the same seven workloads on three sides, in alternating order (round 2 reverses round 1's):
-  * SPDK: nvmf_tgt on core 0 (-m 0x1, --no-huge), TCP transport, a 1 GiB malloc bdev of 512-byte blocks written
+Each round measures the same seven workloads on every side of --sides (comma-separated; default all), in a
+fixed order that alternates (round 2 reverses round 1's); the sides and the targets they share are in SIDES and
+TARGETS below:
+  * spdk: nvmf_tgt on core 0 (-m 0x1, --no-huge), TCP transport, a 1 GiB malloc bdev of 512-byte blocks written
     whole once before the first round; spdk_nvme_perf on core 1 (-c 0x2, --no-huge) over 127.0.0.1;
-  * nvmf4j pinned: `nvmf4j serve --ram 1G` under `taskset -c 0`, `nvmf4j perf` under `taskset -c 1`;
-  * nvmf4j unpinned: the same without taskset.
-Only the side being measured runs: the others' targets are stopped with SIGSTOP (SPDK's reactor busy-polls a
-whole core even when idle) and resumed with SIGCONT for their turn.
+  * nvmf4j-pinned: `nvmf4j serve --ram 1G` (softiwarp) under `taskset -c 0`, `nvmf4j perf` under `taskset -c 1`;
+  * nvmf4j-unpinned: the same without taskset;
+  * nvmf4j-tcp-pinned: `nvmf4j serve -t tcp --ram 1G` under `taskset -c 0`, `nvmf4j perf --transport tcp`
+    under `taskset -c 1`: NVMe/TCP on both ends, as the spdk side;
+  * spdk-perf-to-nvmf4j-tcp: spdk_nvme_perf on core 1 against that same nvmf4j serve -t tcp;
+  * nvmf4j-tcp-to-spdk: nvmf4j perf --transport tcp on core 1 against that same nvmf_tgt.
+Only the target being measured runs: the others are stopped with SIGSTOP (SPDK's reactor busy-polls a whole
+core even when idle) and resumed with SIGCONT for their turn.
 Figures: 4 KiB randread QD1 p50/p99/p99.9; 4 KiB randread and randwrite QD32 IOPS, over 1 and over 2 I/O queues
 (the 2-queue rows: 32 outstanding in total, see WORKLOADS); 128 KiB sequential read and write QD8 MB/s (10^6
 bytes); target CPU seconds per million I/Os (utime + stime of the target process from
-/proc/PID/stat). The table gives the median of the rounds per figure and ratio = nvmf4j / SPDK.
+/proc/PID/stat). The table gives the median of the rounds per figure and, for every side but spdk, its ratio to
+spdk (side / spdk).
 """
 import argparse
 import datetime
@@ -27,6 +35,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -50,7 +59,6 @@ WORKLOADS = [
     ("qd32-2q-randread-4k", 32, 4096, "randread", 2),
     ("qd32-2q-randwrite-4k", 32, 4096, "randwrite", 2),
 ]
-SIDES = ["spdk", "nvmf4j-pinned", "nvmf4j-unpinned"]
 
 
 # what log lines start with; a script that imports this module for its parts sets its own name
@@ -125,6 +133,7 @@ class Spdk:
     def __init__(self, d, port, bdev=MALLOC_BDEV, logname="spdk-nvmf_tgt.log"):
         self.dir = d
         self.port = port
+        self.nqn, self.transport = NQN_SPDK, "tcp"   # what an initiator connects to (nvmf4j_perf_cmd)
         self.sock = "/tmp/nvmf4j-spdk-bench-%d.sock" % os.getpid()
         self.logfile = os.path.join(OUT, logname)
         self.log = open(self.logfile, "w")
@@ -177,8 +186,8 @@ def spdk_env(d):
     return env
 
 
-def spdk_perf_cmd(d, port, args, seconds, ramp, core_mask="0x2"):
-    trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%d subnqn:%s" % (port, NQN_SPDK)
+def spdk_perf_cmd(d, port, args, seconds, ramp, core_mask="0x2", nqn=NQN_SPDK):
+    trid = "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:%d subnqn:%s" % (port, nqn)
     cmd = [os.path.join(d, "build/bin/spdk_nvme_perf"), "--no-huge", "-s", "512", "-c", core_mask, "-r", trid] + args
     if seconds:
         cmd += ["-t", str(int(seconds))]
@@ -211,6 +220,56 @@ def spdk_perf(d, port, args, seconds, ramp, label, target_pid):
     return out
 
 
+def spdk_perf_windowed(d, target, args, seconds, ramp, label):
+    """spdk_nvme_perf against a target that does not spin when idle (nvmf4j serve -t tcp), whose CPU over perf's
+    whole life would count perf's start-up as idle target time: the target's CPU is read over the measured window
+    only, as nvmf4j perf --cpu-of reads it. perf.c prints "Initialization complete. Launching workers." as its
+    workers start; each connects its I/O queue pairs, then runs -a seconds of warm-up and -t measured ones
+    (work_fn): the window read here starts and ends that connect earlier, both ends while the target is busy.
+    stdbuf -oL: the line must arrive when printed, not when perf exits."""
+    cmd = ["stdbuf", "-oL"] + spdk_perf_cmd(d, target.port, args, seconds, ramp, nqn=target.nqn)
+    errlog = os.path.join(OUT, "spdk-perf-%s.log" % label)
+    samples, timers, lines = [], [], []
+
+    def sample():
+        try:
+            samples.append(cpu_seconds(target.pid))
+        except OSError:   # the target died: no CPU figure, the run's failure says why
+            pass
+
+    with open(errlog, "w") as err:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=spdk_env(d))
+        try:
+            for line in p.stdout:
+                lines.append(line)
+                if line.startswith("Initialization complete") and not timers:
+                    timers = [threading.Timer(ramp, sample), threading.Timer(ramp + seconds, sample)]
+                    for t in timers:
+                        t.start()
+            if p.wait((seconds or 60) + (ramp or 0) + 120) == 0:
+                for t in timers:   # perf may exit just before the window's end is read: the target idles then
+                    t.join()
+        finally:
+            for t in timers:
+                t.cancel()
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    text = "".join(lines)
+    with open(errlog, "a") as err:
+        err.write(text)
+    if p.returncode != 0:
+        log("spdk_nvme_perf %s failed (exit %d); see %s" % (label, p.returncode, errlog))
+        return None
+    out = parse_spdk_perf(text)
+    if out is None:
+        log("spdk_nvme_perf %s printed no Total line; see %s" % (label, errlog))
+        return None
+    ios = out["iops"] * seconds
+    out["target_cpu_s_per_m_io"] = (samples[1] - samples[0]) / ios * 1e6 if len(samples) == 2 and ios else None
+    return out
+
+
 def parse_spdk_perf(text):
     """spdk_nvme_perf's report (app/spdk_nvme_perf/perf.c, print_performance): the "Total : IOPS MiB/s avg min max"
     line and, with -L, the "Summary latency data" cut-offs ("%9.5f%% : %9.3fus", check_cutoff)."""
@@ -238,21 +297,31 @@ def java_env():
 
 
 class Serve:
-    """`nvmf4j serve --ram 1G` (softiwarp) in its own process, optionally under taskset; bin/nvmf4j and taskset
-    both exec, so the child's pid is the JVM's. namespace: serve's namespace options instead of --ram 1G; extra:
-    more serve options (bench/disk.py: --file FILE and its --nvmf4j-arg pass-through)."""
+    """`nvmf4j serve --ram 1G` (softiwarp, or NVMe/TCP with transport="tcp") in its own process, optionally under
+    taskset; bin/nvmf4j and taskset both exec, so the child's pid is the JVM's. namespace: serve's namespace
+    options instead of --ram 1G; extra: more serve options (bench/disk.py: --file FILE and its --nvmf4j-arg
+    pass-through)."""
 
-    def __init__(self, port, name, cpus, namespace=("--ram", "1G"), extra=(), log_prefix="spdk-bench-serve-"):
+    def __init__(self, port, name, cpus, namespace=("--ram", "1G"), extra=(), log_prefix="spdk-bench-serve-",
+                 transport="rdma"):
         self.port = port
+        self.nqn, self.transport = NQN_NVMF4J, transport
         self.logfile = os.path.join(OUT, "%s%s.log" % (log_prefix, name))
         self.log = open(self.logfile, "w")
-        cmd = ([NVMF4J, "serve"] + list(namespace) + ["--nqn", NQN_NVMF4J, "--provider", "softiwarp",
-               "--listen", "127.0.0.1:%d" % port] + list(extra))
+        cmd = ([NVMF4J, "serve"] + list(namespace) + ["--nqn", NQN_NVMF4J] + transport_args(transport, "-t")
+               + ["--listen", "127.0.0.1:%d" % port] + list(extra))
         if cpus is not None:
             cmd = ["taskset", "-c", cpus] + cmd
         self.p = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=java_env(),
                                   start_new_session=True)
         self.pid = self.p.pid
+        try:
+            self.wait_listening()
+        except BaseException:   # an interrupt while the JVM starts: nobody else holds it yet
+            self.close()
+            raise
+
+    def wait_listening(self):
         deadline = time.time() + 120
         while time.time() < deadline:
             if self.p.poll() is not None:
@@ -261,7 +330,6 @@ class Serve:
                 if "listening on" in f.read():
                     return
             time.sleep(0.2)
-        self.close()
         die("nvmf4j serve did not listen within 120 s; see " + self.logfile)
 
     def close(self):
@@ -269,10 +337,18 @@ class Serve:
         self.log.close()
 
 
+def transport_args(transport, option):
+    """softiwarp for RDMA (the only provider on a machine without RDMA hardware); TCP takes no provider. option:
+    serve's -t or perf's --transport."""
+    return ["--provider", "softiwarp"] if transport == "rdma" else [option, transport]
+
+
 def nvmf4j_perf_cmd(serve, args, seconds, ramp, label, cpus, html):
-    cmd = [NVMF4J, "perf", "--traddr", "127.0.0.1", "--trsvcid", str(serve.port), "--nqn", NQN_NVMF4J,
-           "--provider", "softiwarp", "-t", str(seconds), "-a", str(ramp), "--label", label,
-           "--cpu-of", str(serve.pid), "--json"] + [str(a) for a in args]
+    """serve: the target, a Serve or an Spdk (port, nqn, transport, pid: --cpu-of reads its CPU)."""
+    cmd = ([NVMF4J, "perf", "--traddr", "127.0.0.1", "--trsvcid", str(serve.port), "--nqn", serve.nqn]
+           + transport_args(serve.transport, "--transport")
+           + ["-t", str(seconds), "-a", str(ramp), "--label", label, "--cpu-of", str(serve.pid), "--json"]
+           + [str(a) for a in args])
     if html:
         cmd += ["--report", html, "--report-append"]
     if cpus is not None:
@@ -310,6 +386,135 @@ def parse_nvmf4j_perf(text):
             "initiator_cpu_s_per_m_io": cpu.get("initiator_cpu_seconds_per_million_ios"), "perf_json": d}
 
 
+# ---------------------------------------------------------------------------------------------- the sides
+
+class Side:
+    """A pair measured on every workload: a target (a key of TARGETS, shared by the sides that name it) and an
+    initiator, spdk_nvme_perf (always on core 1, -c 0x2) or nvmf4j perf (under taskset -c cpus; None: no
+    taskset). heading: the table's column; setup: the line the report's notes give it."""
+    name = heading = target = setup = None
+    initiator, cpus = "nvmf4j", "1"
+
+
+class SpdkSide(Side):
+    """SPDK's own pair, NVMe/TCP on both ends, target on core 0 and initiator on core 1: every ratio's reference."""
+    name, heading, target, initiator = "spdk", "SPDK", "spdk", "spdk"
+    setup = "nvmf_tgt -m 0x1 / spdk_nvme_perf -c 0x2"
+
+
+class Nvmf4jPinned(Side):
+    """nvmf4j over softiwarp in SPDK's layout: serve on core 0, perf on core 1."""
+    name, heading, target = "nvmf4j-pinned", "nvmf4j pinned", "serve-pinned"
+    setup = "taskset -c 0 nvmf4j serve --ram 1G (softiwarp) / taskset -c 1 nvmf4j perf"
+
+
+class Nvmf4jUnpinned(Side):
+    """nvmf4j over softiwarp wherever the scheduler puts its two JVMs on the 2 cores."""
+    name, heading, target, cpus = "nvmf4j-unpinned", "nvmf4j unpinned", "serve-unpinned", None
+    setup = "nvmf4j serve --ram 1G (softiwarp) / nvmf4j perf, no taskset"
+
+
+class Nvmf4jTcpPinned(Side):
+    """nvmf4j's NVMe/TCP target and host in SPDK's layout: the spdk side's transport and cores, so that its ratio
+    compares the two stacks and nothing else."""
+    name, heading, target = "nvmf4j-tcp-pinned", "nvmf4j tcp pinned", "serve-tcp"
+    setup = "taskset -c 0 nvmf4j serve -t tcp --ram 1G / taskset -c 1 nvmf4j perf --transport tcp"
+
+
+class SpdkPerfToNvmf4jTcp(Side):
+    """spdk_nvme_perf against nvmf4j-tcp-pinned's target: beside spdk, nvmf4j's target with SPDK's host; beside
+    nvmf4j-tcp-pinned, the two hosts against one target."""
+    name, heading, target, initiator = "spdk-perf-to-nvmf4j-tcp", "SPDK perf -> nvmf4j tcp", "serve-tcp", "spdk"
+    setup = "taskset -c 0 nvmf4j serve -t tcp --ram 1G / spdk_nvme_perf -c 0x2"
+
+
+class Nvmf4jTcpToSpdk(Side):
+    """nvmf4j perf --transport tcp against the spdk side's nvmf_tgt: beside spdk, nvmf4j's host with SPDK's
+    target."""
+    name, heading, target = "nvmf4j-tcp-to-spdk", "nvmf4j tcp -> SPDK", "spdk"
+    setup = "nvmf_tgt -m 0x1 / taskset -c 1 nvmf4j perf --transport tcp"
+
+
+SIDES = [SpdkSide, Nvmf4jPinned, Nvmf4jUnpinned, Nvmf4jTcpPinned, SpdkPerfToNvmf4jTcp, Nvmf4jTcpToSpdk]
+
+# the nvmf4j targets: serve's log name, its taskset -c, its transport, the warm-up perf's taskset -c
+SERVES = {
+    "serve-pinned": ("pinned", "0", "rdma", "1"),
+    "serve-unpinned": ("unpinned", None, "rdma", None),
+    "serve-tcp": ("tcp-pinned", "0", "tcp", "1"),
+}
+TARGETS = ["spdk"] + list(SERVES)
+
+
+def start_target(key, d):
+    """Starts the target `key` names, warms it up and leaves it stopped (SIGSTOP) until a side of it runs. The
+    warm-up writes every block of the 1 GiB namespace once: reads of never-written RAM are not what a disk does."""
+    if key == "spdk":
+        port = free_port()
+        log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, 1 GiB malloc bdev" % port)
+        t = Spdk(d, port)
+    else:
+        name, cpus, transport, perf_cpus = SERVES[key]
+        log("nvmf4j serve --ram 1G (%s), %s" % ("softiwarp" if transport == "rdma" else "NVMe/TCP",
+                                                 "pinned to core 0 (perf on core 1)" if cpus else "unpinned"))
+        t = Serve(free_port(), name, cpus, transport=transport)
+    try:
+        if key == "spdk":
+            log("SPDK warm-up: the whole malloc bdev written once (128 KiB QD8, 8192 I/Os)")
+            if spdk_perf(d, t.port, ["-q", "8", "-o", "131072", "-w", "write", "-d", "8192"], 60, 0, "warmup",
+                         t.pid) is None:
+                die("the SPDK warm-up write failed")
+        else:
+            log("%s warm-up: sequential 128 KiB writes over the 1 GiB namespace" % key)
+            nvmf4j_perf(t, ["-q", 8, "-o", "128k", "-w", "write"], 4, 1, "warmup-nvmf4j-" + name, perf_cpus, None)
+    except BaseException:
+        t.close()
+        raise
+    stop(t.p)
+    return t
+
+
+def spdk_args(qd, size, rw, queues):
+    """spdk_nvme_perf's: -q is per namespace, spread over the -P queue pairs; -L for the QD1 percentiles."""
+    return (["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
+            + (["-P", str(queues)] if queues > 1 else []))
+
+
+def nvmf4j_args(qd, size, rw, queues):
+    """nvmf4j perf's: -q is per queue, so the total is split over the -P queues."""
+    return ["-q", qd // queues, "-o", size, "-w", rw] + (["-P", queues] if queues > 1 else [])
+
+
+def measure(side, target, d, a, workload, rnd, html):
+    """One workload on one side; the figures, or None when the run failed."""
+    label, qd, size, rw, queues = workload
+    if side.initiator == "nvmf4j":
+        return nvmf4j_perf(target, nvmf4j_args(qd, size, rw, queues), a.seconds, a.ramp,
+                           "%s-%s-r%d" % (side.name, label, rnd), side.cpus, html)
+    if side.target == "spdk":
+        return spdk_perf(d, target.port, spdk_args(qd, size, rw, queues), a.seconds, a.ramp, "%s-r%d" % (label, rnd),
+                         target.pid)
+    return spdk_perf_windowed(d, target, spdk_args(qd, size, rw, queues), a.seconds, a.ramp,
+                              "%s-%s-r%d" % (side.name, label, rnd))
+
+
+def run_round(rnd, sides, targets, d, a, workloads, html_path):
+    """Every side in turn, its target alone running; odd rounds in the order of --sides, even ones reversed."""
+    order = sides if rnd % 2 == 1 else list(reversed(sides))
+    res = {"round": rnd, "order": [s.name for s in order], "loadavg_start": loadavg()}
+    for side in order:
+        target = targets[side.target]
+        cont(target.p)
+        res[side.name] = {}
+        for w in workloads:
+            log("round %d %s %s" % (rnd, side.name, w[0]))
+            html = html_path if rnd == a.rounds else None   # the last round's nvmf4j perf runs in the report
+            res[side.name][w[0]] = measure(side, target, d, a, w, rnd, html)
+        stop(target.p)
+    res["loadavg_end"] = loadavg()
+    return res
+
+
 # ---------------------------------------------------------------------------------------------- the table
 
 # figure, unit, workload label, key in a result, better
@@ -339,19 +544,20 @@ def median_of(results, side, label, key):
     return (statistics.median(xs), xs) if xs else (None, [])
 
 
-def table(results, labels):
+def table(results, labels, sides):
+    """A row per figure: each side's median and rounds, and every other side's ratio to spdk (None without it)."""
     rows = []
     for figure, unit, label, key, better in FIGURES:
         if label not in labels:
             continue
         row = {"figure": figure, "unit": unit, "workload": label, "better": better}
-        for side in SIDES:
-            m, xs = median_of(results, side, label, key)
-            row[side] = m
-            row[side + "_rounds"] = xs
-        for side in SIDES[1:]:
-            s, n = row["spdk"], row[side]
-            row["ratio_" + side] = n / s if s and n is not None else None
+        for side in sides:
+            m, xs = median_of(results, side.name, label, key)
+            row[side.name] = m
+            row[side.name + "_rounds"] = xs
+        for side in (x for x in sides if x is not SpdkSide):
+            s, n = row.get("spdk"), row[side.name]
+            row["ratio_" + side.name] = n / s if s and n is not None else None
         rows.append(row)
     return rows
 
@@ -364,28 +570,33 @@ def fmt(v, unit):
     return "%.1f" % v if v < 1000 else "{:,.0f}".format(v)
 
 
-def table_lines(rows):
-    head = ["figure", "unit", "SPDK", "nvmf4j pinned", "ratio", "nvmf4j unpinned", "ratio"]
-    lines = []
-    for r in rows:
-        ratio = lambda k: "-" if r[k] is None else "%.2fx" % r[k]
-        lines.append([r["figure"], r["unit"], fmt(r["spdk"], r["unit"]), fmt(r["nvmf4j-pinned"], r["unit"]),
-                      ratio("ratio_nvmf4j-pinned"), fmt(r["nvmf4j-unpinned"], r["unit"]),
-                      ratio("ratio_nvmf4j-unpinned")])
+def columns(sides):
+    """The table's columns, (heading, the cell of a row): a side's median, and after each side but spdk its ratio
+    to spdk when spdk ran."""
+    cols = [("figure", lambda r: r["figure"]), ("unit", lambda r: r["unit"])]
+    for side in sides:
+        cols.append((side.heading, lambda r, n=side.name: fmt(r[n], r["unit"])))
+        if side is not SpdkSide and SpdkSide in sides:
+            cols.append(("ratio", lambda r, k="ratio_" + side.name: "-" if r[k] is None else "%.2fx" % r[k]))
+    return cols
+
+
+def table_lines(rows, sides):
+    cols = columns(sides)
+    head = [h for h, _ in cols]
+    lines = [[cell(r) for _, cell in cols] for r in rows]
     w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
-    f = lambda cols: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cols))
+    f = lambda cs: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cs))
     return [f(head), "  ".join("-" * x for x in w)] + [f(l) for l in lines]
 
 
-def html_block(path, heading, notes, rows):
+def html_block(path, heading, notes, rows, sides):
     """The table on top of the HTML page nvmf4j perf --report wrote (the same place bench/run puts its own); a page
     of bench/run given with --html gains this block beside its own."""
-    head = ["figure", "unit", "SPDK", "nvmf4j pinned", "ratio", "nvmf4j unpinned", "ratio"]
-    trs = ["<tr>" + "".join("<th>%s</th>" % c for c in head) + "</tr>"]
+    cols = columns(sides)
+    trs = ["<tr>" + "".join("<th>%s</th>" % htmlmod.escape(h) for h, _ in cols) + "</tr>"]
     for r in rows:
-        ratio = lambda k: "-" if r[k] is None else "%.2fx" % r[k]
-        cells = [htmlmod.escape(r["figure"]), r["unit"], fmt(r["spdk"], r["unit"]), fmt(r["nvmf4j-pinned"], r["unit"]),
-                 ratio("ratio_nvmf4j-pinned"), fmt(r["nvmf4j-unpinned"], r["unit"]), ratio("ratio_nvmf4j-unpinned")]
+        cells = [htmlmod.escape(cell(r)) for _, cell in cols]
         trs.append("<tr><td style=\"text-align:left\">" + "</td><td>".join(cells) + "</td></tr>")
     block = ("<h2>bench/spdk.sh: SPDK NVMe/TCP beside nvmf4j on the same machine</h2>\n<p>%s</p>\n%s<table>\n%s\n"
              "</table>\n" % (htmlmod.escape(heading), "".join("<p>%s</p>\n" % htmlmod.escape(n) for n in notes),
@@ -403,10 +614,13 @@ def html_block(path, heading, notes, rows):
 
 # ---------------------------------------------------------------------------------------------- the run
 
-def main():
+def parse_args():
     p = argparse.ArgumentParser(prog="bench/spdk.sh", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--spdk", required=True, metavar="DIR", help="SPDK build directory (bench/spdk-build.sh OUT_DIR)")
+    p.add_argument("--sides", metavar="LIST", default=",".join(s.name for s in SIDES),
+                   help="comma-separated sides to measure, always run in this order (round 2 reversed): %(default)s "
+                   "(default: all)")
     p.add_argument("--rounds", type=int, default=3, help="rounds; the table gives each figure's median (default 3)")
     p.add_argument("--seconds", type=int, default=8, help="measured seconds per run (default 8)")
     p.add_argument("--ramp", type=int, default=2, help="warm-up seconds before each window, -a of both perfs (default 2)")
@@ -415,12 +629,23 @@ def main():
     p.add_argument("--html", help="HTML page (default bench/out/spdk-<date>.html); an existing bench/run page gains "
                    "the table and this run's nvmf4j perf runs")
     a = p.parse_args()
+    names = [x.strip() for x in a.sides.split(",") if x.strip()]
+    unknown = [x for x in names if x not in [s.name for s in SIDES]]
+    if unknown or not names:
+        die("--sides: unknown side %s; the sides are %s" % (",".join(unknown) or "(none given)",
+                                                             ",".join(s.name for s in SIDES)))
+    a.sides = [s for s in SIDES if s.name in names]
+    if a.rounds < 1:
+        die("--rounds must be >= 1")
+    return a
+
+
+def main():
+    a = parse_args()
     d = os.path.realpath(a.spdk)
     for b in ("build/bin/nvmf_tgt", "build/bin/spdk_nvme_perf", "scripts/rpc.py"):
         if not os.path.exists(os.path.join(d, b)):
             die("%s/%s is missing: build SPDK with bench/spdk-build.sh SRC %s" % (d, b, d))
-    if a.rounds < 1:
-        die("--rounds must be >= 1")
     os.makedirs(OUT, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     json_path = a.json or os.path.join(OUT, "spdk-%s.json" % stamp)
@@ -433,86 +658,46 @@ def main():
     if r.returncode != 0:
         die("bin/nvmf4j modules failed (the CLI does not build):\n" + r.stderr[-2000:])
 
-    spdk = pinned = unpinned = None
-    results = []
+    targets, results = {}, []
     try:
-        sport = free_port()
-        log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, 1 GiB malloc bdev" % sport)
-        spdk = Spdk(d, sport)
-        log("SPDK warm-up: the whole malloc bdev written once (128 KiB QD8, 8192 I/Os)")
-        if spdk_perf(d, sport, ["-q", "8", "-o", "131072", "-w", "write", "-d", "8192"], 60, 0, "warmup",
-                     spdk.pid) is None:
-            die("the SPDK warm-up write failed")
-        stop(spdk.p)
-        log("nvmf4j serve --ram 1G, pinned to core 0 (perf on core 1)")
-        pinned = Serve(free_port(), "pinned", "0")
-        stop(pinned.p)
-        log("nvmf4j serve --ram 1G, unpinned")
-        unpinned = Serve(free_port(), "unpinned", None)
-        stop(unpinned.p)
-        warm = set()
+        for key in TARGETS:
+            if any(s.target == key for s in a.sides):
+                targets[key] = start_target(key, d)
         for rnd in range(1, a.rounds + 1):
-            order = SIDES if rnd % 2 == 1 else list(reversed(SIDES))
-            res = {"round": rnd, "order": order, "loadavg_start": loadavg()}
-            for side in order:
-                res[side] = {}
-                if side == "spdk":
-                    cont(spdk.p)
-                    for label, qd, size, rw, queues in workloads:
-                        args = (["-q", str(qd), "-o", str(size), "-w", rw] + (["-L"] if qd == 1 else [])
-                                + (["-P", str(queues)] if queues > 1 else []))
-                        log("round %d spdk %s" % (rnd, label))
-                        res[side][label] = spdk_perf(d, sport, args, a.seconds, a.ramp, "%s-r%d" % (label, rnd),
-                                                     spdk.pid)
-                    stop(spdk.p)
-                    continue
-                serve, cpus = (pinned, "1") if side == "nvmf4j-pinned" else (unpinned, None)
-                cont(serve.p)
-                if side not in warm:   # like SPDK's: every block of the RAM namespace written once
-                    log("%s warm-up: sequential 128 KiB writes over the 1 GiB namespace" % side)
-                    nvmf4j_perf(serve, ["-q", 8, "-o", "128k", "-w", "write"], 4, 1, "warmup-" + side, cpus, None)
-                    warm.add(side)
-                for label, qd, size, rw, queues in workloads:
-                    log("round %d %s %s" % (rnd, side, label))
-                    html = html_path if rnd == a.rounds else None   # the last round's runs in the report
-                    args = ["-q", qd // queues, "-o", size, "-w", rw] + (["-P", queues] if queues > 1 else [])
-                    res[side][label] = nvmf4j_perf(serve, args, a.seconds, a.ramp,
-                                                   "%s-%s-r%d" % (side, label, rnd), cpus, html)
-                stop(serve.p)
-            res["loadavg_end"] = loadavg()
-            results.append(res)
+            results.append(run_round(rnd, a.sides, targets, d, a, workloads, html_path))
     finally:
-        for x in (spdk, pinned, unpinned):
-            if x is not None:
-                x.close()
+        for t in targets.values():
+            t.close()
 
     up_after, load_after = uptime_line(), loadavg()
-    rows = table(results, {w[0] for w in workloads})
+    rows = table(results, {w[0] for w in workloads}, a.sides)
     heading = ("bench/spdk.sh, %s, %d CPUs, %d rounds (medians), %d s per run (+%d s warm-up), load %.2f before / "
                "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
-    notes = ["SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, malloc bdev 1 GiB / 512 B; spdk_nvme_perf -c 0x2 --no-huge"
-             % spdk_version(d),
-             "nvmf4j: serve --ram 1G (softiwarp) and perf; pinned = taskset -c 0 / -c 1; ratio = nvmf4j / SPDK",
-             "uptime before: " + up_before, "uptime after:  " + up_after]
+    notes = (["SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, malloc bdev 1 GiB / 512 B; spdk_nvme_perf -c 0x2 --no-huge"
+              % spdk_version(d)]
+             + ["%s: %s" % (s.heading, s.setup) for s in a.sides]
+             + (["ratio = side / SPDK"] if SpdkSide in a.sides and len(a.sides) > 1 else [])
+             + ["uptime before: " + up_before, "uptime after:  " + up_after])
     print()
     print(heading)
     for n in notes:
         print(n)
-    for line in table_lines(rows):
+    for line in table_lines(rows, a.sides):
         print(line)
     for r in results:   # strip the perf JSON of nvmf4j runs to keep the file readable, keep the figures
-        for side in SIDES[1:]:
-            for v in r.get(side, {}).values():
+        for s in a.sides:
+            for v in r.get(s.name, {}).values():
                 if v:
                     v.pop("perf_json", None)
     with open(json_path, "w") as f:
-        json.dump({"date": stamp, "heading": heading, "notes": notes, "spdk_dir": d, "rounds": a.rounds,
+        json.dump({"date": stamp, "heading": heading, "notes": notes, "spdk_dir": d,
+                   "sides": [s.name for s in a.sides], "rounds": a.rounds,
                    "seconds": a.seconds, "ramp": a.ramp, "uptime_before": up_before, "uptime_after": up_after,
                    "loadavg_before": load_before, "loadavg_after": load_after, "table": rows, "results": results,
                    "wall_seconds": time.time() - t0}, f, indent=2)
-    html_block(html_path, heading, notes, rows)
+    html_block(html_path, heading, notes, rows, a.sides)
     log("wrote %s and %s (%.0f s)" % (json_path, html_path, time.time() - t0))
-    missing = [r["figure"] for r in rows if any(r[side] is None for side in SIDES)]
+    missing = [r["figure"] for r in rows if any(r[s.name] is None for s in a.sides)]
     if missing:
         log("no figure (a run failed) for: " + ", ".join(missing))
     return 1 if missing else 0
