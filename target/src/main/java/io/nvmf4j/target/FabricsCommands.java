@@ -356,6 +356,9 @@ final class FabricsCommands {
             req.errorLocation(SubmissionQueueEntry.OFFSET_OPCODE);
             return StatusCode.CONNECT_CTRL_BUSY.withDnr();
         }
+        if ((ConnectCommand.cattrOf(req.sqe()) & ConnectCommand.CATTR_DISABLE_SQ_FLOW_CONTROL) != 0) {
+            sq.disableSqFlowControl();
+        }
         return Status.SUCCESS;
     }
 

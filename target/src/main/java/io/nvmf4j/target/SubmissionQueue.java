@@ -41,6 +41,10 @@ public final class SubmissionQueue {
     private volatile int size;
     private volatile int sqHead;
     private volatile boolean destroyed;
+    /** Set once by the queue's Connect, before its completion; read on the poll thread. */
+    private volatile boolean sqFlowControlDisabled;
+    /** SQHD of every completion of a queue without SQ flow control (TP 8005). */
+    static final int SQHD_DISABLED = 0xFFFF;
     /** DH-HMAC-CHAP state of this queue; null while its host needs none and has sent no Authentication Send. */
     private volatile QueueAuthentication authentication;
 
@@ -158,7 +162,7 @@ public final class SubmissionQueue {
             LOG.log(Level.WARNING, "request {0} completed twice; second status {1} dropped", request, status);
             return;
         }
-        int head = advanceHead();
+        int head = sqFlowControlDisabled ? SQHD_DISABLED : advanceHead();
         Controller c = controller;
         if (!status.isSuccess() && c != null && request.errorLocation() != Request.NO_ERROR_LOCATION) {
             c.errorLog().record(qid, request, status);
@@ -225,6 +229,21 @@ public final class SubmissionQueue {
         this.sqHead = 0;
         this.controller = c;
         return true;
+    }
+
+    /**
+     * The host asked in its Connect (CATTR bit 2) for SQ flow control off, which every port offers (TREQ bit 2):
+     * from the Connect's own completion on, SQHD is FFFFh and no longer advanced (TP 8005; nvmet_install_queue()
+     * sets {@code sqhd_disabled} and answers the Connect with sq_head 0xffff). A transport may then end a
+     * successful read with its data alone (NVMe/TCP's C2HData SUCCESS flag, nvmet_setup_c2h_data_pdu()).
+     */
+    void disableSqFlowControl() {
+        sqFlowControlDisabled = true;
+    }
+
+    /** True when the host turned SQ flow control off for this queue ({@link #disableSqFlowControl}). */
+    public boolean sqFlowControlDisabled() {
+        return sqFlowControlDisabled;
     }
 
     /**

@@ -38,6 +38,28 @@ class ConnectTest {
     }
 
     @Test
+    void aConnectThatTurnsSqFlowControlOffIsAnsweredWithSqhdFfffhAndTheHeadStaysThere() {
+        LoopHost host = fx.host().connectAndEnable(SUBNQN);
+        LoopHost.Queue q = host.openQueue();
+        SubmissionQueueEntry connect = LoopHost.connectSqe(1, 31, 0);
+        Wire.u8(connect.segment(), 46, 0x04); // CATTR bit 2: disable SQ flow control (TP 8005)
+        Request r = host.submit(q, connect, host.connectData(host.cntlid, SUBNQN, host.hostNqn));
+        assertEquals(0, field(r));
+        assertEquals(0xFFFF, r.cqe().sqHead(), "nvmet_install_queue(): sq_head 0xffff says SQHD is not kept");
+        assertTrue(q.sq().sqFlowControlDisabled());
+        for (int i = 0; i < 3; i++) {
+            Request flush = host.submit(q, SubmissionQueueEntry.allocate().opcode(0x00).nsid(1)); // Flush
+            assertEquals(0, field(flush));
+            assertEquals(0xFFFF, flush.cqe().sqHead(), "SQHD is not advanced without SQ flow control");
+        }
+        LoopHost.Queue plain = host.openQueue();
+        Request other = host.submit(plain, LoopHost.connectSqe(2, 31, 0),
+                host.connectData(host.cntlid, SUBNQN, host.hostNqn));
+        assertEquals(1, other.cqe().sqHead(), "a queue whose Connect did not ask keeps SQ flow control");
+        assertFalse(plain.sq().sqFlowControlDisabled());
+    }
+
+    @Test
     void adminConnectCreatesADynamicControllerAndReturnsItsId() {
         LoopHost host = fx.host();
         Request r = host.connectAdmin(SUBNQN, 5000);
