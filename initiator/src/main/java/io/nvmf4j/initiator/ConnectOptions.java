@@ -42,6 +42,9 @@ import java.util.Objects;
  * @param transport         {@code -t/--transport}: "rdma" (the default) or "tcp" (NVMe/TCP, TP 8000)
  * @param headerDigest      {@code --hdr-digest}: ask for PDU header digests (NVMe/TCP only; off by default)
  * @param dataDigest        {@code --data-digest}: ask for PDU data digests (NVMe/TCP only; off by default)
+ * @param disableSqFlow     {@code --disable-sqflow}: ask in every Connect that SQ flow control be off (TP 8005; off
+ *                          by default, as nvme-cli): the target then keeps no SQ head, and an NVMe/TCP target may
+ *                          end a successful read with its data PDU alone (the C2HData SUCCESS flag)
  */
 public record ConnectOptions(
         InetSocketAddress address,
@@ -63,7 +66,8 @@ public record ConnectOptions(
         DhchapKeys dhchap,
         String transport,
         boolean headerDigest,
-        boolean dataDigest) {
+        boolean dataDigest,
+        boolean disableSqFlow) {
 
     /** The transport a controller uses unless told otherwise (nvme-cli's {@code -t rdma}). */
     public static final String TRANSPORT_RDMA = "rdma";
@@ -84,6 +88,17 @@ public record ConnectOptions(
         this(address, subsystemNqn, host, ioQueues, queueSize, keepAliveTimeout, ctrlLossTimeout, reconnectDelay,
                 connectTimeout, commandTimeout, spinBudget, inCapsuleData, bufferSize, buffersPerQueue, provider,
                 device, dhchap, TRANSPORT_RDMA, false, false);
+    }
+
+    /** The options before SQ flow control could be turned off: it stays on. */
+    public ConnectOptions(InetSocketAddress address, Nqn subsystemNqn, HostIdentity host, int ioQueues,
+            int queueSize, Duration keepAliveTimeout, Duration ctrlLossTimeout, Duration reconnectDelay,
+            Duration connectTimeout, Duration commandTimeout, Duration spinBudget, boolean inCapsuleData,
+            int bufferSize, int buffersPerQueue, String provider, String device, DhchapKeys dhchap, String transport,
+            boolean headerDigest, boolean dataDigest) {
+        this(address, subsystemNqn, host, ioQueues, queueSize, keepAliveTimeout, ctrlLossTimeout, reconnectDelay,
+                connectTimeout, commandTimeout, spinBudget, inCapsuleData, bufferSize, buffersPerQueue, provider,
+                device, dhchap, transport, headerDigest, dataDigest, false);
     }
 
     /** Whether the controller is reached over NVMe/TCP (no RDMA device is opened). */
@@ -159,6 +174,7 @@ public record ConnectOptions(
         b.transport = transport;
         b.headerDigest = headerDigest;
         b.dataDigest = dataDigest;
+        b.disableSqFlow = disableSqFlow;
         if (dhchap != null) {
             b.dhchapSecret = dhchap.key();
             b.dhchapCtrlSecret = dhchap.ctrlKey();
@@ -189,6 +205,7 @@ public record ConnectOptions(
         private String transport = TRANSPORT_RDMA;
         private boolean headerDigest;
         private boolean dataDigest;
+        private boolean disableSqFlow;
         private DhchapSecret dhchapSecret;
         private DhchapSecret dhchapCtrlSecret;
         private java.util.Set<DhchapHash> dhchapHashes = java.util.Set.of();
@@ -221,6 +238,7 @@ public record ConnectOptions(
         public Builder headerDigest(boolean v) { this.headerDigest = v; return this; }
         /** NVMe/TCP data digests ({@code --data-digest}). */
         public Builder dataDigest(boolean v) { this.dataDigest = v; return this; }
+        public Builder disableSqFlow(boolean v) { this.disableSqFlow = v; return this; }
         /** The host's DH-HMAC-CHAP secret (nvme-cli {@code --dhchap-secret}); null for none. */
         public Builder dhchapSecret(DhchapSecret v) { this.dhchapSecret = v; return this; }
         /** The controller's secret for bidirectional authentication ({@code --dhchap-ctrl-secret}). */
@@ -241,7 +259,8 @@ public record ConnectOptions(
                     : new DhchapKeys(dhchapSecret, dhchapCtrlSecret, dhchapHashes, dhchapDhGroups);
             return new ConnectOptions(address, subsystemNqn, h, ioQueues, queueSize, keepAliveTimeout,
                     ctrlLossTimeout, reconnectDelay, connectTimeout, commandTimeout, spinBudget, inCapsuleData,
-                    bufferSize, buffersPerQueue, provider, device, keys, transport, headerDigest, dataDigest);
+                    bufferSize, buffersPerQueue, provider, device, keys, transport, headerDigest, dataDigest,
+                    disableSqFlow);
         }
     }
 }

@@ -83,13 +83,19 @@ final class ControllerSetup {
 
     // ---- steps ----------------------------------------------------------------------------------------------
 
+    /** nvmf_connect_admin_queue()/nvmf_connect_io_queue(): CATTR asks SQ flow control off with --disable-sqflow. */
+    private ConnectCommand flowControl(ConnectCommand connect) {
+        return options.disableSqFlow() ? connect.withSqFlowControlDisabled() : connect;
+    }
+
     /** RDMA connect, then Fabrics Connect (NVMe-oF 1.1, 3.3) with CNTLID FFFFh: the target allocates one. */
     private void connectAdminQueue() throws NvmfException {
         HostQueue admin = c.admin;
         admin.connect(options.address(), options.connectTimeout());
         long katoMillis = options.keepAliveTimeout().toMillis();
         FutureRequest connect = initRequest("Connect admin queue to " + options.subsystemNqn(), true,
-                sqe -> ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), admin.sqsize(), katoMillis).encode(sqe));
+                sqe -> flowControl(ConnectCommand.adminQueue(CommandId.of(0), nullSgl(), admin.sqsize(), katoMillis))
+                        .encode(sqe));
         connect.copy(NvmeRequest.Direction.HOST_TO_CONTROLLER, connectData(ControllerId.DYNAMIC));
         long result = runInit(admin, connect);
         c.controllerId = ConnectResponse.controllerId((int) result);
@@ -239,7 +245,8 @@ final class ControllerSetup {
             queue.inCapsuleCapacity(c.inCapsuleBytes);
             queue.connect(options.address(), options.connectTimeout());
             FutureRequest qc = initRequest("Connect " + queue.qid(), true,
-                    sqe -> ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), queue.sqsize()).encode(sqe));
+                    sqe -> flowControl(ConnectCommand.ioQueue(CommandId.of(0), nullSgl(), queue.qid(), queue.sqsize()))
+                            .encode(sqe));
             qc.copy(NvmeRequest.Direction.HOST_TO_CONTROLLER, connectData(c.controllerId));
             authenticate(queue, runInit(queue, qc));
             queue.markLive();

@@ -4,8 +4,9 @@ import picocli.CommandLine.Option;
 
 /**
  * The connect options with nvme-cli's letters ({@code nvme connect} / {@code nvme discover}, {@code fabrics.c}):
- * {@code -t -a -s -n -q -I -i -Q -k -l -c -S -C}, and {@code --hdr-digest}, {@code --data-digest} (nvme-cli's
- * {@code -g}/{@code -G}, long names only here); for discover, identify, list-subsys, mount.
+ * {@code -t -a -s -n -q -I -i -Q -k -l -c -S -C}, and {@code --hdr-digest}, {@code --data-digest},
+ * {@code --disable-sqflow} (nvme-cli's {@code -g}/{@code -G}/{@code -d}, long names only here); for discover,
+ * identify, list-subsys, mount.
  */
 public final class ConnectFlags extends FabricOptions {
 
@@ -72,6 +73,11 @@ public final class ConnectFlags extends FabricOptions {
     @Option(names = "--data-digest", description = D_DATA_DIGEST)
     void dataDigest(boolean value) {
         this.dataDigest = value;
+    }
+
+    @Option(names = "--disable-sqflow", description = D_DISABLE_SQFLOW)
+    void disableSqFlow(boolean value) {
+        this.disableSqFlow = value;
     }
 
     @Option(names = {"-S", "--dhchap-secret"}, paramLabel = "SECRET", description = D_DHCHAP_SECRET)

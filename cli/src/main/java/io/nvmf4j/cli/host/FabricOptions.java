@@ -31,6 +31,8 @@ public abstract class FabricOptions {
     static final String D_TRANSPORT = "Transport type: rdma or tcp (default: ${DEFAULT-VALUE}).";
     static final String D_HDR_DIGEST = "NVMe/TCP: ask for a header digest (CRC32C) on every PDU.";
     static final String D_DATA_DIGEST = "NVMe/TCP: ask for a data digest (CRC32C) on every PDU with data.";
+    static final String D_DISABLE_SQFLOW = "Ask in every Connect that SQ flow control be off (TP 8005): over "
+            + "NVMe/TCP a read may then end with its data alone.";
     static final String D_HOSTNQN = "Host NQN (default: /etc/nvme/hostnqn, else the uuid NQN of the host ID; "
             + "see show-hostnqn).";
     static final String D_HOSTID = "Host ID, a UUID (default: /etc/nvme/hostid, else from the host NQN, else the "
@@ -63,6 +65,7 @@ public abstract class FabricOptions {
     String dhchapCtrlSecret;
     boolean hdrDigest;
     boolean dataDigest;
+    boolean disableSqFlow;
 
     /** The NVMe-oF port IANA assigned to NVMe over RDMA (and nvme-cli's default trsvcid). */
     public static final int DEFAULT_TRSVCID = 4420;
@@ -211,7 +214,7 @@ public abstract class FabricOptions {
     public ConnectOptions.Builder builder(Nqn subsystem) {
         ConnectOptions.Builder b = ConnectOptions.builder(address(), subsystem).host(hostIdentity())
                 .connectTimeout(Duration.ofSeconds(Math.max(1, connectTimeout))).transport(transport)
-                .headerDigest(hdrDigest).dataDigest(dataDigest);
+                .headerDigest(hdrDigest).dataDigest(dataDigest).disableSqFlow(disableSqFlow);
         // over TCP no RDMA device is opened: --provider is not used, and the uverbs probe is spared
         String chosen = ConnectOptions.TRANSPORT_TCP.equals(transport) ? null : provider(provider, UVERBS_SYSFS);
         if (chosen != null) {

@@ -17,7 +17,8 @@ public final class LongConnectFlags extends FabricOptions {
     /** The long names of every connect option. */
     public static final Set<String> CONNECT_OPTIONS = Set.of("--traddr", "--trsvcid", "--nqn", "--transport",
             "--hostnqn", "--hostid", "--nr-io-queues", "--queue-size", "--keep-alive-tmo", "--ctrl-loss-tmo",
-            "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret", "--hdr-digest", "--data-digest");
+            "--reconnect-delay", "--dhchap-secret", "--dhchap-ctrl-secret", "--hdr-digest", "--data-digest",
+            "--disable-sqflow");
 
     @Option(names = "--traddr", defaultValue = "127.0.0.1", paramLabel = "TRADDR", description = D_TRADDR)
     void traddr(String value) {
@@ -82,6 +83,11 @@ public final class LongConnectFlags extends FabricOptions {
     @Option(names = "--data-digest", description = D_DATA_DIGEST)
     void dataDigest(boolean value) {
         this.dataDigest = value;
+    }
+
+    @Option(names = "--disable-sqflow", description = D_DISABLE_SQFLOW)
+    void disableSqFlow(boolean value) {
+        this.disableSqFlow = value;
     }
 
     @Option(names = "--dhchap-secret", paramLabel = "SECRET", description = D_DHCHAP_SECRET)

@@ -63,6 +63,11 @@ public record ConnectCommand(CommandId cid, SglDescriptor sgl1, int recfmt, Queu
         return new ConnectCommand(cid, sgl1, RECFMT_1_0, qid, sqsize, 0, 0);
     }
 
+    /** This Connect asking, as well, that SQ flow control be disabled (Linux {@code opts->disable_sqflow}). */
+    public ConnectCommand withSqFlowControlDisabled() {
+        return new ConnectCommand(cid, sgl1, recfmt, qid, sqsize, cattr | CATTR_DISABLE_SQ_FLOW_CONTROL, kato);
+    }
+
     @Override
     public FabricsCommandType fctype() {
         return FabricsCommandType.CONNECT;

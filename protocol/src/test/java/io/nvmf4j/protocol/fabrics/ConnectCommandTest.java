@@ -10,6 +10,7 @@ import io.nvmf4j.protocol.Hex;
 import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
+import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.sgl.DataBlockDescriptor;
 import io.nvmf4j.protocol.sgl.KeyedSglDescriptor;
 import io.nvmf4j.protocol.sgl.SglDescriptorException;
@@ -61,6 +62,18 @@ class ConnectCommandTest {
         connect.encode(sqe);
         assertEquals(Hex.norm(LINUX_ADMIN_CONNECT), Hex.of(sqe.segment()));
         assertEquals(32, connect.queueEntries());
+    }
+
+    @Test
+    void disableSqFlowSetsCattrBitTwoAsLinuxDoes() {
+        // nvmf_connect_io_queue(): cmd.connect.cattr |= NVME_CONNECT_DISABLE_SQFLOW (1 << 2), byte 46
+        ConnectCommand connect = ConnectCommand.ioQueue(CommandId.of(0), DataBlockDescriptor.inCapsule(0, 1024),
+                QueueId.of(1), 127).withSqFlowControlDisabled();
+        SubmissionQueueEntry sqe = SubmissionQueueEntry.allocate();
+        connect.encode(sqe);
+        assertEquals(0x04, Wire.u8(sqe.segment(), 46));
+        assertTrue(ConnectCommand.decode(sqe).disableSqFlowControl());
+        assertEquals(0, Wire.u8(sqe.segment(), 47), "nothing else changes");
     }
 
     @Test
