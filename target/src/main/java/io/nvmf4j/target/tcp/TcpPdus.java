@@ -34,17 +34,18 @@ final class TcpPdus {
     }
 
     /**
-     * The response, after the read data when {@code dataOut}: one C2HData PDU with LAST_PDU for all of it, never the
-     * SUCCESS flag (nvmet sets it only when the host disabled SQ flow control, which this target does not track),
-     * so the CapsuleResp always follows.
+     * The response, after the read data when {@code dataOut}: one C2HData PDU with LAST_PDU for all of it, then the
+     * CapsuleResp; with {@code success} the C2HData carries the SUCCESS flag and stands for the response, which is
+     * not sent (nvmet_setup_c2h_data_pdu(): only on a queue whose host turned SQ flow control off, TP 8000's rule).
      */
-    static void response(TcpRequest r, NegotiatedParameters n, boolean dataOut) {
+    static void response(TcpRequest r, NegotiatedParameters n, boolean dataOut, boolean success) {
         r.txCount = 0;
         r.txIsR2t = false;
         if (dataOut) {
             int pdo = n.dataOffset(PduType.C2H_DATA);
-            var _ = DataPdu.writeData(r.dataHeader, PduType.C2H_DATA, n, PduHeader.FLAG_LAST_PDU, r.sqe.cid(), 0,
-                    0, r.transferLength);
+            int flags = PduHeader.FLAG_LAST_PDU | (success ? PduHeader.FLAG_SUCCESS : 0);
+            var _ = DataPdu.writeData(r.dataHeader, PduType.C2H_DATA, n, flags, r.sqe.cid(), 0, 0,
+                    r.transferLength);
             if (n.headerDigest()) {
                 headerDigest(r, r.dataHeader, r.dataHeaderView, PduType.C2H_DATA);
             }
@@ -54,6 +55,9 @@ final class TcpPdus {
                 Wire.u32(r.dataDigest, 0, Integer.toUnsignedLong(r.queue.digest.compute(r.block.view, 0,
                         r.transferLength)));
                 r.send(r.dataDigestView, 0, PduHeader.DIGEST_LENGTH);
+            }
+            if (success) {
+                return;
             }
         }
         long plen = CapsulePdu.writeResponseHeader(r.response, n);

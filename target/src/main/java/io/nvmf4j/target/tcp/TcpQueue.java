@@ -337,7 +337,9 @@ final class TcpQueue implements TransportQueue {
         connect.announce(req);
         boolean dataOut = req.dataDirection() == DataDirection.CONTROLLER_TO_HOST && r.transferLength > 0
                 && r.block != null && req.statusField() == 0;
-        TcpPdus.response(r, negotiated, dataOut);
+        // SPDK's nvmf_tcp_send_c2h_data() also keeps the CapsuleResp for a result other than zero in DW0/DW1
+        boolean success = dataOut && sq.sqFlowControlDisabled() && req.cqe().result() == 0;
+        TcpPdus.response(r, negotiated, dataOut, success);
         r.state = TcpRequest.State.SENDING;
         transmit.enqueue(r, System.nanoTime());
         flushQuietly();

@@ -53,6 +53,10 @@ final class RawTcpHost implements AutoCloseable {
     int r2ts;
     int h2cPdus;
     int c2hPdus;
+    /** C2HData PDUs with the SUCCESS flag (no CapsuleResp after them), over the host's life. */
+    int successFlags;
+    /** CATTR of this host's Connect: 0x04 turns SQ flow control off (TP 8005). */
+    int connectCattr;
 
     RawTcpHost(InetSocketAddress address) throws IOException {
         socket = new Socket();
@@ -202,6 +206,9 @@ final class RawTcpHost implements AutoCloseable {
                 case CAPSULE_RESP -> {
                     CompletionQueueEntry cqe = CompletionQueueEntry.allocate();
                     MemorySegment.copy(pdu, CapsulePdu.OFFSET_ENTRY, cqe.segment(), 0, CompletionQueueEntry.SIZE);
+                    if (cqe.cid() != sqe.cid()) {
+                        throw new IOException("CapsuleResp of CID " + cqe.cid() + " while waiting for " + sqe.cid());
+                    }
                     return new Response(cqe, read.toByteArray());
                 }
                 case C2H_DATA -> {
@@ -211,6 +218,16 @@ final class RawTcpHost implements AutoCloseable {
                     }
                     int pdo = PduHeader.dataOffset(pdu);
                     read.write(pdu.asSlice(pdo, DataPdu.dataLength(pdu)).toArray(ValueLayout.JAVA_BYTE));
+                    int flags = PduHeader.flags(pdu);
+                    if ((flags & PduHeader.FLAG_SUCCESS) != 0) {
+                        // nvme_tcp_handle_c2h_data(): SUCCESS only with LAST_PDU; it stands for a zero CQE
+                        if ((flags & PduHeader.FLAG_LAST_PDU) == 0) {
+                            throw new IOException("C2HData with SUCCESS but not LAST_PDU");
+                        }
+                        successFlags++;
+                        CompletionQueueEntry cqe = CompletionQueueEntry.allocate().cid(sqe.cid());
+                        return new Response(cqe, read.toByteArray());
+                    }
                 }
                 case R2T -> {
                     r2ts++;
@@ -235,6 +252,7 @@ final class RawTcpHost implements AutoCloseable {
         Wire.u8(sqe.segment(), 4, 0x01);
         Wire.u16(sqe.segment(), 42, qid);
         Wire.u16(sqe.segment(), 44, sqsize);
+        Wire.u8(sqe.segment(), 46, connectCattr);
         byte[] data = new byte[1024];
         MemorySegment d = MemorySegment.ofArray(data);
         MemorySegment.copy(MemorySegment.ofArray(HOST_ID), 0, d, 0, 16);

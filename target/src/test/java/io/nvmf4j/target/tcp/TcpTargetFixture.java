@@ -80,9 +80,15 @@ final class TcpTargetFixture implements AutoCloseable {
 
     /** An I/O queue host of the controller {@code admin} connected. */
     RawTcpHost ioHost(boolean headerDigest, boolean dataDigest) throws IOException {
+        return ioHost(headerDigest, dataDigest, 0, 1);
+    }
+
+    /** An I/O queue host of queue {@code qid} whose Connect has {@code cattr} (0x04: SQ flow control off). */
+    RawTcpHost ioHost(boolean headerDigest, boolean dataDigest, int cattr, int qid) throws IOException {
         int cntlid = subsystem.controllers().iterator().next().id();
         RawTcpHost h = RawTcpHost.initialized(address, headerDigest, dataDigest);
-        RawTcpHost.Response r = h.connect(1, 31, cntlid, SUBNQN, HOST);
+        h.connectCattr = cattr;
+        RawTcpHost.Response r = h.connect(qid, 31, cntlid, SUBNQN, HOST);
         if (r.status() != 0) {
             throw new IllegalStateException("I/O Connect failed: " + r.cqe());
         }

@@ -78,6 +78,30 @@ class TcpTransportTest {
         }
     }
 
+    @ParameterizedTest(name = "header digest {0}, data digest {0}")
+    @CsvSource({"false", "true"})
+    void withSqFlowControlOffAReadEndsWithItsC2hDataCarryingSuccess(boolean digests) throws Exception {
+        try (TcpTargetFixture f = new TcpTargetFixture();
+             var _ = f.adminHost(digests, digests);
+             RawTcpHost io = f.ioHost(digests, digests, 0x04, 1);
+             RawTcpHost plain = f.ioHost(digests, digests, 0, 2)) {
+            byte[] data = pattern(8192, 5);
+            assertEquals(0, io.write(1, 16, TcpTargetFixture.BLOCK, data, true).status());
+            for (int i = 0; i < 3; i++) {
+                RawTcpHost.Response back = io.read(1, 16, 16, TcpTargetFixture.BLOCK);
+                assertEquals(0, back.status());
+                assertArrayEquals(data, back.data());
+                assertEquals(1, io.c2hPdus);
+            }
+            assertEquals(3, io.successFlags, "nvmet_setup_c2h_data_pdu(): LAST_PDU | SUCCESS, no CapsuleResp");
+            // the next command's CapsuleResp is its own (RawTcpHost checks the CID): none was left over
+            assertEquals(0, io.write(1, 32, TcpTargetFixture.BLOCK, data, true).status());
+            RawTcpHost.Response withFlowControl = plain.read(1, 16, 16, TcpTargetFixture.BLOCK);
+            assertArrayEquals(data, withFlowControl.data());
+            assertEquals(0, plain.successFlags, "a queue with SQ flow control gets its CapsuleResp");
+        }
+    }
+
     @Test
     void writeOfOneMebibyteThroughR2tIsReadBackWhole() throws Exception {
         try (TcpTargetFixture f = new TcpTargetFixture();
