@@ -18,9 +18,16 @@ import java.nio.channels.SocketChannel;
  * {@code nvmet_tcp_try_recv_data()} and {@code nvmet_tcp_try_recv_ddgst()}: the common header, then the rest of the
  * PDU header with its digest and the padding up to PDO, then the PDU data straight into the buffer the queue names
  * for it, then the data digest. Every length the peer claims is checked ({@link PduHeader#check}, against what
- * the connection negotiated and the most this side takes of each PDU type) before a byte more is read, so a
- * hostile PLEN can make it neither buffer more than its 256-byte header buffer nor write outside the named buffer.
- * Reads only what the socket has (non-blocking); no allocation unless the connection ends. Poll-group thread only.
+ * the connection negotiated and the most this side takes of each PDU type) before a byte of it is handed on, so a
+ * hostile PLEN can make it neither buffer more than its staging and 256-byte header buffers nor write outside the
+ * named buffer.
+ *
+ * <p>The socket is read in chunks of up to {@link #STAGE_SIZE} bytes into a staging buffer, from which the steps
+ * take their bytes (SPDK's receive pipe, {@code nvme_tcp_read_data()} into {@code pdu_recv_buf}): at queue depth,
+ * one read brings many command capsules where reading each header exactly took two system calls per command. Data
+ * larger than the staging buffer, once the staged bytes are used, is read straight into its own buffer, so a large
+ * H2CData is not copied twice. Reads only what the socket has (non-blocking); no allocation unless the connection
+ * ends. Poll-group thread only.
  */
 final class PduReceiver {
 
@@ -28,6 +35,8 @@ final class PduReceiver {
     private static final int PDUS_PER_CALL = 32;
     /** The header buffer: the largest PDO (255) fits, and so does a whole ICReq or TermReq. */
     private static final int HEADER_ROOM = 256;
+    /** Bytes read ahead from the socket at most: a hundred command capsules, or two 4 KiB in-capsule writes. */
+    static final int STAGE_SIZE = 8192;
 
     private enum Step { COMMON_HEADER, HEADER, DATA, DATA_DIGEST, STOPPED }
 
@@ -36,6 +45,8 @@ final class PduReceiver {
     private final ByteBuffer headerView;
     private final MemorySegment digest;
     private final ByteBuffer digestView;
+    /** Read from the socket and not yet taken: position..limit. */
+    private final ByteBuffer stage;
     private Step step = Step.COMMON_HEADER;
     /** The PDU being received: its type, header end (with digest), and how much of the header buffer it fills. */
     private PduType type;
@@ -52,6 +63,7 @@ final class PduReceiver {
         this.header = MemorySegment.ofBuffer(headerView);
         this.digestView = DataBlock.direct(PduHeader.DIGEST_LENGTH, 4);
         this.digest = MemorySegment.ofBuffer(digestView);
+        this.stage = DataBlock.direct(STAGE_SIZE, 8).limit(0);
         headerView.limit(PduHeader.LENGTH);
     }
 
@@ -68,8 +80,10 @@ final class PduReceiver {
     }
 
     /**
-     * Reads what the socket has, handing each complete header and each complete PDU's data to the queue. Returns
-     * the bytes read, or -1 when the peer closed the connection.
+     * Takes what the socket has (and what an earlier call left staged), handing each complete header and each
+     * complete PDU's data to the queue. Returns the bytes taken, or -1 when the peer closed the connection. Bytes
+     * may stay staged when {@link #PDUS_PER_CALL} is reached: the call still returns more than zero, so the poll
+     * group comes back before it blocks on the socket.
      */
     int receive(SocketChannel channel) throws IOException {
         int pdus = 0;
@@ -82,7 +96,7 @@ final class PduReceiver {
                 case STOPPED -> null;
             };
             if (b.hasRemaining()) {
-                int n = channel.read(b);
+                int n = fill(channel, b);
                 if (n < 0) {
                     return -1;
                 }
@@ -96,6 +110,31 @@ final class PduReceiver {
             }
         }
         return total;
+    }
+
+    /**
+     * Moves bytes into {@code b}: staged ones first; else a large remainder straight from the socket; else one read
+     * into the staging buffer and from there. The bytes that went into {@code b}, 0 when the socket has none, or -1
+     * at its end.
+     */
+    private int fill(SocketChannel channel, ByteBuffer b) throws IOException {
+        if (!stage.hasRemaining()) {
+            if (b.remaining() >= STAGE_SIZE) {
+                return channel.read(b);
+            }
+            stage.clear();
+            int n = channel.read(stage);
+            stage.flip();
+            if (n <= 0) {
+                return n;
+            }
+        }
+        int n = Math.min(stage.remaining(), b.remaining());
+        int end = stage.limit();
+        stage.limit(stage.position() + n);
+        b.put(stage);
+        stage.limit(end);
+        return n;
     }
 
     /** The current step's bytes are all there: the next step. True when a whole PDU was taken. */

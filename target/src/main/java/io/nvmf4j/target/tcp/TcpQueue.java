@@ -67,6 +67,8 @@ final class TcpQueue implements TransportQueue {
     /** The capsule or H2CData PDU whose data is being received. */
     private TcpRequest current;
     private boolean closing;
+    /** True while {@link #poll} hands received PDUs on: responses then wait for its one flush. */
+    private boolean receiving;
     private boolean closeAfterFlush;
     /** Requests the core still holds after the connection closed (a backend operation, an event). */
     private int orphans;
@@ -109,7 +111,13 @@ final class TcpQueue implements TransportQueue {
             return false;
         }
         try {
-            int read = receiver.receive(channel);
+            receiving = true;
+            int read;
+            try {
+                read = receiver.receive(channel);
+            } finally {
+                receiving = false;
+            }
             if (read < 0) {
                 close(null, "peer closed the connection");
                 return true;
@@ -342,7 +350,9 @@ final class TcpQueue implements TransportQueue {
         TcpPdus.response(r, negotiated, dataOut, success);
         r.state = TcpRequest.State.SENDING;
         transmit.enqueue(r, System.nanoTime());
-        flushQuietly();
+        if (!receiving) {
+            flushQuietly(); // inside receive, poll() flushes once for every response the received commands gave
+        }
     }
 
     /** Everything {@code r} queued went out (from {@link TransmitQueue#flush}). */

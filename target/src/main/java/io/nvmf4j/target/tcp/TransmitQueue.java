@@ -7,15 +7,22 @@ import java.nio.channels.SocketChannel;
 /**
  * The transmit side of one NVMe/TCP connection (nvmet-tcp's {@code nvmet_tcp_try_send()} over its
  * {@code resp_send_list}): the PDUs of its requests in the order they were queued (an R2T, or a C2HData header,
- * data, data digest and CapsuleResp as one gathering write), after a connection-level PDU (the ICResp, a
- * C2HTermReq) if one waits. A write takes what the socket takes and never blocks the poll thread: the rest waits
+ * data, data digest and CapsuleResp), after a connection-level PDU (the ICResp, a C2HTermReq) if one waits. The
+ * buffers of several requests go in one gathering write of up to {@link #GATHER} buffers (SPDK's sock layer
+ * flushes its queued requests with one {@code writev} too), so a poll round that answered many commands costs one
+ * system call, not one per command. A write takes what the socket takes and never blocks the poll thread: the rest waits
  * until the socket is writable again. Remembers since when the peer has taken nothing of what waits, for the
  * stall timeout. Poll-group thread
  * only; no allocation.
  */
 final class TransmitQueue {
 
+    /** The most buffers one write gathers (a read's response is at most four: header, data, digest, CapsuleResp). */
+    static final int GATHER = 64;
+
     private final TcpRequest[] ring;
+    /** The buffers of the next gathering write, filled from the requests in order; reused. */
+    private final ByteBuffer[] gather = new ByteBuffer[GATHER];
     private int head;
     private int size;
     private ByteBuffer control;
@@ -78,19 +85,30 @@ final class TransmitQueue {
             control = null;
         }
         while (size > 0 && !sent.closing()) {
-            TcpRequest r = ring[head];
-            long n = channel.write(r.tx, 0, r.txCount);
-            written += n;
-            if (n > 0 && !r.txDone()) {
-                waitingSince = System.nanoTime(); // the peer takes bytes: not stalled
+            int count = 0;
+            for (int i = 0, at = head; i < size; i++, at = (at + 1) % ring.length) {
+                TcpRequest r = ring[at];
+                if (count + r.txCount > GATHER) {
+                    break;
+                }
+                System.arraycopy(r.tx, 0, gather, count, r.txCount);
+                count += r.txCount;
             }
-            if (!r.txDone()) {
+            long n = channel.write(gather, 0, count);
+            written += n;
+            while (size > 0 && ring[head].txDone()) {
+                TcpRequest r = ring[head];
+                ring[head] = null;
+                head = (head + 1) % ring.length;
+                size--;
+                sent.sent(r);
+            }
+            if (size > 0 && !ring[head].txDone()) { // the socket did not take all: it is full
+                if (n > 0) {
+                    waitingSince = System.nanoTime(); // the peer takes bytes: not stalled
+                }
                 return false;
             }
-            ring[head] = null;
-            head = (head + 1) % ring.length;
-            size--;
-            sent.sent(r);
         }
         if (size == 0 && control == null) {
             waitingSince = 0;
