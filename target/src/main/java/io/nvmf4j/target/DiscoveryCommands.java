@@ -16,6 +16,7 @@ import io.nvmf4j.protocol.rdma.RdmaCms;
 import io.nvmf4j.protocol.rdma.RdmaProviderType;
 import io.nvmf4j.protocol.rdma.RdmaQpType;
 import io.nvmf4j.protocol.rdma.RdmaTsas;
+import io.nvmf4j.protocol.tcp.TcpTsas;
 import java.lang.System.Logger.Level;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -209,7 +210,7 @@ final class DiscoveryCommands {
         if (r.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
             e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, RdmaProviderType.NOT_SPECIFIED, RdmaCms.RDMA_CM, 0));
         } else if (r.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
-            tcpTsas(e);
+            e.tcpTsas(TcpTsas.none());
         }
     }
 
@@ -229,20 +230,7 @@ final class DiscoveryCommands {
         if (port.trtype() == DiscoveryLogEntry.TRTYPE_RDMA) {
             e.rdmaTsas(RdmaTsas.of(RdmaQpType.RELIABLE_CONNECTED, port.rdmaProviderType(), RdmaCms.RDMA_CM, 0));
         } else if (port.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
-            tcpTsas(e);
+            e.tcpTsas(TcpTsas.none());
         }
-    }
-
-    /** TSAS security type (SECTYPE) byte 0 of the TCP TSAS: 0 = no security (nvmet's disc_addr.tsas.tcp.sectype). */
-    static final int TCP_SECTYPE_NONE = 0;
-
-    /**
-     * The TCP TSAS (NVMe/TCP 1.0a, "Transport Specific Address Subtype"; Linux {@code struct nvmf_tcp_tsas}): SECTYPE
-     * in byte 0, the rest reserved; nvmet writes {@code NVMF_TCP_SECTYPE_NONE} for a port without TLS.
-     */
-    private static void tcpTsas(DiscoveryLogEntry e) {
-        MemorySegment tsas = e.tsas();
-        tsas.fill((byte) 0);
-        tsas.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) TCP_SECTYPE_NONE);
     }
 }

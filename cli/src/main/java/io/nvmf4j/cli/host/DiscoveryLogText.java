@@ -16,9 +16,6 @@ import java.util.Map;
  */
 public final class DiscoveryLogText {
 
-    /** TSAS byte 0 for TCP: SECTYPE (NVMe/TCP 1.0, Figure 3). */
-    private static final int TCP_SECTYPE = 0;
-
     private DiscoveryLogText() {
     }
 
@@ -45,7 +42,7 @@ public final class DiscoveryLogText {
                 out.println("rdma_cms:    " + cms(t.cms()));
                 out.printf("rdma_pkey: 0x%04x%n", t.pkey());
             } else if (e.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
-                out.println("sectype: " + sectype(tcpSectype(e)));
+                out.println("sectype: " + sectype(e.tcpTsas().sectype()));
             }
         }
         out.flush();
@@ -74,16 +71,12 @@ public final class DiscoveryLogText {
                 r.put("rdma_cms", cms(t.cms()));
                 r.put("rdma_pkey", t.pkey());
             } else if (e.trtype() == DiscoveryLogEntry.TRTYPE_TCP) {
-                r.put("sectype", sectype(tcpSectype(e)));
+                r.put("sectype", sectype(e.tcpTsas().sectype()));
             }
             records.add(r);
         }
         root.put("records", records);
         return root;
-    }
-
-    private static int tcpSectype(DiscoveryLogEntry e) {
-        return Byte.toUnsignedInt(e.tsas().get(java.lang.foreign.ValueLayout.JAVA_BYTE, TCP_SECTYPE));
     }
 
     // libnvme's arg_str() prints "unrecognized" for a value outside its table.

@@ -7,6 +7,7 @@ import io.nvmf4j.protocol.MalformedStructureException;
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.protocol.admin.AsciiField;
 import io.nvmf4j.protocol.rdma.RdmaTsas;
+import io.nvmf4j.protocol.tcp.TcpTsas;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -24,7 +25,8 @@ import java.lang.foreign.ValueLayout;
  * ({@code spdk_strcpy_pad(.., ' ')} in {@code nvmf_rdma_discover()}). We write like Linux (NUL padding) and read
  * both, as nvme-cli does (text ends at the first NUL, trailing spaces dropped). SUBNQN is NUL padded everywhere.
  *
- * <p>TSAS for RDMA is {@link RdmaTsas} (RDMA_QPTYPE@768, RDMA_PRTYPE@769, RDMA_CMS@770, RDMA_PKEY u16@776).
+ * <p>TSAS for RDMA is {@link RdmaTsas} (RDMA_QPTYPE@768, RDMA_PRTYPE@769, RDMA_CMS@770, RDMA_PKEY u16@776); for TCP
+ * it is {@link TcpTsas} (SECTYPE@768).
  */
 public final class DiscoveryLogEntry {
 
@@ -149,6 +151,17 @@ public final class DiscoveryLogEntry {
 
     /** Writes the RDMA TSAS (all 256 bytes, reserved ones zero), as nvmet configfs sets it for trtype rdma. */
     public DiscoveryLogEntry rdmaTsas(RdmaTsas tsas) {
+        tsas.encode(tsas());
+        return this;
+    }
+
+    /** TSAS read as the TCP subtype (meaningful when TRTYPE is TCP). */
+    public TcpTsas tcpTsas() {
+        return TcpTsas.decode(tsas());
+    }
+
+    /** Writes the TCP TSAS (all 256 bytes, reserved ones zero), as nvmet does for trtype tcp. */
+    public DiscoveryLogEntry tcpTsas(TcpTsas tsas) {
         tsas.encode(tsas());
         return this;
     }
