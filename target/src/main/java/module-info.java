@@ -3,7 +3,8 @@
  * namespace backends ({@code .backend}), Micrometer metrics ({@code .metrics}), the RDMA transport
  * ({@code .rdma}: an embedder starts {@code RdmaTransport} with {@code RdmaTransportOptions}; the poll groups,
  * queues and request state machine in that package are package-private) and the NVMe/TCP transport
- * ({@code .tcp}: {@code TcpTransport} with {@code TcpTransportOptions}, the rest package-private as well).
+ * ({@code .tcp}: {@code TcpTransport} with {@code TcpTransportOptions}, the rest package-private as well); what the
+ * two transports' poll groups share is in {@code .poll}, which is not exported.
  */
 // micrometer-core has no module descriptor (an automatic module), and TargetMetrics takes its registry: the
 // requirement is needed and transitive until Micrometer ships a module-info

@@ -4,6 +4,7 @@ import io.nvmf4j.target.Port;
 import io.nvmf4j.target.backend.BackendIo;
 import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.target.backend.BackendSettings;
+import io.nvmf4j.target.poll.SpinBudget;
 import io.nvmf4j.uring.IoUringException;
 import io.nvmf4j.verbs.CompletionQueue;
 import io.nvmf4j.verbs.MemoryRegion;

@@ -3,7 +3,9 @@ package io.nvmf4j.target.tcp;
 import io.nvmf4j.target.NvmeTarget;
 import io.nvmf4j.target.Port;
 import io.nvmf4j.target.backend.BackendIo;
+import io.nvmf4j.target.backend.BackendIoMode;
 import io.nvmf4j.target.backend.BackendSettings;
+import io.nvmf4j.target.poll.SpinBudget;
 import io.nvmf4j.target.rdma.RejectReason;
 import io.nvmf4j.target.rdma.TransportObserver;
 import io.nvmf4j.uring.IoUringException;
@@ -23,20 +25,21 @@ import java.util.function.Consumer;
  * One poll-group thread of the TCP transport (nvmet-tcp's per-CPU io_work, SPDK's {@code spdk_nvmf_tcp_poll_group}):
  * it owns a set of non-blocking connections, a pool of data buffers and the backend I/O of its queues, and runs
  * every request of its queues without locks; no thread per connection. While there is work, and for the spin
- * budget after it, it polls each connection's socket directly (a non-blocking read, no selector); then it blocks in
- * its {@link Selector} until a socket is ready, a task arrives ({@link #execute}) or a short wait ends (backend
- * operations cannot wake a selector). Work from other threads (a new connection, a response completed elsewhere,
+ * budget after it ({@link SpinBudget}, the policy the RDMA poll group follows), it polls each connection's socket
+ * directly (a non-blocking read, no selector); then it blocks in its {@link Selector} until a socket is ready, a
+ * task arrives ({@link #execute}) or a short wait ends (backend operations cannot wake a selector). Work from other threads (a new connection, a response completed elsewhere,
  * shutdown) arrives through {@link #execute}.
  */
 final class TcpPollGroup implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(TcpPollGroup.class.getName());
-    /** How often timeouts are checked (they are seconds; this is their grain), and the longest idle block. */
+    /**
+     * How often timeouts are checked (they are seconds; this is their grain), and the longest idle block: shorter
+     * than {@link SpinBudget#BLOCK_MILLIS}, since the TCP timeouts are checked in this loop's housekeeping and a
+     * selector wake-up costs no completion-queue spin.
+     */
     private static final long HOUSEKEEPING_NANOS = 100_000_000L;
     private static final long IDLE_WAIT_MILLIS = 100;
-    /** While backend operations run, the loop spins at least this long, then blocks only this long at a time. */
-    private static final long BACKEND_SPIN_NANOS = 1_000_000L;
-    private static final long BACKEND_WAIT_MILLIS = 1;
     private static final long BACKEND_DRAIN_NANOS = 10_000_000_000L;
 
     private final int id;
@@ -53,10 +56,9 @@ final class TcpPollGroup implements AutoCloseable {
     private final List<TcpQueue> queues = new ArrayList<>();
     private final AtomicInteger queueCount = new AtomicInteger();
     private final Consumer<SelectionKey> onReady = this::ready;
-    private final long spinNanos;
+    private final SpinBudget spin;
     private final Thread thread;
     private volatile boolean running = true;
-    private long lastWork;
     private long nextHousekeeping;
     private boolean loopFailureLogged;
 
@@ -66,7 +68,6 @@ final class TcpPollGroup implements AutoCloseable {
         this.options = options;
         this.observer = observer;
         this.rejectLog = rejectLog;
-        this.spinNanos = options.spinBudget().toNanos();
         this.pool = new TcpBufferPool(options.bufferPoolBytes(), largestTransfer);
         this.selector = Selector.open();
         try {
@@ -76,6 +77,8 @@ final class TcpPollGroup implements AutoCloseable {
             throw new IOException("tcp poll group " + id + ": cannot set up io_uring: " + e.getMessage(), e);
         }
         this.backendTimeoutNanos = backend.timeout().toNanos();
+        this.spin = new SpinBudget(options.spinBudget().toNanos(), backendIo.mode() == BackendIoMode.THREADS,
+                System.nanoTime());
         this.thread = new Thread(this::run, "nvmf4j-tcp-poll-group-" + id);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -216,8 +219,9 @@ final class TcpPollGroup implements AutoCloseable {
     }
 
     private void run() {
-        lastWork = System.nanoTime();
-        nextHousekeeping = lastWork + HOUSEKEEPING_NANOS;
+        long start = System.nanoTime();
+        spin.worked(start);
+        nextHousekeeping = start + HOUSEKEEPING_NANOS;
         while (running) {
             try {
                 iterate();
@@ -257,21 +261,19 @@ final class TcpPollGroup implements AutoCloseable {
             housekeeping(now);
         }
         if (worked) {
-            lastWork = now;
+            spin.worked(now);
             return;
         }
         boolean backendBusy = backendIo.inFlight() > 0;
-        long spin = backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos;
-        if (now - lastWork < spin) {
-            Thread.onSpinWait();
+        if (spin.spin(now, backendBusy)) {
             return;
         }
         if (!tasks.isEmpty()) {
             return;
         }
-        int ready = selector.select(onReady, backendBusy ? BACKEND_WAIT_MILLIS : IDLE_WAIT_MILLIS);
+        int ready = selector.select(onReady, backendBusy ? SpinBudget.BACKEND_WAIT_MILLIS : IDLE_WAIT_MILLIS);
         if (ready > 0) {
-            lastWork = System.nanoTime();
+            spin.worked(System.nanoTime());
         }
     }
 

@@ -1,27 +1,29 @@
-package io.nvmf4j.target.rdma;
+package io.nvmf4j.target.poll;
 
 /**
- * When a {@link PollGroup}'s loop stops busy-polling and blocks: it spins for the spin budget
- * ({@link RdmaTransportOptions#spinBudget()}) after its last work, since a thread woken from a blocking wait answers
- * later than one that polls, and then blocks in the completion queue's wait. While backend operations run, it spins
- * longer and then blocks only in short waits, because neither the ring nor the workers can wake a blocked
- * completion-queue wait. Runs on the poll group's thread only; no allocation.
+ * When a poll group's loop (the RDMA transport's, over its completion queue, and the TCP transport's, over its
+ * sockets) stops busy-polling and blocks: it spins for the spin budget (the transport options' {@code spinBudget})
+ * after its last work, since a thread woken from a blocking wait answers later than one that polls, and then blocks
+ * in its wait (the completion queue's, the selector's). While backend operations run, it spins longer and then
+ * blocks only in short waits, because neither the ring nor the workers can wake a blocked completion-queue wait or
+ * selector. Public for the two transport packages only: this package is not exported. Runs on the poll group's
+ * thread only; no allocation.
  */
-final class SpinBudget {
+public final class SpinBudget {
 
     /**
-     * How long one blocking wait lasts when idle. Completions unpark the thread and {@link PollGroup#execute}
+     * How long one blocking wait of the RDMA poll group lasts when idle. Completions unpark the thread and a task
      * interrupts it, so this only paces the check for overdue teardowns (5 s deadlines): every wake-up of an idle
      * group costs the completion queue's own spin, so an idle daemon wakes each group only twice a second.
      */
-    static final long BLOCK_MILLIS = 500;
+    public static final long BLOCK_MILLIS = 500;
     /**
      * While backend operations run and nothing else happens, the loop spins this long after its last work (a disk
      * answers well within it), then blocks in short waits of {@link #BACKEND_WAIT_MILLIS}: a slow or hung backend
      * costs no core, and neither the ring nor the workers can wake a blocked completion-queue wait.
      */
     private static final long BACKEND_SPIN_NANOS = 1_000_000L;
-    static final long BACKEND_WAIT_MILLIS = 1;
+    public static final long BACKEND_WAIT_MILLIS = 1;
     /** After this long without work while backend operations run, each empty round yields the core. */
     private static final long BACKEND_YIELD_NANOS = 10_000L;
     /**
@@ -44,14 +46,14 @@ final class SpinBudget {
     private long spun;
     private long lastRound;
 
-    SpinBudget(long spinNanos, boolean yieldsToWorkers, long now) {
+    public SpinBudget(long spinNanos, boolean yieldsToWorkers, long now) {
         this.spinNanos = spinNanos;
         this.yieldsToWorkers = yieldsToWorkers;
         this.lastRound = now;
     }
 
     /** The loop had work at {@code now}: the budget starts again. */
-    void worked(long now) {
+    public void worked(long now) {
         lastRound = now;
         spun = 0;
     }
@@ -61,7 +63,7 @@ final class SpinBudget {
      * again; false when it is spent and the loop blocks.
      */
     @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
-    boolean spin(long now, boolean backendBusy) {
+    public boolean spin(long now, boolean backendBusy) {
         spun += Math.min(now - lastRound, MAX_ROUND_NANOS);
         lastRound = now;
         if (spun >= (backendBusy ? Math.max(spinNanos, BACKEND_SPIN_NANOS) : spinNanos)) {
@@ -76,8 +78,8 @@ final class SpinBudget {
         return true;
     }
 
-    /** How long the blocking wait lasts. */
-    static long blockMillis(boolean backendBusy) {
+    /** How long the RDMA poll group's blocking wait lasts. */
+    public static long blockMillis(boolean backendBusy) {
         return backendBusy ? BACKEND_WAIT_MILLIS : BLOCK_MILLIS;
     }
 }
