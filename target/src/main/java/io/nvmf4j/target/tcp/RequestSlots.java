@@ -10,14 +10,16 @@ package io.nvmf4j.target.tcp;
 final class RequestSlots {
 
     private final TcpQueue queue;
+    private final TcpBufferQuota quota;
     private final int inlineDataSize;
     private final TcpRequest[] slots;
     private final int[] free;
     private int freeCount;
     private int created;
 
-    RequestSlots(TcpQueue queue, int inlineDataSize, int max) {
+    RequestSlots(TcpQueue queue, TcpBufferQuota quota, int inlineDataSize, int max) {
         this.queue = queue;
+        this.quota = quota;
         this.inlineDataSize = inlineDataSize;
         this.slots = new TcpRequest[max];
         this.free = new int[max];
@@ -57,8 +59,9 @@ final class RequestSlots {
     }
 
     /**
-     * The slot and its pool buffer are free again (a command that started and was not answered is reported as
-     * dropped); the slot may be taken again unless its in-capsule buffer is still lent out. Idempotent.
+     * The slot, its pool buffer and its part of the queue's share are free again (a command that started and was
+     * not answered is reported as dropped); the slot may be taken again unless its in-capsule buffer is still lent
+     * out. Idempotent.
      */
     void release(TcpRequest r, TcpPollGroup group) {
         if (r.state == TcpRequest.State.FREE) {
@@ -67,6 +70,7 @@ final class RequestSlots {
         if (r.state == TcpRequest.State.NEED_BUFFER) {
             group.stopWaiting(r);
         }
+        quota.released(r);
         if (r.block != null) {
             group.giveBuffer(r.block);
             r.block = null;

@@ -85,6 +85,15 @@ final class TcpBufferPool implements AutoCloseable {
         return false;
     }
 
+    /** The bytes of the block {@link #take} gives for {@code length} (its size class): what a queue's share counts. */
+    static long blockBytes(long length) {
+        long size = SMALLEST;
+        while (size < length) {
+            size <<= 1;
+        }
+        return size;
+    }
+
     private int sizeClass(long length) {
         for (int c = 0; c < classes; c++) {
             if (length <= (long) SMALLEST << c) {

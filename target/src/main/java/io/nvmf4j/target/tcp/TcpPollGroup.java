@@ -97,6 +97,14 @@ final class TcpPollGroup implements AutoCloseable {
         return Math.min(port.maxDataTransferBytes(), pool.largest());
     }
 
+    /**
+     * The most pool memory one queue may hold ({@link TcpBufferQuota}): a quarter of the pool, at least one
+     * largest buffer, as the RDMA transport's default share.
+     */
+    long queueBufferLimit() {
+        return Math.max(options.bufferPoolBytes() / 4, pool.largest());
+    }
+
     BackendIo backendIo() {
         return backendIo;
     }

@@ -61,6 +61,7 @@ final class TcpQueue implements TransportQueue {
     private final PduReceiver receiver;
     private final TransmitQueue transmit;
     private final RequestSlots slots;
+    private final TcpBufferQuota quota;
     private final TcpConnectPhase connect;
     private SelectionKey key;
     private NegotiatedParameters negotiated;
@@ -81,7 +82,8 @@ final class TcpQueue implements TransportQueue {
         this.remote = (InetSocketAddress) channel.getRemoteAddress();
         this.local = (InetSocketAddress) channel.getLocalAddress();
         int max = Math.min(port.maxQueueSize(), 65536);
-        this.slots = new RequestSlots(this, port.inlineDataSize(), max);
+        this.quota = new TcpBufferQuota(group);
+        this.slots = new RequestSlots(this, quota, port.inlineDataSize(), max);
         this.receiver = new PduReceiver(this);
         this.transmit = new TransmitQueue(max);
         this.sq = target.createQueue(port, this);
@@ -284,13 +286,7 @@ final class TcpQueue implements TransportQueue {
         } else if (use == 0) {
             sq.execute(req);
         } else {
-            DataBlock b = group.takeBuffer(use);
-            if (b == null) {
-                r.state = TcpRequest.State.NEED_BUFFER;
-                group.waitForBuffer(r);
-            } else {
-                haveBuffer(r, b);
-            }
+            quota.needBuffer(r); // within the queue's share of the pool, then the pool
         }
     }
 
@@ -405,6 +401,7 @@ final class TcpQueue implements TransportQueue {
             return;
         }
         closing = true;
+        quota.close();
         receiver.stop();
         if (reason != null) {
             connect.report(reason, detail);

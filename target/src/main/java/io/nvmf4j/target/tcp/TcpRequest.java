@@ -77,6 +77,10 @@ final class TcpRequest {
     /** When its capsule arrived, and when its R2T was queued (System.nanoTime). */
     long arrivalNanos;
     long r2tNanos;
+    /** Pool bytes this request counts against its queue's share ({@link TcpBufferQuota}), 0 when none. */
+    long quotaBytes;
+    /** The next request waiting on the queue's share ({@link TcpBufferQuota}). */
+    TcpRequest nextWaiting;
 
     TcpRequest(TcpQueue queue, int tag, ByteBuffer memory, DataBlock inCapsule) {
         this.queue = queue;
