@@ -345,8 +345,11 @@ def transport_args(transport, option):
 
 def nvmf4j_perf_cmd(serve, args, seconds, ramp, label, cpus, html):
     """serve: the target, a Serve or an Spdk (port, nqn, transport, pid: --cpu-of reads its CPU)."""
+    # over TCP, --disable-sqflow: reads then end with one C2HData carrying SUCCESS, as SPDK's target sends them to
+    # spdk_nvme_perf by default (its c2h_success option); nvmf4j's target, as nvmet, does so only when asked
+    sqflow = ["--disable-sqflow"] if serve.transport == "tcp" else []
     cmd = ([NVMF4J, "perf", "--traddr", "127.0.0.1", "--trsvcid", str(serve.port), "--nqn", serve.nqn]
-           + transport_args(serve.transport, "--transport")
+           + transport_args(serve.transport, "--transport") + sqflow
            + ["-t", str(seconds), "-a", str(ramp), "--label", label, "--cpu-of", str(serve.pid), "--json"]
            + [str(a) for a in args])
     if html:

@@ -68,8 +68,7 @@ final class TcpQueue implements TransportQueue {
     /** The capsule or H2CData PDU whose data is being received. */
     private TcpRequest current;
     private boolean closing;
-    /** True while {@link #poll} hands received PDUs on: responses then wait for its one flush. */
-    private boolean receiving;
+    private boolean receiving; // while poll() hands received PDUs on: responses wait for its one flush
     private boolean closeAfterFlush;
     /** Requests the core still holds after the connection closed (a backend operation, an event). */
     private int orphans;
@@ -113,13 +112,9 @@ final class TcpQueue implements TransportQueue {
             return false;
         }
         try {
-            receiving = true;
-            int read;
-            try {
-                read = receiver.receive(channel);
-            } finally {
-                receiving = false;
-            }
+            receiving = true; // left set only by a failure, which closes the queue
+            int read = receiver.receive(channel);
+            receiving = false;
             if (read < 0) {
                 close(null, "peer closed the connection");
                 return true;
