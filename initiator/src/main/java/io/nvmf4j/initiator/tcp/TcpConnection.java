@@ -13,18 +13,19 @@ import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
 import io.nvmf4j.protocol.tcp.TermReq;
 import java.io.IOException;
+import java.io.Serial;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
 /**
@@ -33,40 +34,59 @@ import java.util.zip.CRC32C;
  * checked) and the PDUs the host sends, built in one preallocated buffer: CapsuleCmd with any in-capsule data
  * ({@code nvme_tcp_try_send_cmd_pdu()}), H2CData answering an R2T ({@code nvme_tcp_try_send_data()}), H2CTermReq.
  * The socket is non-blocking once initialized; the completion thread reads it and blocks in {@link #await}.
- * Sends are serialized by the caller ({@link TcpHostQueue} holds its send lock).
+ * Sends are serialized by the caller ({@link TcpHostQueue} holds its send lock). A send never waits for ever on a
+ * full socket: when the controller takes no byte for the send timeout (the command timeout) it fails, and the queue
+ * fails as on any socket error (Linux {@code nvme_tcp_io_work()} waits for write space, and
+ * {@code nvme_tcp_timeout()} starts error recovery when the command is not done in time).
  */
 final class TcpConnection implements AutoCloseable {
 
     /** Bytes staged per socket write; larger data goes in several writes of one PDU. */
     private static final int SEND_BUFFER = 64 * 1024;
+    /** Writes that took nothing retried at once before the sender blocks for write space. */
+    private static final int SEND_SPINS = 100;
 
+    private final String name;
     private final SocketChannel channel;
     private final Selector selector;
+    /** OP_WRITE only, for a sender waiting on a full socket (the poller's {@link #selector} is for reads). */
+    private final Selector writeSelector;
+    private final long sendTimeoutNanos;
     private final Arena arena;
     final NegotiatedParameters negotiated;
     private final MemorySegment out;
     private final ByteBuffer outBuffer;
     private final ByteBuffer outDigestView;
     private final CRC32C sendCrc = new CRC32C();
+    /** Why the last send gave up (the socket stayed full): later sends fail at once. Under the send lock. */
+    private String stalled;
 
-    private TcpConnection(SocketChannel channel, Selector selector, NegotiatedParameters negotiated, Arena arena) {
+    private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
+            long sendTimeoutNanos, NegotiatedParameters negotiated, Arena arena) {
+        this.name = name;
         this.arena = arena;
         this.channel = channel;
         this.selector = selector;
+        this.writeSelector = writeSelector;
+        this.sendTimeoutNanos = sendTimeoutNanos;
         this.negotiated = negotiated;
         this.out = arena.allocate(SEND_BUFFER + 256, 64);
         this.outBuffer = out.asByteBuffer();
         this.outDigestView = out.asByteBuffer();
     }
 
-    /** TCP connect within {@code timeout}, then ICReq and a checked ICResp within what is left of it. */
+    /**
+     * TCP connect within {@code timeout}, then ICReq and a checked ICResp within what is left of it; later sends give
+     * up when the controller takes no byte for {@code sendTimeout}.
+     */
     @SuppressWarnings("MustBeClosedChecker") // the arena outlives this call: the connection owns and closes it
-    static TcpConnection open(String name, InetSocketAddress address, Duration timeout, boolean headerDigest,
-            boolean dataDigest) throws NvmfConnectException {
+    static TcpConnection open(String name, InetSocketAddress address, Duration timeout, Duration sendTimeout,
+            boolean headerDigest, boolean dataDigest) throws NvmfConnectException {
         Arena arena = Arena.ofShared();
         long deadline = System.nanoTime() + timeout.toNanos();
         SocketChannel ch = null;
         Selector sel = null;
+        Selector wsel = null;
         try {
             ch = SocketChannel.open();
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -74,10 +94,13 @@ final class TcpConnection implements AutoCloseable {
             ch.configureBlocking(false);
             sel = Selector.open();
             ch.register(sel, SelectionKey.OP_READ);
+            wsel = Selector.open();
+            ch.register(wsel, SelectionKey.OP_WRITE);
             IcReq icReq = IcReq.of(headerDigest, dataDigest);
             MemorySegment pdu = arena.allocate(IcReq.LENGTH);
             icReq.encode(pdu);
-            writeFully(ch, pdu.asByteBuffer());
+            // the ICReq is sent before the options are in force: the connect timeout bounds it
+            writeFully(name, ch, wsel, pdu.asByteBuffer(), timeout.toNanos());
             ByteBuffer in = pdu.asByteBuffer();
             in.clear().limit(PduHeader.LENGTH);
             readFully(name, ch, sel, in, deadline);
@@ -94,9 +117,9 @@ final class TcpConnection implements AutoCloseable {
                 throw new NvmfConnectException(name + ": bad ICResp: " + bad.reason());
             }
             NegotiatedParameters n = IcResp.decode(pdu, icReq).negotiated(icReq);
-            return new TcpConnection(ch, sel, n, arena);
+            return new TcpConnection(name, ch, sel, wsel, sendTimeout.toNanos(), n, arena);
         } catch (IOException | RuntimeException e) {
-            closeQuietly(ch, sel);
+            closeQuietly(ch, sel, wsel);
             arena.close();
             if (e instanceof NvmfConnectException nce) {
                 throw nce;
@@ -212,23 +235,62 @@ final class TcpConnection implements AutoCloseable {
     }
 
     private void flush(int length) throws IOException {
+        if (stalled != null) {
+            throw new IOException(stalled);
+        }
         outBuffer.clear().limit(length);
-        writeFully(channel, outBuffer);
+        try {
+            writeFully(name, channel, writeSelector, outBuffer, sendTimeoutNanos);
+        } catch (SendTimeoutException e) {
+            stalled = e.getMessage(); // the PDU is cut short: nothing more may follow it on this connection
+            throw e;
+        }
     }
 
-    /** Writes all of {@code b}: a full socket waits briefly and tries again (the peer is reading). */
-    private static void writeFully(SocketChannel ch, ByteBuffer b) throws IOException {
+    /**
+     * Writes all of {@code b}. A full socket is tried again a few times, then the sender blocks in the write
+     * selector for write space; when no byte is taken for {@code timeoutNanos} it gives up. Closing the connection
+     * ({@link #shutdown()}) closes that selector, which ends the wait.
+     */
+    private static void writeFully(String name, SocketChannel ch, Selector writeSelector, ByteBuffer b,
+            long timeoutNanos) throws IOException {
         int idle = 0;
+        long idleSince = 0;
         while (b.hasRemaining()) {
-            if (ch.write(b) == 0) {
-                if (++idle < 100) {
-                    Thread.onSpinWait();
-                } else {
-                    LockSupport.parkNanos(20_000);
-                }
-            } else {
+            if (ch.write(b) > 0) {
                 idle = 0;
+            } else if (++idle == 1) {
+                idleSince = System.nanoTime();
+            } else if (idle < SEND_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                long left = timeoutNanos - (System.nanoTime() - idleSince);
+                if (left <= 0) {
+                    throw new SendTimeoutException(name + ": the controller took no data for "
+                            + duration(timeoutNanos));
+                }
+                if (!writeSelector.isOpen()) {
+                    throw new ClosedChannelException();
+                }
+                // rounded up: a wait of 0 ms would block without a bound
+                writeSelector.select(TcpConnection::ignore, Math.max(1, (left + 999_999) / 1_000_000));
             }
+        }
+    }
+
+    /** A bound for a message: whole seconds as "30 s", else milliseconds. */
+    private static String duration(long nanos) {
+        long ms = TimeUnit.NANOSECONDS.toMillis(nanos);
+        return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
+    }
+
+    /** A send gave up: the controller took nothing for the send timeout. */
+    private static final class SendTimeoutException extends IOException {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        SendTimeoutException(String message) {
+            super(message);
         }
     }
 
@@ -239,23 +301,26 @@ final class TcpConnection implements AutoCloseable {
 
     /** Closes the socket: a blocked send fails, the poller's wait ends. The buffers stay until {@link #close()}. */
     void shutdown() {
-        closeQuietly(channel, selector);
+        closeQuietly(channel, selector, writeSelector);
     }
 
     /** Closes the socket and frees the buffers (after the poller has ended, under the send lock). */
     @Override
     public void close() {
-        closeQuietly(channel, selector);
+        closeQuietly(channel, selector, writeSelector);
         arena.close();
     }
 
-    private static void closeQuietly(SocketChannel ch, Selector sel) {
-        try {
-            if (sel != null) {
-                sel.close();
+    /** Closing a selector wakes a thread blocked in it. */
+    private static void closeQuietly(SocketChannel ch, Selector sel, Selector writeSel) {
+        for (Selector s : new Selector[] {sel, writeSel}) {
+            try {
+                if (s != null) {
+                    s.close();
+                }
+            } catch (IOException ignored) {
+                // closing: nothing to do
             }
-        } catch (IOException ignored) {
-            // closing: nothing to do
         }
         try {
             if (ch != null) {

@@ -131,7 +131,8 @@ final class TcpHostQueue implements HostQueue {
                 throw new IllegalStateException(name + " is already connected");
             }
         }
-        TcpConnection c = TcpConnection.open(name, address, timeout, headerDigest, dataDigest);
+        TcpConnection c = TcpConnection.open(name, address, timeout, Duration.ofNanos(timeoutNanos), headerDigest,
+                dataDigest);
         synchronized (lock) {
             connection = c;
             failureReason = null;

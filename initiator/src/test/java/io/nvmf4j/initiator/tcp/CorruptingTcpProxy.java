@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,13 +31,25 @@ final class CorruptingTcpProxy implements AutoCloseable {
     private final InetSocketAddress controller;
     private final AtomicBoolean armed = new AtomicBoolean();
     private final AtomicBoolean dropResponse = new AtomicBoolean();
+    private final AtomicBoolean stopReading = new AtomicBoolean();
+    /** Released at {@link #close()}: a pump that stopped reading waits on it. */
+    private final CountDownLatch closed = new CountDownLatch(1);
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     /** FES of each H2CTermReq the host sent. */
     final List<Integer> hostTermReqs = new CopyOnWriteArrayList<>();
 
     CorruptingTcpProxy(InetSocketAddress controller) throws IOException {
+        this(controller, 0);
+    }
+
+    /** {@code receiveBuffer}: SO_RCVBUF of the host's connections to the proxy (0: the system's). */
+    CorruptingTcpProxy(InetSocketAddress controller, int receiveBuffer) throws IOException {
         this.controller = controller;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        if (receiveBuffer > 0) {
+            server.setReceiveBufferSize(receiveBuffer); // before bind: accepted sockets take it from the start
+        }
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         Thread.ofPlatform().daemon().name("proxy-accept").start(this::accept);
     }
 
@@ -52,6 +65,14 @@ final class CorruptingTcpProxy implements AutoCloseable {
     /** The next CapsuleResp on an I/O queue never reaches the host. */
     void dropNextResponse() {
         dropResponse.set(true);
+    }
+
+    /**
+     * After the host's next CapsuleCmd on an I/O queue (passed on), the proxy reads nothing more from that
+     * connection until it closes; the controller's side still reaches the host.
+     */
+    void stopReadingAfterNextCommand() {
+        stopReading.set(true);
     }
 
     private void accept() {
@@ -98,10 +119,16 @@ final class CorruptingTcpProxy implements AutoCloseable {
                 out.write(ch);
                 out.write(rest);
                 out.flush();
+                if (fromHost && type == CAPSULE_CMD && qid.get() > 0 && stopReading.compareAndSet(true, false)) {
+                    closed.await();
+                    return;
+                }
             }
         } catch (IOException e) {
             closeQuietly(from);
             closeQuietly(to);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -115,6 +142,7 @@ final class CorruptingTcpProxy implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        closed.countDown();
         server.close();
         for (Socket s : sockets) {
             closeQuietly(s);
