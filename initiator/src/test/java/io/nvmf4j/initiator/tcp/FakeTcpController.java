@@ -1,0 +1,101 @@
+package io.nvmf4j.initiator.tcp;
+
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.tcp.IcReq;
+import io.nvmf4j.protocol.tcp.IcResp;
+import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduHeader;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The controller end of one NVMe/TCP connection, scripted by a test: it answers the host's ICReq (with the digests
+ * the host asked for and a CPDA of the test's choice), then sends whatever bytes the test gives it and reads what
+ * the host sends, PDU by PDU. Blocking I/O: one test thread drives it.
+ */
+final class FakeTcpController implements AutoCloseable {
+
+    private final ServerSocketChannel server;
+    private final int cpda;
+    private final long maxH2cData;
+    private SocketChannel peer;
+    private NegotiatedParameters negotiated;
+
+    FakeTcpController(int cpda, long maxH2cData) throws IOException {
+        this.cpda = cpda;
+        this.maxH2cData = maxH2cData;
+        this.server = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    InetSocketAddress address() throws IOException {
+        return (InetSocketAddress) server.getLocalAddress();
+    }
+
+    /** Accepts the host's connection and answers its ICReq. */
+    void accept() throws IOException {
+        peer = server.accept();
+        MemorySegment icReq = MemorySegment.ofArray(readFully(IcReq.LENGTH));
+        IcReq request = IcReq.decode(icReq);
+        IcResp response = new IcResp(IcReq.PFV_1_0, cpda, request.headerDigest(), request.dataDigest(), maxH2cData);
+        byte[] pdu = new byte[IcReq.LENGTH];
+        response.encode(MemorySegment.ofArray(pdu));
+        send(pdu);
+        negotiated = response.negotiated(request);
+    }
+
+    NegotiatedParameters negotiated() {
+        return negotiated;
+    }
+
+    void send(byte[] bytes) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        while (b.hasRemaining()) {
+            peer.write(b);
+        }
+    }
+
+    /** The next whole PDU the host sent, or null when it closed the connection. */
+    byte[] nextPdu() throws IOException {
+        byte[] ch = readFully(PduHeader.LENGTH);
+        if (ch == null) {
+            return null;
+        }
+        long plen = PduHeader.length(MemorySegment.ofArray(ch));
+        byte[] rest = readFully((int) plen - PduHeader.LENGTH);
+        if (rest == null) {
+            return null;
+        }
+        byte[] pdu = new byte[(int) plen];
+        System.arraycopy(ch, 0, pdu, 0, ch.length);
+        System.arraycopy(rest, 0, pdu, ch.length, rest.length);
+        return pdu;
+    }
+
+    /** The command identifier of a CapsuleCmd PDU (SQE bytes 2..3). */
+    static int commandId(byte[] capsuleCmd) {
+        return Wire.u16(MemorySegment.ofArray(capsuleCmd), PduHeader.LENGTH + 2);
+    }
+
+    private byte[] readFully(int length) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(length);
+        while (b.hasRemaining()) {
+            if (peer.read(b) < 0) {
+                return null;
+            }
+        }
+        return b.array();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (peer != null) {
+            peer.close();
+        }
+        server.close();
+    }
+}
