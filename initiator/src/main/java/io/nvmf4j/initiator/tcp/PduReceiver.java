@@ -113,9 +113,15 @@ final class PduReceiver {
             }
             int type = PduHeader.type(header);
             long plen = PduHeader.length(header);
-            int pdo = PduHeader.dataOffset(header);
-            boolean term = type == PduType.C2H_TERM_REQ.code();
-            headerNeed = (int) (term ? Math.min(plen, HEADER_BUFFER) : pdo != 0 ? pdo : plen);
+            int headerEnd = PduHeader.headerLength(header) + n.headerDigestLength();
+            if (type == PduType.C2H_TERM_REQ.code()) {
+                headerNeed = (int) Math.min(plen, HEADER_BUFFER);
+            } else if (type == PduType.C2H_DATA.code() && plen > headerEnd) {
+                headerNeed = PduHeader.dataOffset(header); // checked: at or after the header and its digest
+            } else {
+                // a PDU without data is PLEN long whatever its PDO says (nvme_tcp_recv_pdu() reads HLEN + HDGST)
+                headerNeed = (int) plen;
+            }
             if (headerNeed > HEADER_BUFFER) {
                 throw PduException.field(PduHeader.OFFSET_PLEN, "PDU header of " + headerNeed + " bytes");
             }

@@ -132,6 +132,19 @@ class HostAgainstBadPdusTest {
         assertReadMemoryUntouched(0);
     }
 
+    /** PDO only means something when the PDU carries data: a CapsuleResp is PLEN long, read to its end. */
+    @Test
+    void aPduWithoutDataIsReadToItsPlenWhateverItsPdoSays() throws Exception {
+        connect(false, false, 0);
+        MemorySegment pdu = capsuleResp(readCid, 0);
+        Wire.u8(pdu, PduHeader.OFFSET_PDO, 200);
+        send(pdu);
+        assertEquals(0, read.done.get(10, TimeUnit.SECONDS));
+        send(capsuleResp(writeCid, 0)); // the next PDU starts where PLEN said
+        assertEquals(0, write.done.get(10, TimeUnit.SECONDS));
+        assertTrue(failures.isEmpty(), String.valueOf(failures));
+    }
+
     // ---- R2T ------------------------------------------------------------------------------------------------
 
     @Test
