@@ -180,6 +180,11 @@ final class PduReceiver {
             throw PduException.field(DataPdu.OFFSET_CCCID, "C2HData for command id " + cid
                     + ", which reads no data");
         }
+        if (length == 0 || PduHeader.dataLength(header, n) <= 0) {
+            // no data to place: Linux nvme_tcp_handle_c2h_data() takes only a PDU that carries some
+            throw PduException.field(DataPdu.OFFSET_LENGTH, "C2HData without data (DATAL " + length + ", PLEN "
+                    + PduHeader.length(header) + ")");
+        }
         if (length != PduHeader.dataLength(header, n)) {
             throw PduException.field(DataPdu.OFFSET_LENGTH, "C2HData DATAL " + length + " but "
                     + PduHeader.dataLength(header, n) + " bytes of PDU data");

@@ -227,6 +227,15 @@ class HostAgainstBadPdusTest {
     }
 
     @Test
+    void aC2hDataWithoutDataIsRefused() throws Exception {
+        connect(false, true, 0);
+        MemorySegment pdu = header(PduType.C2H_DATA.code(), 0, 24, 0, 24);
+        Wire.u16(pdu, DataPdu.OFFSET_CCCID, readCid);
+        send(pdu);
+        assertRefusedWithTermReq(0x01, DataPdu.OFFSET_LENGTH, "without data");
+    }
+
+    @Test
     void aC2hDataWithSuccessButNotLastIsRefused() throws Exception {
         connect(false, false, 0);
         send(c2hData(readCid, 0, filled(READ_BYTES, (byte) 1), PduHeader.FLAG_SUCCESS));
