@@ -115,7 +115,8 @@ final class PduReceiver {
             long plen = PduHeader.length(header);
             int headerEnd = PduHeader.headerLength(header) + n.headerDigestLength();
             if (type == PduType.C2H_TERM_REQ.code()) {
-                headerNeed = (int) Math.min(plen, HEADER_BUFFER);
+                // its fixed header only, as nvme_tcp_recv_pdu() reads it: the quoted PDU is not needed to end
+                headerNeed = TermReq.HEADER_LENGTH;
             } else if (type == PduType.C2H_DATA.code() && plen > headerEnd) {
                 headerNeed = PduHeader.dataOffset(header); // checked: at or after the header and its digest
             } else {
@@ -158,12 +159,29 @@ final class PduReceiver {
             nextPdu();
             queue.onR2t(cid, ttag, offset, length);
         } else if (type == PduType.C2H_TERM_REQ.code()) {
-            TermReq t = TermReq.decode(header.asSlice(0, headerHave));
-            throw new PduException(new TermCause(t.status(), t.information(), "the controller ended the "
-                    + "connection with a C2HTermReq: " + t.status() + " (FEI " + t.information() + ")"), false);
+            throw controllerTermReq();
         } else {
             throw PduException.field(PduHeader.OFFSET_TYPE, "unexpected PDU type " + type);
         }
+    }
+
+    /**
+     * A C2HTermReq: the connection ends without an answer (NVMe/TCP 1.0a, 3.6.2.3), and the controller's FES and
+     * FEI are what the failure says (Linux {@code nvme_tcp_handle_c2h_term()}), a malformed one included.
+     */
+    private PduException controllerTermReq() {
+        long plen = PduHeader.length(header);
+        int code = Wire.u16(header, TermReq.OFFSET_FES);
+        long fei = Wire.u32(header, TermReq.OFFSET_FEI);
+        FatalErrorStatus fes = FatalErrorStatus.of(code);
+        String reason;
+        if (plen > TermReq.HEADER_LENGTH + TermReq.MAX_ERROR_DATA) {
+            reason = "the controller ended the connection with a malformed C2HTermReq (PLEN " + plen + ")";
+        } else {
+            reason = "the controller ended the connection with a C2HTermReq: "
+                    + (fes == null ? "reserved FES " + code : fes) + " (FEI " + fei + ")";
+        }
+        return new PduException(new TermCause(fes, fei, reason), false);
     }
 
     /** C2HData: checked against its command before a byte of data is placed. */

@@ -294,6 +294,21 @@ class HostAgainstBadPdusTest {
         assertRefusedWithoutTermReq("C2HTermReq: DATA_OUT_OF_RANGE (FEI 12)");
     }
 
+    @Test
+    void aC2hTermReqWithAReservedFesStillEndsTheConnection() throws Exception {
+        connect(false, false, 0);
+        send(c2hTermReq(0x0F, 0, 24));
+        assertRefusedWithoutTermReq("reserved FES 15");
+    }
+
+    /** Its PLEN beyond 152 bytes: the host does not wait for the rest of it. */
+    @Test
+    void aMalformedC2hTermReqEndsTheConnectionAtOnce() throws Exception {
+        connect(false, false, 0);
+        send(c2hTermReq(0x01, 0, 4096).asSlice(0, TermReq.HEADER_LENGTH));
+        assertRefusedWithoutTermReq("malformed C2HTermReq (PLEN 4096)");
+    }
+
     // ---- the connection and its checks -------------------------------------------------------------------------
 
     /** Connects a queue to the scripted controller and submits a read and a write (by R2T); takes their CIDs. */
