@@ -145,19 +145,17 @@ final class PduReceiver {
                         "header digest mismatch"), true);
             }
         }
+        // the header stays until the PDU is handled: an H2CTermReq for it quotes it
         if (type == PduType.CAPSULE_RESP.code()) {
-            nextPdu();
             queue.onResponse(cqe.cid(), cqe.statusField(), cqe.result());
+            nextPdu();
             completions++;
         } else if (type == PduType.C2H_DATA.code()) {
             startData();
         } else if (type == PduType.R2T.code()) {
-            int cid = DataPdu.commandId(header);
-            int ttag = DataPdu.transferTag(header);
-            long offset = DataPdu.dataOffset(header);
-            long length = DataPdu.dataLength(header);
+            queue.onR2t(DataPdu.commandId(header), DataPdu.transferTag(header), DataPdu.dataOffset(header),
+                    DataPdu.dataLength(header));
             nextPdu();
-            queue.onR2t(cid, ttag, offset, length);
         } else if (type == PduType.C2H_TERM_REQ.code()) {
             throw controllerTermReq();
         } else {

@@ -287,6 +287,19 @@ class HostAgainstBadPdusTest {
 
     // ---- CapsuleResp and C2HTermReq ----------------------------------------------------------------------------
 
+    /** The H2CTermReq quotes the CapsuleResp in error (its header, as NVMe/TCP 1.0a, 3.6.2.5 asks). */
+    @Test
+    void aCapsuleRespForAnUnknownCommandIsRefusedQuotingIt() throws Exception {
+        connect(false, false, 0);
+        MemorySegment pdu = capsuleResp(0x0FFF, 0);
+        send(pdu);
+        byte[] termReq = assertRefusedWithTermReq(0x01, CapsulePdu.OFFSET_ENTRY + CompletionQueueEntry.OFFSET_CID,
+                "unknown command id 4095");
+        assertArrayEquals(pdu.toArray(ValueLayout.JAVA_BYTE),
+                Arrays.copyOfRange(termReq, TermReq.HEADER_LENGTH, termReq.length));
+        assertFalse(read.done.isDone());
+    }
+
     @Test
     void aC2hTermReqEndsTheConnectionWithItsFesInTheFailure() throws Exception {
         connect(false, false, 0);
