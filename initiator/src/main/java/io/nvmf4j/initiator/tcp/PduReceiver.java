@@ -7,6 +7,7 @@ import io.nvmf4j.protocol.tcp.CapsulePdu;
 import io.nvmf4j.protocol.tcp.DataPdu;
 import io.nvmf4j.protocol.tcp.FatalErrorStatus;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
@@ -16,7 +17,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.util.zip.CRC32C;
 
 /**
  * The receive side of one NVMe/TCP connection, on the queue's poller: reads what the socket holds and walks it PDU
@@ -41,11 +41,11 @@ final class PduReceiver {
     private final NegotiatedParameters n;
     private final MemorySegment inSegment;
     private final ByteBuffer in;
-    private final ByteBuffer inDigestView;
     private final MemorySegment header;
     private final ByteBuffer headerDigestView;
     private final CompletionQueueEntry cqe;
-    private final CRC32C crc = new CRC32C();
+    /** CRC32C of the header digests and of each piece of data as it arrives (the target's digest). */
+    private final PduDigest digest = new PduDigest();
 
     private Phase phase = Phase.HEADER;
     private int headerHave;
@@ -56,6 +56,8 @@ final class PduReceiver {
     private long dataLength;
     private int dataFlags;
     private int digestHave;
+    /** The digest of the current C2HData's data placed so far. */
+    private int dataDigest;
     /** Commands completed by the last {@link #poll()}. */
     int completions;
 
@@ -65,7 +67,6 @@ final class PduReceiver {
         this.n = connection.negotiated;
         this.inSegment = arena.allocate(RECEIVE_BUFFER, 64);
         this.in = inSegment.asByteBuffer();
-        this.inDigestView = inSegment.asByteBuffer();
         this.header = arena.allocate(HEADER_BUFFER + 8, 8);
         this.headerDigestView = header.asByteBuffer();
         this.cqe = CompletionQueueEntry.wrap(header.asSlice(CapsulePdu.OFFSET_ENTRY, CompletionQueueEntry.SIZE));
@@ -137,10 +138,7 @@ final class PduReceiver {
         int type = PduHeader.type(header);
         int hlen = PduHeader.headerLength(header);
         if (type != PduType.C2H_TERM_REQ.code() && n.headerDigest()) {
-            crc.reset();
-            headerDigestView.limit(hlen).position(0);
-            crc.update(headerDigestView);
-            if ((int) Wire.u32(header, hlen) != (int) crc.getValue()) {
+            if ((int) Wire.u32(header, hlen) != digest.compute(headerDigestView, 0, hlen)) {
                 throw new PduException(new TermCause(FatalErrorStatus.HEADER_DIGEST_ERROR, 0,
                         "header digest mismatch"), true);
             }
@@ -217,7 +215,7 @@ final class PduReceiver {
         dataLength = length;
         dataAt = slot.dataOffset + offset;
         dataFlags = flags;
-        crc.reset();
+        dataDigest = 0; // the digest of no bytes
         phase = Phase.DATA;
     }
 
@@ -226,8 +224,8 @@ final class PduReceiver {
         int chunk = (int) Math.min(dataLeft, in.remaining());
         MemorySegment.copy(inSegment, pos, dataSlot.data, dataAt, chunk);
         if (n.dataDigest()) {
-            inDigestView.limit(pos + chunk).position(pos);
-            crc.update(inDigestView);
+            // the data comes in as many pieces as reads: each digested where it lies, the digests joined
+            dataDigest = DigestCombine.combine(dataDigest, digest.compute(in, pos, chunk), chunk);
         }
         in.position(pos + chunk);
         dataAt += chunk;
@@ -248,7 +246,7 @@ final class PduReceiver {
         in.position(in.position() + take);
         digestHave += take;
         if (digestHave == PduHeader.DIGEST_LENGTH) {
-            if ((int) Wire.u32(header, HEADER_BUFFER) != (int) crc.getValue()) {
+            if ((int) Wire.u32(header, HEADER_BUFFER) != dataDigest) {
                 // Linux nvme_tcp_recv_ddgst() fails the command; here the connection, and the command is retried
                 throw new IOException("data digest mismatch in C2HData for command id " + dataSlot.cid);
             }

@@ -8,6 +8,7 @@ import io.nvmf4j.protocol.tcp.DataPdu;
 import io.nvmf4j.protocol.tcp.IcReq;
 import io.nvmf4j.protocol.tcp.IcResp;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import io.nvmf4j.protocol.tcp.TermCause;
@@ -26,7 +27,6 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 
 /**
  * One NVMe/TCP connection of a host queue: the socket, connection initialization (Linux
@@ -56,8 +56,8 @@ final class TcpConnection implements AutoCloseable {
     final NegotiatedParameters negotiated;
     private final MemorySegment out;
     private final ByteBuffer outBuffer;
-    private final ByteBuffer outDigestView;
-    private final CRC32C sendCrc = new CRC32C();
+    /** CRC32C of what is sent, under the send lock (the target's digest). */
+    private final PduDigest digest = new PduDigest();
     /** Why the last send gave up (the socket stayed full): later sends fail at once. Under the send lock. */
     private String stalled;
 
@@ -72,7 +72,6 @@ final class TcpConnection implements AutoCloseable {
         this.negotiated = negotiated;
         this.out = arena.allocate(SEND_BUFFER + 256, 64);
         this.outBuffer = out.asByteBuffer();
-        this.outDigestView = out.asByteBuffer();
     }
 
     /**
@@ -185,7 +184,7 @@ final class TcpConnection implements AutoCloseable {
     private void sendBody(int hlen, PduType type, MemorySegment data, long offset, int length) throws IOException {
         int pos = hlen;
         if (negotiated.headerDigest()) {
-            Wire.u32(out, pos, Integer.toUnsignedLong(crc(0, hlen)));
+            Wire.u32(out, pos, Integer.toUnsignedLong(digest.compute(outBuffer, 0, hlen)));
             pos += PduHeader.DIGEST_LENGTH;
         }
         if (length == 0) {
@@ -197,14 +196,14 @@ final class TcpConnection implements AutoCloseable {
             out.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
         }
         pos = pdo;
-        sendCrc.reset();
+        int dataDigest = 0; // the digest of no bytes
         long done = 0;
         while (done < length) {
             int chunk = (int) Math.min(length - done, SEND_BUFFER - pos);
             MemorySegment.copy(data, offset + done, out, pos, chunk);
             if (negotiated.dataDigest()) {
-                outDigestView.limit(pos + chunk).position(pos);
-                sendCrc.update(outDigestView);
+                // data larger than the buffer leaves in pieces: each digested in the buffer, the digests joined
+                dataDigest = DigestCombine.combine(dataDigest, digest.compute(outBuffer, pos, chunk), chunk);
             }
             pos += chunk;
             done += chunk;
@@ -214,17 +213,10 @@ final class TcpConnection implements AutoCloseable {
             }
         }
         if (negotiated.dataDigest()) {
-            Wire.u32(out, pos, sendCrc.getValue());
+            Wire.u32(out, pos, Integer.toUnsignedLong(dataDigest));
             pos += PduHeader.DIGEST_LENGTH;
         }
         flush(pos);
-    }
-
-    private int crc(int from, int to) {
-        sendCrc.reset();
-        outDigestView.limit(to).position(from);
-        sendCrc.update(outDigestView);
-        return (int) sendCrc.getValue();
     }
 
     /** An H2CTermReq (Linux {@code nvme_tcp_error_recovery()} ends the connection after it). */
