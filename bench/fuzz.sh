@@ -41,6 +41,7 @@ targets=(
   "initiator.anaLog      initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest anaLog 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
   "initiator.changedNs   initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest changedNamespaces 4200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
   "initiator.auth        initiator    io.nvmf4j.initiator.fuzz.InitiatorParserFuzzTest authMessages 1200 io.nvmf4j.initiator.*:io.nvmf4j.protocol.**"
+  "initiator.tcpPdus     initiator    io.nvmf4j.initiator.fuzz.TcpHostPduFuzzTest pduStream 4400 io.nvmf4j.initiator.tcp.*:io.nvmf4j.protocol.**"
 )
 
 jobs=1

@@ -82,6 +82,27 @@ final class PduReceiver {
         if (in.position() == 0) {
             return 0;
         }
+        handleReceived();
+        return read;
+    }
+
+    /**
+     * What {@link #poll()} does with the bytes it read, for bytes given instead, a receive buffer's worth at a time
+     * (the fuzz target of the host's PDU parser feeds it so, without a socket).
+     */
+    void receive(MemorySegment bytes) throws IOException {
+        completions = 0;
+        for (long at = 0; at < bytes.byteSize(); ) {
+            int n = (int) Math.min(RECEIVE_BUFFER, bytes.byteSize() - at);
+            MemorySegment.copy(bytes, at, inSegment, 0, n);
+            in.position(n);
+            handleReceived();
+            at += n;
+        }
+    }
+
+    /** Walks the bytes the receive buffer holds, PDU by PDU, and empties it. */
+    private void handleReceived() throws IOException {
         in.flip();
         while (in.hasRemaining()) {
             switch (phase) {
@@ -91,7 +112,6 @@ final class PduReceiver {
             }
         }
         in.clear();
-        return read;
     }
 
     /** The header bytes of the current PDU, for the H2CTermReq that quotes it. */
