@@ -82,7 +82,22 @@ final class PduReceiver {
         if (in.position() == 0) {
             return 0;
         }
-        handleReceived();
+        // the capsules that the completions of this buffer submit leave in one write (TcpConnection#cork)
+        Object sendLock = queue.sendLock();
+        synchronized (sendLock) {
+            connection.cork();
+        }
+        try {
+            handleReceived();
+        } catch (IOException | RuntimeException e) {
+            synchronized (sendLock) {
+                connection.discardCorked(); // the connection fails: what waits is sent again after a reconnect
+            }
+            throw e;
+        }
+        synchronized (sendLock) {
+            connection.uncork(); // a failure here fails the connection, as one in the walk would
+        }
         return read;
     }
 

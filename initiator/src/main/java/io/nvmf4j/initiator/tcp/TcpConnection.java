@@ -43,6 +43,8 @@ final class TcpConnection implements AutoCloseable {
 
     /** Bytes staged per socket write; larger data goes in several writes of one PDU. */
     private static final int SEND_BUFFER = 64 * 1024;
+    /** Bytes of PDUs held back while the poller hands received ones on ({@link #cork}). */
+    private static final int BATCH = 32 * 1024;
     /** Writes that took nothing retried at once before the sender blocks for write space. */
     private static final int SEND_SPINS = 100;
 
@@ -60,6 +62,9 @@ final class TcpConnection implements AutoCloseable {
     private final PduDigest digest = new PduDigest();
     /** Why the last send gave up (the socket stayed full): later sends fail at once. Under the send lock. */
     private String stalled;
+    /** PDUs waiting for {@link #uncork}, in order; under the send lock. */
+    private final ByteBuffer batch;
+    private boolean corked;
 
     private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
             long sendTimeoutNanos, NegotiatedParameters negotiated, Arena arena) {
@@ -72,6 +77,43 @@ final class TcpConnection implements AutoCloseable {
         this.negotiated = negotiated;
         this.out = arena.allocate(SEND_BUFFER + 256, 64);
         this.outBuffer = out.asByteBuffer();
+        this.batch = arena.allocate(BATCH, 64).asByteBuffer();
+    }
+
+    /**
+     * From now until {@link #uncork}, whole PDUs that fit are gathered instead of written one system call each: the
+     * commands that completions submit while the poller walks a receive buffer leave in one write (SPDK's
+     * nvme_tcp qpair queues its PDUs on the socket and flushes them once per poll). Under the send lock.
+     */
+    void cork() {
+        corked = true;
+    }
+
+    /** Writes what {@link #cork} gathered. Under the send lock. */
+    void uncork() throws IOException {
+        corked = false;
+        flushBatch();
+    }
+
+    /** The connection is failing: what {@link #cork} gathered is dropped, and later PDUs (a TermReq) go out. */
+    void discardCorked() {
+        corked = false;
+        batch.clear();
+    }
+
+    private void flushBatch() throws IOException {
+        if (batch.position() == 0) {
+            return;
+        }
+        batch.flip();
+        try {
+            writeFully(name, channel, writeSelector, batch, sendTimeoutNanos);
+        } catch (SendTimeoutException e) {
+            stalled = e.getMessage();
+            throw e;
+        } finally {
+            batch.clear();
+        }
     }
 
     /**
@@ -231,6 +273,11 @@ final class TcpConnection implements AutoCloseable {
             throw new IOException(stalled);
         }
         outBuffer.clear().limit(length);
+        if (corked && length <= batch.remaining()) {
+            batch.put(outBuffer);
+            return;
+        }
+        flushBatch(); // what was gathered goes first: the PDUs keep their order
         try {
             writeFully(name, channel, writeSelector, outBuffer, sendTimeoutNanos);
         } catch (SendTimeoutException e) {

@@ -316,6 +316,11 @@ final class TcpHostQueue implements HostQueue {
         s.sent = end;
     }
 
+    /** The lock that orders this queue's PDUs on the socket (the receiver corks under it). */
+    Object sendLock() {
+        return sendLock;
+    }
+
     // ---- failure ---------------------------------------------------------------------------------------------
 
     /** Like nvme_tcp_timeout(): a command past its deadline fails and the whole queue fails (controller reset). */
