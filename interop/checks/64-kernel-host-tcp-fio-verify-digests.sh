@@ -1,9 +1,12 @@
 # fio against nvmf4j from the kernel's NVMe/TCP host, as check 21 over RDMA: random writes with crc32c
 # verification headers, then a read pass that checks every block, at queue depth 32: 4 KiB blocks without digests,
-# then 4 KiB and 128 KiB blocks with `nvme connect --hdr-digest --data-digest` (CRC32C on every PDU header and
-# data; larger blocks without digests are checks 63 and 65's). The guest connects through two relays on the host (kh_icreq_relay), one per run, that
-# record each connection's ICReq and ICResp: the digest bits must be 0 in the first run and both set in the
-# second (the kernel shows no digest setting in sysfs); the kernel must log no digest error.
+# then 4 KiB and 128 KiB blocks with `nvme connect --hdr-digest --data-digest --disable-sqflow` (CRC32C on every
+# PDU header and data, and SQ flow control off; larger blocks without digests are checks 63 and 65's). The guest
+# connects through two relays on the host (kh_icreq_relay), one per run, that record each connection's ICReq and
+# ICResp: the digest bits must be 0 in the first run and both set in the second (the kernel shows no digest
+# setting in sysfs); the kernel must log no digest error. The relays also note a C2HData with the SUCCESS flag:
+# none in the first run (flow control on), some in the second, where nvme-tcp completes those reads without a
+# response capsule.
 CHECK_TIMEOUT=900
 
 host_part() {
@@ -22,8 +25,14 @@ host_part() {
   grep -E 'WARN|ERROR' "$SYNC/serve.log" | head -20
   note "without digests:"
   kh_relay_digests "$SYNC/relay-plain.log" 0 || rc=1
-  note "with --hdr-digest --data-digest:"
+  note "with --hdr-digest --data-digest --disable-sqflow:"
   kh_relay_digests "$SYNC/relay-digests.log" 3 || rc=1
+  if grep -q c2hdata-success "$SYNC/relay-plain.log"; then
+    note "FAIL: a C2HData with SUCCESS while SQ flow control was on"; rc=1
+  fi
+  grep -q c2hdata-success "$SYNC/relay-digests.log" \
+    && note "reads ended by C2HData SUCCESS with SQ flow control off" \
+    || { note "FAIL: no C2HData with SUCCESS with SQ flow control off"; rc=1; }
   return $rc
 }
 
@@ -56,7 +65,7 @@ guest_part() {
   else
     rc=1
   fi
-  if [ $rc = 0 ] && kh_connect_tcp "$digests" "$subnqn" "$hostnqn" --hdr-digest --data-digest; then
+  if [ $rc = 0 ] && kh_connect_tcp "$digests" "$subnqn" "$hostnqn" --hdr-digest --data-digest --disable-sqflow; then
     fio_verify digests 4k:16M 128k:32M || rc=1
     nvme disconnect -n "$subnqn" || rc=1
   else

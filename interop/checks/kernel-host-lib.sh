@@ -104,6 +104,7 @@ def shut(s, how):
         pass
 def pump(src, dst, conn, side):
     head = b""
+    walk = {"buf": b"", "skip": 0, "seen": False}
     while True:
         try:
             data = src.recv(65536)
@@ -116,12 +117,36 @@ def pump(src, dst, conn, side):
             head += data
             if len(head) >= 12:
                 record("conn %d %s type 0x%02x dgst %d" % (conn, side, head[0], head[11] & 3))
+        if side == "icresp" and not walk["seen"] and c2h_success(walk, data):
+            walk["seen"] = True
+            record("conn %d c2hdata-success" % conn)   # before the bytes go on: the log has it once they arrive
         try:
             dst.sendall(data)
         except OSError:
             shut(src, socket.SHUT_RDWR)  # the other side is gone: end both directions
             shut(dst, socket.SHUT_RDWR)
             return
+def c2h_success(walk, data):
+    """Walks the controller's PDUs by PLEN: true at the first C2HData (type 0x07) with the SUCCESS flag (0x08)."""
+    while data:
+        if walk["skip"]:
+            n = min(walk["skip"], len(data))
+            walk["skip"] -= n
+            data = data[n:]
+            continue
+        buf = walk["buf"] + data
+        data = b""
+        while len(buf) >= 8:
+            if buf[0] == 0x07 and buf[1] & 0x08:
+                return True
+            plen = max(8, int.from_bytes(buf[4:8], "little"))  # a bad PLEN must not stop the walk
+            if len(buf) >= plen:
+                buf = buf[plen:]
+            else:
+                walk["skip"] = plen - len(buf)
+                buf = b""
+        walk["buf"] = buf
+    return False
 srv = socket.socket()
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("127.0.0.1", port))
