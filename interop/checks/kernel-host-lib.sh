@@ -119,7 +119,7 @@ def pump(src, dst, conn, side):
                 record("conn %d %s type 0x%02x dgst %d" % (conn, side, head[0], head[11] & 3))
         if side == "icresp" and not walk["seen"] and c2h_success(walk, data):
             walk["seen"] = True
-            record("conn %d c2hdata-success" % conn)   # before the bytes go on: the log has it once they arrive
+            record("c2hdata-success on connection %d" % conn)   # before the bytes go on: the log has it once they arrive
         try:
             dst.sendall(data)
         except OSError:
