@@ -44,7 +44,7 @@ final class TcpConnection implements AutoCloseable {
     /** Bytes staged per socket write; larger data goes in several writes of one PDU. */
     private static final int SEND_BUFFER = 64 * 1024;
     /** Bytes of PDUs held back while the poller hands received ones on ({@link #cork}). */
-    private static final int BATCH = 32 * 1024;
+    private static final int BATCH = 64 * 1024;
     /** Writes that took nothing retried at once before the sender blocks for write space. */
     private static final int SEND_SPINS = 100;
 

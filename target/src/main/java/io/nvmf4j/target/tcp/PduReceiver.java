@@ -22,12 +22,13 @@ import java.nio.channels.SocketChannel;
  * hostile PLEN can make it neither buffer more than its staging and 256-byte header buffers nor write outside the
  * named buffer.
  *
- * <p>The socket is read in chunks of up to {@link #STAGE_SIZE} bytes into a staging buffer, from which the steps
- * take their bytes (SPDK's receive pipe, {@code nvme_tcp_read_data()} into {@code pdu_recv_buf}): at queue depth,
- * one read brings many command capsules where reading each header exactly took two system calls per command. Data
- * larger than the staging buffer, once the staged bytes are used, is read straight into its own buffer, so a large
- * H2CData is not copied twice. Reads only what the socket has (non-blocking); no allocation unless the connection
- * ends. Poll-group thread only.
+ * <p>The socket is read in chunks of up to {@link #STAGE_SIZE} bytes ({@link #WIDE_STAGE_SIZE} once an I/O queue
+ * connected) into a staging buffer, from which the steps take their bytes (SPDK's receive pipe,
+ * {@code nvme_tcp_read_data()} into {@code pdu_recv_buf}): at queue depth, one read brings many command capsules
+ * where reading each header exactly took two system calls per command. Data larger than the staging buffer, once
+ * the staged bytes are used, is read straight into its own buffer, so a large H2CData is not copied twice. Reads
+ * only what the socket has (non-blocking); no allocation after the I/O queue's Connect unless the connection ends.
+ * Poll-group thread only.
  */
 final class PduReceiver {
 
@@ -35,8 +36,10 @@ final class PduReceiver {
     private static final int PDUS_PER_CALL = 32;
     /** The header buffer: the largest PDO (255) fits, and so does a whole ICReq or TermReq. */
     private static final int HEADER_ROOM = 256;
-    /** Bytes read ahead from the socket at most: a hundred command capsules, or two 4 KiB in-capsule writes. */
+    /** Bytes read ahead from the socket at most before Connect: the bound an unconnected peer holds. */
     static final int STAGE_SIZE = 8192;
+    /** Bytes read ahead on a connected I/O queue: fifteen 4 KiB in-capsule writes, or hundreds of capsules. */
+    static final int WIDE_STAGE_SIZE = 65536;
 
     private enum Step { COMMON_HEADER, HEADER, DATA, DATA_DIGEST, STOPPED }
 
@@ -46,7 +49,7 @@ final class PduReceiver {
     private final MemorySegment digest;
     private final ByteBuffer digestView;
     /** Read from the socket and not yet taken: position..limit. */
-    private final ByteBuffer stage;
+    private ByteBuffer stage;
     private Step step = Step.COMMON_HEADER;
     /** The PDU being received: its type, header end (with digest), and how much of the header buffer it fills. */
     private PduType type;
@@ -72,6 +75,19 @@ final class PduReceiver {
         data = b;
         dataFrom = from;
         dataTo = to;
+    }
+
+    /**
+     * The queue connected as an I/O queue: the staging buffer grows to {@link #WIDE_STAGE_SIZE}, keeping what it
+     * holds (at depth a small one brings only two 4 KiB writes per read). Once; not on the data path.
+     */
+    void widen() {
+        if (stage.capacity() >= WIDE_STAGE_SIZE) {
+            return;
+        }
+        ByteBuffer wide = DataBlock.direct(WIDE_STAGE_SIZE, 8).limit(0);
+        wide.limit(stage.remaining()).put(stage).flip();
+        stage = wide;
     }
 
     /** The connection ends: nothing more is read. */
@@ -119,7 +135,7 @@ final class PduReceiver {
      */
     private int fill(SocketChannel channel, ByteBuffer b) throws IOException {
         if (!stage.hasRemaining()) {
-            if (b.remaining() >= STAGE_SIZE) {
+            if (b.remaining() >= stage.capacity()) {
                 return channel.read(b);
             }
             stage.clear();

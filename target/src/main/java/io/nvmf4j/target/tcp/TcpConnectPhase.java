@@ -48,6 +48,9 @@ final class TcpConnectPhase {
             LOG.log(Level.INFO, "host {0} connected to {1}: controller {2}, queue {3}, over TCP from {4}",
                     c.hostNqn(), c.subsystem().nqn(), c.id(), sq.qidValue(), TcpQueue.address(queue.remote));
             queue.group.observer().queueConnected(c.subsystem().nqn().value(), sq.qidValue());
+            if (sq.qidValue() != 0) {
+                queue.receiver.widen(); // an I/O queue of a controller: room to read a burst of commands at once
+            }
         } else if (req.statusField() != 0) {
             RejectReason reason = ControllerShare.isShareRefusal(req.refusal())
                     ? RejectReason.CONTROLLER_SHARE : RejectReason.CONNECT_REFUSED;

@@ -58,7 +58,7 @@ final class TcpQueue implements TransportQueue {
     final InetSocketAddress local;
     /** The connection's CRC32C for header and data digests (poll thread only; nothing allocated per PDU). */
     final PduDigest digest = new PduDigest();
-    private final PduReceiver receiver;
+    final PduReceiver receiver;
     private final TransmitQueue transmit;
     private final RequestSlots slots;
     private final TcpBufferQuota quota;
