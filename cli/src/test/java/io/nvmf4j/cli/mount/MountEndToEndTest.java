@@ -1,5 +1,8 @@
 package io.nvmf4j.cli.mount;
 
+import static io.nvmf4j.cli.mount.MountScenarios.backingFile;
+import static io.nvmf4j.cli.mount.MountScenarios.freePort;
+import static io.nvmf4j.cli.mount.MountScenarios.umount;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,9 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.cli.CliRunner;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -45,12 +45,6 @@ class MountEndToEndTest {
 
     private static final String NQN = "nqn.2026-12.io.nvmf4j:mount-test";
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private static Child serve(Path backing, int port) throws Exception {
         Child target = Child.start("serve", List.of("serve", "--file", backing.toString(), "--nqn", NQN,
                 "--listen", "127.0.0.1:" + port, "--provider", "softiwarp"));
@@ -66,23 +60,6 @@ class MountEndToEndTest {
         Child m = Child.start("mount", args);
         m.awaitLine("unmounts", 240);
         return m;
-    }
-
-    /** {@code nvmf4j umount MP} in this JVM: SIGTERM to the mount process, which must then exit 0. */
-    private static void umount(Child mount, Path mountpoint) throws Exception {
-        CliRunner.Result r = CliRunner.run("umount", mountpoint.toString());
-        assertEquals(0, r.exitCode(), r.err() + "\nmount output:\n" + mount.output());
-        assertEquals(0, mount.awaitExit(120), mount.output());
-        assertTrue(mount.output().contains("nvmf4j: unmounted " + mountpoint), mount.output());
-        assertFalse(MountLeaks.isMounted(mountpoint), "FUSE still mounted on " + mountpoint);
-    }
-
-    private static Path backingFile(Path dir, long bytes) throws IOException {
-        Path f = dir.resolve("backing.img");
-        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
-            raf.setLength(bytes);
-        }
-        return f;
     }
 
     private static Map<String, String> writeTree(Path root, long seed) throws Exception {
@@ -195,59 +172,12 @@ class MountEndToEndTest {
         }
     }
 
-    /**
-     * Two paths ({@code -a A:P1,A:P2}; the second port added to the running target through its management socket):
-     * fio's verified writes go on through the second path while the first is inaccessible, and through either once
-     * it is optimized again.
-     */
+    /** Two RDMA paths, one made inaccessible: {@link MountScenarios#twoPathsKeepFioVerifyingWhileOnePathIsInaccessible}. */
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void twoPathsKeepFioVerifyingWhileOnePathIsInaccessible(@TempDir Path dir) throws Exception {
-        Path backing = backingFile(dir, 32L << 20);
-        Path mp = Files.createDirectory(dir.resolve("nvme"));
-        Path socket = dir.resolve("rpc.sock");
-        int port = freePort();
-        int port2 = freePort();
-        Child target = Child.start("serve", List.of("serve", "--file", backing.toString(), "--nqn", NQN,
-                "--listen", "127.0.0.1:" + port, "--provider", "softiwarp", "--rpc-socket", socket.toString()));
-        try (target) {
-            target.awaitLine("listening on", 90);
-            // the management socket comes up after the first listener: wait for it, bounded
-            for (int i = 0; i < 300 && !Files.exists(socket); i++) {
-                Thread.sleep(100);
-            }
-            CliRunner.Result add = CliRunner.run("rpc", "-s", socket.toString(), "nvmf_subsystem_add_listener",
-                    "--param", "nqn=" + NQN, "--param", "traddr=127.0.0.1", "--param", "trsvcid=" + port2);
-            assertEquals(0, add.exitCode(), add.err());
-            Child m = Child.start("mount", List.of("mount", "-a", "127.0.0.1:" + port + ",127.0.0.1:" + port2,
-                    "-n", NQN, "--provider", "softiwarp", mp.toString()));
-            m.awaitLine("unmounts", 240);
-            try {
-                Path file = mp.resolve("nvme0n1");
-                assertEquals(32L << 20, Files.size(file));
-                CliRunner.Result flip = CliRunner.run("rpc", "-s", socket.toString(),
-                        "nvmf_subsystem_listener_set_ana_state", "--param", "nqn=" + NQN, "--param",
-                        "traddr=127.0.0.1", "--param", "trsvcid=" + port, "--param", "ana_state=inaccessible");
-                assertEquals(0, flip.exitCode(), flip.err());
-                String one = MountLeaks.check("fio", "--name=inaccessible", "--filename=" + file, "--size=8m",
-                        "--rw=randwrite", "--bs=4k", "--ioengine=libaio", "--iodepth=8", "--direct=1",
-                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0");
-                assertTrue(one.contains("err= 0"), one);
-                flip = CliRunner.run("rpc", "-s", socket.toString(), "nvmf_subsystem_listener_set_ana_state",
-                        "--param", "nqn=" + NQN, "--param", "traddr=127.0.0.1", "--param", "trsvcid=" + port,
-                        "--param", "ana_state=optimized");
-                assertEquals(0, flip.exitCode(), flip.err());
-                String two = MountLeaks.check("fio", "--name=optimized", "--filename=" + file, "--offset=8m",
-                        "--size=8m", "--rw=randwrite", "--bs=4k", "--ioengine=libaio", "--iodepth=8", "--direct=1",
-                        "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--verify_state_save=0");
-                assertTrue(two.contains("err= 0"), two);
-                umount(m, mp);
-                assertTrue(m.output().contains(", 0 I/O errors)"), m.output());
-            } finally {
-                m.close();
-                MountLeaks.cleanUp(mp, null);
-            }
-        }
+        MountScenarios.twoPathsKeepFioVerifyingWhileOnePathIsInaccessible(dir, NQN, "rdma",
+                List.of("--provider", "softiwarp"));
     }
 
     /**

@@ -1,16 +1,16 @@
 package io.nvmf4j.cli.mount;
 
+import static io.nvmf4j.cli.mount.MountScenarios.backingFile;
+import static io.nvmf4j.cli.mount.MountScenarios.fioVerify;
+import static io.nvmf4j.cli.mount.MountScenarios.freePort;
+import static io.nvmf4j.cli.mount.MountScenarios.umount;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nvmf4j.cli.CliRunner;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -40,12 +40,6 @@ class MountOverTcpTest {
 
     private static final String NQN = "nqn.2026-12.io.nvmf4j:mount-tcp-test";
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
     private static Child serveTcp(Path backing, int port, String... extra) throws Exception {
         List<String> args = new ArrayList<>(List.of("serve", "-t", "tcp", "--file", backing.toString(), "--nqn",
                 NQN, "--listen", "127.0.0.1:" + port));
@@ -62,28 +56,6 @@ class MountOverTcpTest {
         Child m = Child.start("mount", args);
         m.awaitLine("unmounts", 240);
         return m;
-    }
-
-    private static void umount(Child mount, Path mountpoint) throws Exception {
-        CliRunner.Result r = CliRunner.run("umount", mountpoint.toString());
-        assertEquals(0, r.exitCode(), r.err() + "\nmount output:\n" + mount.output());
-        assertEquals(0, mount.awaitExit(120), mount.output());
-        assertFalse(MountLeaks.isMounted(mountpoint), "FUSE still mounted on " + mountpoint);
-    }
-
-    private static Path backingFile(Path dir, long bytes) throws IOException {
-        Path f = dir.resolve("backing.img");
-        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
-            raf.setLength(bytes);
-        }
-        return f;
-    }
-
-    private static String fioVerify(Path file, String name, String offset, String size) throws Exception {
-        return MountLeaks.check("fio", "--name=" + name, "--filename=" + file, "--offset=" + offset,
-                "--size=" + size, "--rw=randwrite", "--bsrange=4k-128k", "--ioengine=libaio", "--iodepth=16",
-                "--direct=1", "--verify=crc32c", "--do_verify=1", "--verify_fatal=1", "--randrepeat=1",
-                "--verify_state_save=0");
     }
 
     private static byte[] readAt(Path file, long offset, int length) throws IOException {
@@ -114,8 +86,7 @@ class MountOverTcpTest {
             try {
                 Path file = mp.resolve("nvme0n1");
                 assertEquals(32L << 20, Files.size(file));
-                String fio = fioVerify(file, "tcp-digests", "0", "16m");
-                assertTrue(fio.contains("err= 0"), fio);
+                fioVerify(file, "tcp-digests", "0", "16m");
                 try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
                     ch.write(ByteBuffer.wrap(data), 20L << 20);
                     ch.force(true);
@@ -169,8 +140,7 @@ class MountOverTcpTest {
                 writer.join(TimeUnit.SECONDS.toMillis(180));
                 assertFalse(writer.isAlive(), "the write still waits long after the target is back");
                 assertNull(failure.get(), "the write across the restart failed");
-                String fio = fioVerify(file, "after-reconnect", "8m", "8m");
-                assertTrue(fio.contains("err= 0"), fio);
+                fioVerify(file, "after-reconnect", "8m", "8m");
             }
             assertArrayEquals(before, readAt(file, 0, before.length), "fsync'ed data lost across the restart");
             assertArrayEquals(across, readAt(file, 4L << 20, across.length), "the waiting write was lost");
@@ -185,52 +155,10 @@ class MountOverTcpTest {
         }
     }
 
-    /**
-     * Two TCP paths, the second added to the running target through its management socket: fio's verified
-     * writes go on through the second while the first is inaccessible (ANA over NVMe/TCP).
-     */
+    /** Two TCP paths, one made inaccessible (ANA over NVMe/TCP): the scenario {@link MountEndToEndTest} runs over RDMA. */
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void twoTcpPathsKeepFioVerifyingWhileOnePathIsInaccessible(@TempDir Path dir) throws Exception {
-        Path backing = backingFile(dir, 32L << 20);
-        Path mp = Files.createDirectory(dir.resolve("nvme"));
-        Path socket = dir.resolve("rpc.sock");
-        int port = freePort();
-        int port2 = freePort();
-        try (Child _ = serveTcp(backing, port, "--rpc-socket", socket.toString())) {
-            // the management socket comes up after the first listener: wait for it, bounded
-            for (int i = 0; i < 300 && !Files.exists(socket); i++) {
-                Thread.sleep(100);
-            }
-            rpc(socket, "nvmf_subsystem_add_listener", "trtype=tcp", "traddr=127.0.0.1", "trsvcid=" + port2);
-            Child m = mountTcp("127.0.0.1:" + port + ",127.0.0.1:" + port2, mp);
-            try {
-                Path file = mp.resolve("nvme0n1");
-                rpc(socket, "nvmf_subsystem_listener_set_ana_state", "trtype=tcp", "traddr=127.0.0.1",
-                        "trsvcid=" + port, "ana_state=inaccessible");
-                String one = fioVerify(file, "inaccessible", "0", "8m");
-                assertTrue(one.contains("err= 0"), one);
-                rpc(socket, "nvmf_subsystem_listener_set_ana_state", "trtype=tcp", "traddr=127.0.0.1",
-                        "trsvcid=" + port, "ana_state=optimized");
-                String two = fioVerify(file, "optimized", "8m", "8m");
-                assertTrue(two.contains("err= 0"), two);
-                umount(m, mp);
-                assertTrue(m.output().contains(", 0 I/O errors)"), m.output());
-            } finally {
-                m.close();
-                MountLeaks.cleanUp(mp, null);
-            }
-        }
-    }
-
-    private static void rpc(Path socket, String method, String... params) {
-        List<String> args = new ArrayList<>(List.of("rpc", "-s", socket.toString(), method, "--param",
-                "nqn=" + NQN));
-        for (String p : params) {
-            args.add("--param");
-            args.add(p);
-        }
-        CliRunner.Result r = CliRunner.run(args.toArray(String[]::new));
-        assertEquals(0, r.exitCode(), method + ": " + r.err());
+        MountScenarios.twoPathsKeepFioVerifyingWhileOnePathIsInaccessible(dir, NQN, "tcp", List.of("-t", "tcp"));
     }
 }
