@@ -87,6 +87,12 @@ public final class PerfCli implements Callable<Integer> {
             description = "I/O queue pairs to drive, each with -q I/Os (default: ${DEFAULT-VALUE}).")
     int queues;
 
+    @Option(names = "--threads", defaultValue = "0", paramLabel = "N",
+            description = "Threads polling the queues (default: one per CPU perf may run on, at most one per queue: "
+                    + "perf under taskset -c 1 with -P 2 polls both queues from one thread, as spdk_nvme_perf -c 0x2 "
+                    + "-P 2 does).")
+    int threads;
+
     @Option(names = "--verify", description = "Write stamped patterns first, check every read (LBA, generation).")
     boolean verify;
 
@@ -202,7 +208,7 @@ public final class PerfCli implements Callable<Integer> {
             OutlierTrace outliers = outlierFile == null ? null
                     : new OutlierTrace(outlierMicros * 1000L, OUTLIERS_KEPT);
             PerfResult result = new PerfRun(controller, ns, spec, registry, err, name, metricsPort != null)
-                    .multipath(mpns).cpuWindow(cpu).outliers(outliers).run();
+                    .multipath(mpns).cpuWindow(cpu).outliers(outliers).pollThreads(threads).run();
             if (outliers != null) {
                 try {
                     outliers.write(outlierFile);
@@ -255,6 +261,9 @@ public final class PerfCli implements Callable<Integer> {
         }
         if (queues < 1) {
             throw new UsageProblem("perf: --queues must be at least 1");
+        }
+        if (threads < 0) {
+            throw new UsageProblem("perf: --threads must not be negative");
         }
         if (readPercent < 0 || readPercent > 100) {
             throw new UsageProblem("perf: -M " + readPercent + " outside 0..100");

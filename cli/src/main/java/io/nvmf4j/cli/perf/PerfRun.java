@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one {@link PerfSpec} against a connected controller: optional prefill for {@code --verify}, ramp, measured
- * window, drain; prints a progress line each second; returns the numbers. The only thread it adds is the caller's,
- * waking once a second for the progress line; the I/O runs on the queues' completion threads ({@link PerfWorker}).
+ * window, drain; prints a progress line each second; returns the numbers. The caller's thread wakes once a second
+ * for the progress line; the I/O runs on the queues' completion threads ({@link PerfWorker}), or, with fewer CPUs
+ * (or {@code --threads}) than queues, on {@link QueuePollers} that poll several queues each.
  */
 public final class PerfRun {
 
@@ -34,6 +35,8 @@ public final class PerfRun {
     private final boolean publishHistogram;
     private CpuWindow window;
     private OutlierTrace outliers;
+    /** Threads that poll the queues ({@code perf --threads}); 0: one per CPU perf may use, at most one per queue. */
+    private int pollThreads;
 
     public PerfRun(NvmeController controller, Namespace namespace, PerfSpec spec, MeterRegistry registry,
             PrintWriter progressOut, String label, boolean publishHistogram) {
@@ -55,6 +58,12 @@ public final class PerfRun {
     /** Keeps the measured window's I/Os slower than the trace's threshold ({@code perf --trace-outliers}). */
     PerfRun outliers(OutlierTrace trace) {
         this.outliers = trace;
+        return this;
+    }
+
+    /** Polls the queues from {@code threads} threads ({@code perf --threads}; 0: the default). */
+    PerfRun pollThreads(int threads) {
+        this.pollThreads = threads;
         return this;
     }
 
@@ -102,10 +111,14 @@ public final class PerfRun {
                 workers.add(new PerfWorker(run, q, namespace.onQueue(q), buffer, prefill));
             }
             registerCounters(registry, workers, tagLabel);
-            if (spec.verify()) {
-                prefill(workers, control, blockSize);
+            // several paths: the multipath layer picks the queues, so each keeps its own completion thread
+            int threads = multipath == null ? QueuePollers.defaultThreads(queues, pollThreads) : queues;
+            try (QueuePollers _ = threads < queues ? QueuePollers.start(controller, queues, threads) : null) {
+                if (spec.verify()) {
+                    prefill(workers, control, blockSize);
+                }
+                return measure(workers, control, readLatency, writeLatency, queues, blockSize);
             }
-            return measure(workers, control, readLatency, writeLatency, queues, blockSize);
         } finally {
             for (IoBuffer b : buffers) {
                 b.close();
