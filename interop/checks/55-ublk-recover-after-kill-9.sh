@@ -7,7 +7,8 @@
 #     with fsync): the copy ends, the file reads back equal after drop_caches; the recovering mount, given the same
 #     --fs, takes that mount over and unmounts it on SIGTERM; the host's e2fsck finds the image's ext4 clean.
 # Between kill and recovery `nvmf4j ublk list` shows the device QUIESCED and says how to recover it; the kernel log
-# has no I/O error; each SIGTERM makes the mount exit 0 and remove its device.
+# has no I/O error. After (1) the recovered mount is killed again and `nvmf4j ublk del -n ID` removes the device it
+# left; after (2) SIGTERM makes the mount exit 0 and remove its device.
 GUEST_JAVA=1
 LAB_KERNEL=6.12
 CHECK_TIMEOUT=900
@@ -40,7 +41,7 @@ guest_part() {
   # (1) fio verify spans the kill
   note "(1) fio randwrite verify=crc32c on $dev, 250 IOPS; SIGKILL to the mount after 4 s"
   fio --name=span --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=4k --iodepth=16 \
-      --size=12M --rate_iops=250 --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio.txt" &
+      --size=8M --rate_iops=250 --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio.txt" &
   fio_pid=$!
   sleep 4
   kill -0 $fio_pid 2>/dev/null || { note "FAIL: fio ended before the kill: nothing spans it"; rc=1; }
@@ -49,7 +50,8 @@ guest_part() {
   grep -E '^ +(read|write):|err=|>=2000' "$SYNC/fio.txt" | sed 's/^ */  /'
   grep -q 'err= 0' "$SYNC/fio.txt" || { note "FAIL: fio reports an error"; tail -20 "$SYNC/fio.txt"; rc=1; }
 
-  ub_stop "$dev" || rc=1
+  # a mount killed for good: ublk del removes what it left
+  ub_kill_and_del "$id" || rc=1
 
   # (2) a file system being written spans the kill; the recovering mount takes it over and unmounts it at the end
   note "(2) mount --ublk --fs /mnt/ublk --mkfs, copy 12 MiB with fsync, SIGKILL to the mount during it"

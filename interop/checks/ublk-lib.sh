@@ -1,15 +1,17 @@
 # Guest helpers of the ublk checks (48, 49, 55, 56): source /lab/checks/ublk-lib.sh in a guest part, after
 # /lab/guest/java.sh (the mount helpers start the CLI JVM through it).
 
-# ub_verify_and_fs DEV [SIZE] (guest): fio random writes with crc32c verify at 4 KiB and 128 KiB (QD16, O_DIRECT)
-# over the first SIZE (32M) of DEV, then mkfs.ext4, an 8 MiB file written and read back after drop_caches, fstrim,
-# umount, fsck clean. Logs in $SYNC (fio-4k.txt, fio-128k.txt, fs.log); 1 when a step fails.
+# ub_verify_and_fs DEV [SIZE] [SIZE_128K] (guest): fio random writes with crc32c verify at 4 KiB over the first SIZE
+# (32M) of DEV and at 128 KiB over the first SIZE_128K (SIZE) (QD16, O_DIRECT), then mkfs.ext4, an 8 MiB file
+# written and read back after drop_caches, fstrim, umount, fsck clean. Logs in $SYNC (fio-4k.txt, fio-128k.txt,
+# fs.log); 1 when a step fails.
 ub_verify_and_fs() {
-  local dev=$1 size=${2:-32M} bs rc=0
+  local dev=$1 size=${2:-32M} size128=${3:-${2:-32M}} bs sz rc=0
   for bs in 4k 128k; do
-    note "fio randwrite bs=$bs iodepth=16 verify=crc32c on $dev"
+    sz=$size; [ $bs = 128k ] && sz=$size128
+    note "fio randwrite bs=$bs iodepth=16 verify=crc32c over $sz of $dev"
     timeout 300 fio --name="v$bs" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite --bs=$bs \
-        --iodepth=16 --size="$size" --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
+        --iodepth=16 --size="$sz" --verify=crc32c --do_verify=1 --verify_fatal=1 --output="$SYNC/fio-$bs.txt" ||
       { note "FAIL: fio $bs"; tail -20 "$SYNC/fio-$bs.txt"; rc=1; }
     grep -E '^ +(read|write):' "$SYNC/fio-$bs.txt" | sed 's/^ */  /'
   done
@@ -65,5 +67,18 @@ ub_kill_and_recover() {
   note "nvmf4j mount --ublk --recover $id $*"
   ub_mount "$SYNC/mount-recover-$n.log" --recover "$id" "$@" || return 1
   grep -q "/dev/ublkb$id recovered" "$SYNC/mount-recover-$n.log" || { note "FAIL: no recovery line"; rc=1; }
+  return $rc
+}
+
+# ub_kill_and_del ID (guest): SIGKILL to the mount (GJ_PID); its device stays behind (QUIESCED, its I/O held for a
+# recovery) until `nvmf4j ublk del -n ID` removes it: both nodes go.
+ub_kill_and_del() {
+  local id=$1 rc=0
+  note "SIGKILL to the mount, then nvmf4j ublk del -n $id"
+  kill -KILL $GJ_PID; wait $GJ_PID 2>/dev/null
+  [ -e "/dev/ublkb$id" ] || { note "FAIL: /dev/ublkb$id went with its server: nothing for ublk del to remove"; rc=1; }
+  gj_nvmf4j ublk del -n "$id" > "$SYNC/ublk-del.txt" 2>&1 || { note "FAIL: ublk del -n $id"; rc=1; }
+  sed 's/^/  /' "$SYNC/ublk-del.txt"
+  [ ! -e "/dev/ublkc$id" ] && [ ! -e "/dev/ublkb$id" ] || { note "FAIL: device $id's nodes remain after ublk del"; rc=1; }
   return $rc
 }
