@@ -6,6 +6,7 @@ import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.EnumSet;
 
 /**
@@ -18,6 +19,7 @@ final class HostBuffers implements AutoCloseable {
     private final String name;
     private final ProtectionDomain pd;
     private final Arena arena = Arena.ofShared();
+    private static final int PAGE = 4096;
 
     /** {@code pd} null: a transport without memory registration (NVMe/TCP). */
     HostBuffers(String name, ProtectionDomain pd) {
@@ -26,12 +28,18 @@ final class HostBuffers implements AutoCloseable {
     }
 
     IoBuffer allocate(long size) throws NvmfException {
-        return register(arena.allocate(size, 4096));
+        if (pd == null && size <= Integer.MAX_VALUE - 2 * PAGE) {
+            // NVMe/TCP: a direct buffer, which the socket's gathering write sends from without a copy and without
+            // allocating (IoBuffer.direct()); the garbage collector frees it once nothing refers to it
+            ByteBuffer direct = ByteBuffer.allocateDirect((int) size + PAGE).alignedSlice(PAGE).slice(0, (int) size);
+            return new IoBuffer(MemorySegment.ofBuffer(direct), direct);
+        }
+        return register(arena.allocate(size, PAGE));
     }
 
     IoBuffer register(MemorySegment nativeSegment) throws NvmfException {
         if (pd == null) {
-            return new IoBuffer(nativeSegment); // NVMe/TCP: the socket reads and writes it, nothing to register
+            return new IoBuffer(nativeSegment, null); // NVMe/TCP: the socket reads and writes it, nothing to register
         }
         try {
             MemoryRegion mr = pd.register(nativeSegment, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND));

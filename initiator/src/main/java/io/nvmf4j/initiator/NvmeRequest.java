@@ -3,6 +3,7 @@ package io.nvmf4j.initiator;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * One request as the host library hands it to a {@link HostQueue}, like Linux {@code struct nvme_request}: it
@@ -28,6 +29,7 @@ public abstract class NvmeRequest {
     private MemorySegment copy;
     /** The caller's memory of a zero-copy request, registered ({@link #region}) or not (NVMe/TCP). */
     private MemorySegment zeroCopySegment;
+    private ByteBuffer zeroCopyBuffer;
     private int length;
     /** Set by the queue while the request occupies a slot. */
     private int tag = -1;
@@ -79,6 +81,7 @@ public abstract class NvmeRequest {
         direction = Direction.NONE;
         region = null;
         zeroCopySegment = null;
+        zeroCopyBuffer = null;
         copy = null;
         length = 0;
         return this;
@@ -89,6 +92,7 @@ public abstract class NvmeRequest {
         this.direction = direction;
         this.region = region;
         this.zeroCopySegment = region == null ? null : region.segment();
+        this.zeroCopyBuffer = null;
         this.regionOffset = offset;
         this.copy = null;
         this.length = length;
@@ -99,6 +103,7 @@ public abstract class NvmeRequest {
     final NvmeRequest zeroCopy(Direction direction, IoBuffer buffer, long offset, int length) {
         zeroCopy(direction, buffer.region(), offset, length);
         this.zeroCopySegment = buffer.segment();
+        this.zeroCopyBuffer = buffer.direct();
         return this;
     }
 
@@ -110,6 +115,7 @@ public abstract class NvmeRequest {
         this.direction = direction;
         this.region = null;
         this.zeroCopySegment = null;
+        this.zeroCopyBuffer = null;
         this.copy = segment;
         this.length = (int) segment.byteSize();
         return this;
@@ -134,6 +140,15 @@ public abstract class NvmeRequest {
      */
     public final MemorySegment zeroCopySegment() {
         return zeroCopySegment;
+    }
+
+    /**
+     * {@link #zeroCopySegment()} as a direct buffer whose position 0 is the segment's offset 0, when the caller's
+     * buffer has one (allocated over NVMe/TCP), else null. Shared by every request on that buffer: a transport
+     * duplicates it before it sets a position.
+     */
+    public final ByteBuffer zeroCopyBuffer() {
+        return zeroCopyBuffer;
     }
 
     /** Where the data starts in {@link #region()} or {@link #zeroCopySegment()}. */

@@ -60,26 +60,47 @@ final class PduReceiver {
     private int dataDigest;
     /** Commands completed by the last {@link #poll()}. */
     int completions;
+    /** A scattering read's buffers: a command's data, then the receive buffer. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
 
     PduReceiver(TcpHostQueue queue, TcpConnection connection, Arena arena) {
         this.queue = queue;
         this.connection = connection;
         this.n = connection.negotiated;
-        this.inSegment = arena.allocate(RECEIVE_BUFFER, 64);
-        this.in = inSegment.asByteBuffer();
+        // a direct buffer of its own, not a view of the arena: a scattering read into buffers that view an arena
+        // acquires its session per read, which allocates
+        this.in = ByteBuffer.allocateDirect(RECEIVE_BUFFER);
+        this.inSegment = MemorySegment.ofBuffer(in);
         this.header = arena.allocate(HEADER_BUFFER + 8, 8);
         this.headerDigestView = header.asByteBuffer();
         this.cqe = CompletionQueueEntry.wrap(header.asSlice(CapsulePdu.OFFSET_ENTRY, CompletionQueueEntry.SIZE));
     }
 
-    /** Reads and handles what the socket holds: bytes read (0: nothing there). */
+    /**
+     * Reads and handles what the socket holds: bytes read (0: nothing there). In the middle of a C2HData whose
+     * command's buffer has a direct view ({@link TcpSlot#dataView}), one scattering read puts the rest of its data
+     * straight there and what follows into the receive buffer (Linux nvme_tcp_recv_data() copies the skb into the
+     * request's pages, SPDK's nvme_tcp reads a PDU's data with readv into its iovecs): no copy of read data here.
+     */
     int poll() throws IOException {
         completions = 0;
-        int read = connection.read(in);
+        int placed = 0;
+        long read;
+        if (phase == Phase.DATA && dataSlot.dataView != null) {
+            ByteBuffer view = dataSlot.dataView;
+            int at = (int) dataAt;
+            view.clear().position(at).limit(at + (int) dataLeft);
+            scatter[0] = view;
+            scatter[1] = in;
+            read = connection.read(scatter);
+            placed = view.position() - at;
+        } else {
+            read = connection.read(in);
+        }
         if (read < 0) {
             throw new EOFException("the controller closed the connection");
         }
-        if (in.position() == 0) {
+        if (read == 0) {
             return 0;
         }
         // the capsules that the completions of this buffer submit leave in one write (TcpConnection#cork)
@@ -88,6 +109,9 @@ final class PduReceiver {
             connection.cork();
         }
         try {
+            if (placed > 0) {
+                dataPlaced(dataSlot.dataView, (int) dataAt, placed);
+            }
             handleReceived();
         } catch (IOException | RuntimeException e) {
             synchronized (sendLock) {
@@ -98,7 +122,7 @@ final class PduReceiver {
         synchronized (sendLock) {
             connection.uncork(); // a failure here fails the connection, as one in the walk would
         }
-        return read;
+        return (int) read;
     }
 
     /**
@@ -258,11 +282,16 @@ final class PduReceiver {
         int pos = in.position();
         int chunk = (int) Math.min(dataLeft, in.remaining());
         MemorySegment.copy(inSegment, pos, dataSlot.data, dataAt, chunk);
+        in.position(pos + chunk);
+        dataPlaced(in, pos, chunk);
+    }
+
+    /** {@code chunk} bytes of the current C2HData's data are in place; they lie in {@code where} at {@code pos}. */
+    private void dataPlaced(ByteBuffer where, int pos, int chunk) throws IOException {
         if (n.dataDigest()) {
             // the data comes in as many pieces as reads: each digested where it lies, the digests joined
-            dataDigest = DigestCombine.combine(dataDigest, digest.compute(in, pos, chunk), chunk);
+            dataDigest = DigestCombine.combine(dataDigest, digest.compute(where, pos, chunk), chunk);
         }
-        in.position(pos + chunk);
         dataAt += chunk;
         dataLeft -= chunk;
         if (dataLeft == 0) {

@@ -65,6 +65,11 @@ final class TcpConnection implements AutoCloseable {
     /** PDUs waiting for {@link #uncork}, in order; under the send lock. */
     private final ByteBuffer batch;
     private boolean corked;
+    /** An H2CData's data digest, when its data is sent from the caller's buffer. */
+    private final ByteBuffer dataDigestBuffer;
+    private final MemorySegment dataDigestOut;
+    /** One gathering write: what {@link #cork} gathered, an H2CData header, its data, its data digest. */
+    private final ByteBuffer[] gather = new ByteBuffer[4];
 
     private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
             long sendTimeoutNanos, NegotiatedParameters negotiated, Arena arena) {
@@ -75,9 +80,13 @@ final class TcpConnection implements AutoCloseable {
         this.writeSelector = writeSelector;
         this.sendTimeoutNanos = sendTimeoutNanos;
         this.negotiated = negotiated;
-        this.out = arena.allocate(SEND_BUFFER + 256, 64);
-        this.outBuffer = out.asByteBuffer();
-        this.batch = arena.allocate(BATCH, 64).asByteBuffer();
+        // direct buffers of their own, not views of the arena's memory: a gathering write of buffers that view an
+        // arena acquires its session per write, which allocates
+        this.outBuffer = ByteBuffer.allocateDirect(SEND_BUFFER + 256);
+        this.out = MemorySegment.ofBuffer(outBuffer);
+        this.batch = ByteBuffer.allocateDirect(BATCH);
+        this.dataDigestBuffer = ByteBuffer.allocateDirect(PduHeader.DIGEST_LENGTH);
+        this.dataDigestOut = MemorySegment.ofBuffer(dataDigestBuffer);
     }
 
     /**
@@ -194,6 +203,11 @@ final class TcpConnection implements AutoCloseable {
         return channel.read(in);
     }
 
+    /** A scattering read: bytes read, 0 for none, -1 at the end of the stream. */
+    long read(ByteBuffer[] into) throws IOException {
+        return channel.read(into);
+    }
+
     /** Blocks until the socket is readable or {@code millis} pass or {@link #wakeup()}. */
     void await(long millis) throws IOException {
         selector.select(TcpConnection::ignore, millis);
@@ -214,12 +228,55 @@ final class TcpConnection implements AutoCloseable {
         sendBody(end, PduType.CAPSULE_CMD, data, offset, length);
     }
 
-    /** One H2CData PDU answering R2T {@code ttag} of command {@code cid}. */
+    /**
+     * One H2CData PDU answering R2T {@code ttag} of command {@code cid}. With {@code view} (the data's memory as a
+     * direct buffer, {@link TcpSlot#dataView}) the data leaves from there in one gathering write with its header and
+     * whatever {@link #cork} gathered before it (Linux nvme_tcp_try_send_data() sends the request's pages, SPDK's
+     * nvme_tcp queues the PDU's iovecs: neither copies the data); else it is copied through the send buffer.
+     */
     void sendH2cData(int cid, int ttag, long dataOffset, int length, boolean last, MemorySegment data,
-            long offset) throws IOException {
+            long offset, ByteBuffer view) throws IOException {
         DataPdu.writeData(out, PduType.H2C_DATA, negotiated, last ? PduHeader.FLAG_LAST_PDU : 0, cid, ttag,
                 dataOffset, length);
-        sendBody(PduType.H2C_DATA.headerLength(), PduType.H2C_DATA, data, offset, length);
+        if (view == null) {
+            sendBody(PduType.H2C_DATA.headerLength(), PduType.H2C_DATA, data, offset, length);
+            return;
+        }
+        if (stalled != null) {
+            throw new IOException(stalled);
+        }
+        int hlen = PduType.H2C_DATA.headerLength();
+        int pos = hlen;
+        if (negotiated.headerDigest()) {
+            Wire.u32(out, pos, Integer.toUnsignedLong(digest.compute(outBuffer, 0, hlen)));
+            pos += PduHeader.DIGEST_LENGTH;
+        }
+        int pdo = negotiated.dataOffset(PduType.H2C_DATA);
+        for (int i = pos; i < pdo; i++) {
+            out.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
+        }
+        int from = Math.toIntExact(offset);
+        view.clear().position(from).limit(from + length);
+        int buffers = 0;
+        if (batch.position() > 0) {
+            batch.flip(); // what was gathered goes first: the PDUs keep their order
+            gather[buffers++] = batch;
+        }
+        gather[buffers++] = outBuffer.clear().limit(pdo);
+        gather[buffers++] = view;
+        if (negotiated.dataDigest()) {
+            Wire.u32(dataDigestOut, 0, Integer.toUnsignedLong(digest.compute(view, from, length)));
+            gather[buffers++] = dataDigestBuffer.clear();
+        }
+        try {
+            writeFully(name, channel, writeSelector, gather, buffers, sendTimeoutNanos);
+        } catch (SendTimeoutException e) {
+            stalled = e.getMessage(); // the PDU is cut short: nothing more may follow it on this connection
+            throw e;
+        } finally {
+            batch.clear();
+            view.clear();
+        }
     }
 
     /** The header is in the buffer up to {@code hlen}: its digest, the pad, the data and its digest, then out. */
@@ -312,6 +369,32 @@ final class TcpConnection implements AutoCloseable {
                     throw new ClosedChannelException();
                 }
                 // rounded up: a wait of 0 ms would block without a bound
+                writeSelector.select(TcpConnection::ignore, Math.max(1, (left + 999_999) / 1_000_000));
+            }
+        }
+    }
+
+    /** {@link #writeFully(String, SocketChannel, Selector, ByteBuffer, long)} of the first {@code count} buffers. */
+    private static void writeFully(String name, SocketChannel ch, Selector writeSelector, ByteBuffer[] b, int count,
+            long timeoutNanos) throws IOException {
+        int idle = 0;
+        long idleSince = 0;
+        while (b[count - 1].hasRemaining()) {
+            if (ch.write(b, 0, count) > 0) {
+                idle = 0;
+            } else if (++idle == 1) {
+                idleSince = System.nanoTime();
+            } else if (idle < SEND_SPINS) {
+                Thread.onSpinWait();
+            } else {
+                long left = timeoutNanos - (System.nanoTime() - idleSince);
+                if (left <= 0) {
+                    throw new SendTimeoutException(name + ": the controller took no data for "
+                            + duration(timeoutNanos));
+                }
+                if (!writeSelector.isOpen()) {
+                    throw new ClosedChannelException();
+                }
                 writeSelector.select(TcpConnection::ignore, Math.max(1, (left + 999_999) / 1_000_000));
             }
         }

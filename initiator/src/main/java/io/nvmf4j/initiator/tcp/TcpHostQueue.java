@@ -309,7 +309,7 @@ final class TcpHostQueue implements HostQueue {
         synchronized (sendLock) {
             for (long at = offset; at < end; ) {
                 int chunk = (int) Math.min(end - at, max);
-                c.sendH2cData(cid, ttag, at, chunk, at + chunk == end, s.data, s.dataOffset + at);
+                c.sendH2cData(cid, ttag, at, chunk, at + chunk == end, s.data, s.dataOffset + at, s.dataView);
                 at += chunk;
             }
         }

@@ -3,6 +3,7 @@ package io.nvmf4j.initiator.tcp;
 import io.nvmf4j.initiator.NvmeRequest;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * One tag of a TCP host queue and the command occupying it (Linux {@code struct nvme_tcp_request}): its SQE, where
@@ -24,6 +25,15 @@ final class TcpSlot {
     long startNanos;
     MemorySegment data;
     long dataOffset;
+    /**
+     * {@link #data} as a direct buffer of this slot's own (position 0 is the segment's offset 0), for a gathering
+     * write or a scattering read straight from or into it; null when the request's buffer has none (copy path).
+     * Kept across commands: a duplicate is made only when the slot sees a buffer it has not seen last.
+     */
+    ByteBuffer dataView;
+    /** The duplicate last made, and of which buffer: a command without one (a Flush) leaves it for the next. */
+    private ByteBuffer cachedView;
+    private ByteBuffer cachedViewOf;
     int length;
     /** The write's data went in the capsule: no R2T may name it. */
     boolean inCapsule;
@@ -47,9 +57,16 @@ final class TcpSlot {
         if (r.zeroCopySegment() != null) {
             data = r.zeroCopySegment();
             dataOffset = r.regionOffset();
+            ByteBuffer direct = r.zeroCopyBuffer();
+            if (direct != null && direct != cachedViewOf) {
+                cachedViewOf = direct;
+                cachedView = direct.duplicate();
+            }
+            dataView = direct == null ? null : cachedView;
         } else {
             data = r.copySegment();
             dataOffset = 0;
+            dataView = null;
         }
         inCapsule = false;
         received = 0;
