@@ -62,6 +62,12 @@ class ControllerThatStopsReadingTest {
     private InetSocketAddress address;
     private CorruptingTcpProxy proxy;
     private final List<String> log = new CopyOnWriteArrayList<>();
+    /**
+     * Held for the test's life: the LogManager keeps loggers only weakly, so a logger looked up, given the handler
+     * and dropped may be collected, and the library's next message goes to a new logger without it (the check on
+     * the log then failed now and then in runs of many test classes).
+     */
+    private final Logger hostLog = Logger.getLogger(NvmeController.class.getName());
     private final Handler capture = new Handler() {
         @Override
         public void publish(LogRecord record) {
@@ -91,12 +97,12 @@ class ControllerThatStopsReadingTest {
                 .spinBudget(Duration.ofNanos(20_000)).bufferPoolBytes(32L << 20).build(), TransportObserver.NONE);
         address = new InetSocketAddress("127.0.0.1", transport.listen(port).getPort());
         proxy = new CorruptingTcpProxy(address, SMALL_RECEIVE_BUFFER);
-        Logger.getLogger(NvmeController.class.getName()).addHandler(capture);
+        hostLog.addHandler(capture);
     }
 
     @AfterEach
     void stopTarget() throws Exception {
-        Logger.getLogger(NvmeController.class.getName()).removeHandler(capture);
+        hostLog.removeHandler(capture);
         proxy.close();
         transport.close();
         target.close();
