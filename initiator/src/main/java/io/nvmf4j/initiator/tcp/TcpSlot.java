@@ -78,6 +78,7 @@ final class TcpSlot {
         NvmeRequest r = request;
         request = null;
         data = null;
+        dataView = null; // the duplicate stays cached for the next command on the same buffer
         return r;
     }
 
