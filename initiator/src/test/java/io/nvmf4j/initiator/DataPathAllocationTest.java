@@ -41,6 +41,12 @@ class DataPathAllocationTest {
     static final int MEASURED = 20_000;
     /** Far below one 16-byte object per I/O of the window: room for a stray counter read or class init. */
     static final long BOUND_BYTES = 4096;
+    /**
+     * Measured windows, judged by their median: an allocation per I/O shows in every window, a one-off in one. A
+     * window of the TCP run in a fork where this class ran first once held 3,824 bytes on the submitting thread
+     * (the next windows of the same run: a few hundred), code still being compiled after the warm-up.
+     */
+    static final int WINDOWS = 3;
 
     private volatile int completed;
     private volatile NvmfException error;
@@ -135,22 +141,31 @@ class DataPathAllocationTest {
                     // (the same in a bare socket loop's first round) fell in the window, none after a second
                     run(WARMUP);
                 }
-                for (int i = 0; i < ids.length; i++) {
-                    before[i] = THREADS.getThreadAllocatedBytes(ids[i]);
-                }
-                run(MEASURED);
-                for (int i = 0; i < ids.length; i++) {
-                    after[i] = THREADS.getThreadAllocatedBytes(ids[i]);
+                long[] windows = new long[WINDOWS];
+                StringBuilder perWindow = new StringBuilder();
+                for (int w = 0; w < WINDOWS; w++) {
+                    for (int i = 0; i < ids.length; i++) {
+                        before[i] = THREADS.getThreadAllocatedBytes(ids[i]);
+                    }
+                    run(MEASURED);
+                    for (int i = 0; i < ids.length; i++) {
+                        after[i] = THREADS.getThreadAllocatedBytes(ids[i]);
+                    }
+                    long submitter = after[0] - before[0];
+                    long completion = after[1] - before[1];
+                    windows[w] = submitter + completion;
+                    perWindow.append(String.format(" [submitting thread %d, completion thread %d]", submitter,
+                            completion));
                 }
 
                 assertNull(error);
-                long submitter = after[0] - before[0];
-                long completion = after[1] - before[1];
-                System.out.printf("initiator data path (" + (tcp ? "tcp" : "rdma") + "): %d bytes allocated over %d 4 KiB I/Os (submitting thread %d,"
-                        + " completion thread %d)%n", submitter + completion, MEASURED, submitter, completion);
-                assertTrue(submitter + completion < BOUND_BYTES, "the data path allocated " + (submitter + completion)
-                        + " bytes over " + MEASURED + " I/Os (submitting thread " + submitter + ", completion thread "
-                        + completion + ")");
+                long[] sorted = windows.clone();
+                java.util.Arrays.sort(sorted);
+                long median = sorted[WINDOWS / 2];
+                System.out.printf("initiator data path (" + (tcp ? "tcp" : "rdma") + "): %s bytes allocated in windows"
+                        + " of %d 4 KiB I/Os:%s%n", java.util.Arrays.toString(windows), MEASURED, perWindow);
+                assertTrue(median < BOUND_BYTES, "the data path allocated a median of " + median + " bytes per "
+                        + MEASURED + " I/Os; windows" + perWindow);
                 // the data really moved: every slot's last read returned what it wrote
                 for (int i = 0; i < DEPTH; i++) {
                     MemorySegment written = buffer.segment().asSlice((long) i * IO, IO);
