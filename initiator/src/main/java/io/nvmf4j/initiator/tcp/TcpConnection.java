@@ -68,7 +68,10 @@ final class TcpConnection implements AutoCloseable {
     /** An H2CData's data digest, when its data is sent from the caller's buffer. */
     private final ByteBuffer dataDigestBuffer;
     private final MemorySegment dataDigestOut;
-    /** One gathering write: what {@link #cork} gathered, an H2CData header, its data, its data digest. */
+    /**
+     * The buffers of one write: the send buffer or the cork batch alone, or for an H2CData from the caller's memory
+     * what {@link #cork} gathered, its header, its data, its data digest. Under the send lock.
+     */
     private final ByteBuffer[] gather = new ByteBuffer[4];
 
     private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
@@ -116,7 +119,8 @@ final class TcpConnection implements AutoCloseable {
         }
         batch.flip();
         try {
-            writeFully(name, channel, writeSelector, batch, sendTimeoutNanos);
+            gather[0] = batch;
+            writeFully(name, channel, writeSelector, gather, 1, sendTimeoutNanos);
         } catch (SendTimeoutException e) {
             stalled = e.getMessage();
             throw e;
@@ -150,7 +154,7 @@ final class TcpConnection implements AutoCloseable {
             MemorySegment pdu = arena.allocate(IcReq.LENGTH);
             icReq.encode(pdu);
             // the ICReq is sent before the options are in force: the connect timeout bounds it
-            writeFully(name, ch, wsel, pdu.asByteBuffer(), timeout.toNanos());
+            writeFully(name, ch, wsel, new ByteBuffer[] {pdu.asByteBuffer()}, 1, timeout.toNanos());
             ByteBuffer in = pdu.asByteBuffer();
             in.clear().limit(PduHeader.LENGTH);
             readFully(name, ch, sel, in, deadline);
@@ -336,7 +340,8 @@ final class TcpConnection implements AutoCloseable {
         }
         flushBatch(); // what was gathered goes first: the PDUs keep their order
         try {
-            writeFully(name, channel, writeSelector, outBuffer, sendTimeoutNanos);
+            gather[0] = outBuffer;
+            writeFully(name, channel, writeSelector, gather, 1, sendTimeoutNanos);
         } catch (SendTimeoutException e) {
             stalled = e.getMessage(); // the PDU is cut short: nothing more may follow it on this connection
             throw e;
@@ -344,37 +349,11 @@ final class TcpConnection implements AutoCloseable {
     }
 
     /**
-     * Writes all of {@code b}. A full socket is tried again a few times, then the sender blocks in the write
-     * selector for write space; when no byte is taken for {@code timeoutNanos} it gives up. Closing the connection
-     * ({@link #shutdown()}) closes that selector, which ends the wait.
+     * Writes all of the first {@code count} buffers of {@code b}, in one gathering write when the socket takes it.
+     * A full socket is tried again a few times, then the sender blocks in the write selector for write space; when
+     * no byte is taken for {@code timeoutNanos} it gives up. Closing the connection ({@link #shutdown()}) closes that
+     * selector, which ends the wait.
      */
-    private static void writeFully(String name, SocketChannel ch, Selector writeSelector, ByteBuffer b,
-            long timeoutNanos) throws IOException {
-        int idle = 0;
-        long idleSince = 0;
-        while (b.hasRemaining()) {
-            if (ch.write(b) > 0) {
-                idle = 0;
-            } else if (++idle == 1) {
-                idleSince = System.nanoTime();
-            } else if (idle < SEND_SPINS) {
-                Thread.onSpinWait();
-            } else {
-                long left = timeoutNanos - (System.nanoTime() - idleSince);
-                if (left <= 0) {
-                    throw new SendTimeoutException(name + ": the controller took no data for "
-                            + duration(timeoutNanos));
-                }
-                if (!writeSelector.isOpen()) {
-                    throw new ClosedChannelException();
-                }
-                // rounded up: a wait of 0 ms would block without a bound
-                writeSelector.select(TcpConnection::ignore, Math.max(1, (left + 999_999) / 1_000_000));
-            }
-        }
-    }
-
-    /** {@link #writeFully(String, SocketChannel, Selector, ByteBuffer, long)} of the first {@code count} buffers. */
     private static void writeFully(String name, SocketChannel ch, Selector writeSelector, ByteBuffer[] b, int count,
             long timeoutNanos) throws IOException {
         int idle = 0;
@@ -395,6 +374,7 @@ final class TcpConnection implements AutoCloseable {
                 if (!writeSelector.isOpen()) {
                     throw new ClosedChannelException();
                 }
+                // rounded up: a wait of 0 ms would block without a bound
                 writeSelector.select(TcpConnection::ignore, Math.max(1, (left + 999_999) / 1_000_000));
             }
         }
