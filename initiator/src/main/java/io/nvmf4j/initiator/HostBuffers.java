@@ -31,7 +31,9 @@ final class HostBuffers implements AutoCloseable {
         if (pd == null && size <= Integer.MAX_VALUE - 2 * PAGE) {
             // NVMe/TCP: a direct buffer, which the socket's gathering write sends from without a copy and without
             // allocating (IoBuffer.direct()); the garbage collector frees it once nothing refers to it
-            ByteBuffer direct = ByteBuffer.allocateDirect((int) size + PAGE).alignedSlice(PAGE).slice(0, (int) size);
+            // whole pages and one more: alignedSlice keeps only whole pages from the first aligned address
+            int pages = (int) ((size + PAGE - 1) / PAGE);
+            ByteBuffer direct = ByteBuffer.allocateDirect((pages + 1) * PAGE).alignedSlice(PAGE).slice(0, (int) size);
             return new IoBuffer(MemorySegment.ofBuffer(direct), direct);
         }
         return register(arena.allocate(size, PAGE));

@@ -168,6 +168,30 @@ class HostOverTcpAgainstJavaTargetTest {
     }
 
     /**
+     * allocateBuffer over TCP for sizes that are not whole pages (one block, an odd size, three pages and a block):
+     * a buffer of exactly that size on a page boundary, through which a write and a read of its blocks go whole.
+     */
+    @Test
+    void buffersOfAnySizeAreWholeAndPageAligned() throws Exception {
+        try (NvmeController c = connect(false)) {
+            Namespace ns = c.namespace(1).orElseThrow();
+            for (int size : new int[] {512, 1000, 3 * 4096 + 512}) {
+                try (IoBuffer buf = c.allocateBuffer(2L * size)) {
+                    assertEquals(2L * size, buf.size());
+                    assertEquals(0, buf.segment().address() % 4096, "page-aligned for " + size + " bytes");
+                    int blocks = size / 512;
+                    byte[] data = random(blocks * 512, size);
+                    MemorySegment.copy(MemorySegment.ofArray(data), 0, buf.segment(), 0, data.length);
+                    ns.writeAsync(0, blocks, buf, 0).get(20, TimeUnit.SECONDS);
+                    ns.readAsync(0, blocks, buf, size).get(20, TimeUnit.SECONDS);
+                    assertEquals(-1, buf.segment().asSlice(0, data.length)
+                            .mismatch(buf.segment().asSlice(size, data.length)), size + " bytes");
+                }
+            }
+        }
+    }
+
+    /**
      * A thread that polls the queue itself (QueuePolling) over TCP: its submissions' handlers run on it, and once it
      * gives the queue back the completion thread serves it again.
      */
