@@ -441,6 +441,16 @@ kh_restart_host_part() {
   return $rc
 }
 
+# kh_fio_report_clean LOG ERR SIZE (guest): fio's report in LOG is whole and clean: the job ended with err= 0,
+# wrote SIZE and read SIZE back in its verify pass, and nothing on its stderr (ERR) names a verify failure.
+kh_fio_report_clean() {
+  local log=$1 err=$2 size=$3
+  grep -qE 'err= 0:' "$log" || return 1
+  grep -qE "^ +WRITE: .*io=$size " "$log" || return 1
+  grep -qE "^ +READ: .*io=$size " "$log" || return 1
+  ! grep -qiE 'verify|bad (magic|header)|crc' "$err"
+}
+
 kh_restart_guest_part() {
   local port subnqn hostnqn rc=0
   if [ "${KH_TRANSPORT:-rdma}" = tcp ]; then
@@ -452,7 +462,7 @@ kh_restart_guest_part() {
   note "fio randwrite 48 MiB at 1500 IOPS, iodepth 32, crc32c headers, verify pass after"
   timeout 420 fio --name=restart --filename="$KH_DEV" --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
       --iodepth=32 --size=48M --rate_iops=1500 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
-      --output=/tmp/fio.log > /dev/null 2>&1 &
+      --output=/tmp/fio.log > /tmp/fio.err 2>&1 &
   local fpid=$!
   sleep 2
   signal fio-running
@@ -460,7 +470,14 @@ kh_restart_guest_part() {
   wait $fpid; local frc=$?
   grep -E 'IOPS=|err=|verify|bad' /tmp/fio.log | head -8
   dmesg | grep -iE 'nvme.*(reconnect|Successfully|error|reset)' | tail -6
-  [ $frc = 0 ] || { note "FAIL: fio rc=$frc"; tail -30 /tmp/fio.log; rc=1; }
+  if [ $frc = 134 ] && kh_fio_report_clean /tmp/fio.log /tmp/fio.err 48.0MiB; then
+    # Debian 12's fio 3.33 has aborted (SIGABRT) once in its parent's teardown, after the job ended without error
+    # and the report was written: the data were checked, so the report is what counts
+    note "fio aborted in its teardown (rc 134) after a complete report without error; judged by that report"
+    sed 's/^/fio stderr: /' /tmp/fio.err | head -5
+  elif [ $frc != 0 ]; then
+    note "FAIL: fio rc=$frc"; tail -30 /tmp/fio.log; sed 's/^/fio stderr: /' /tmp/fio.err | tail -20; rc=1
+  fi
   [ $rc = 0 ] && note "fio verified every block after the target restart"
   nvme disconnect -n "$subnqn" || rc=1
   signal done
