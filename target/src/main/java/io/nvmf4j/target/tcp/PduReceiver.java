@@ -25,8 +25,9 @@ import java.nio.channels.SocketChannel;
  * <p>The socket is read in chunks of up to {@link #STAGE_SIZE} bytes ({@link #WIDE_STAGE_SIZE} once an I/O queue
  * connected) into a staging buffer, from which the steps take their bytes (SPDK's receive pipe,
  * {@code nvme_tcp_read_data()} into {@code pdu_recv_buf}): at queue depth, one read brings many command capsules
- * where reading each header exactly took two system calls per command. Data larger than the staging buffer, once
- * the staged bytes are used, is read straight into its own buffer, so a large H2CData is not copied twice. Reads
+ * where reading each header exactly took two system calls per command. PDU data, once the staged bytes are used,
+ * is read straight into its own buffer (with the bytes after it into the staging buffer, in one scattering read),
+ * so an H2CData is not copied twice. Reads
  * only what the socket has (non-blocking); no allocation after the I/O queue's Connect unless the connection ends.
  * Poll-group thread only.
  */
@@ -50,6 +51,8 @@ final class PduReceiver {
     private final ByteBuffer digestView;
     /** Read from the socket and not yet taken: position..limit. */
     private ByteBuffer stage;
+    /** A scattering read's buffers: a PDU's data, then the staging buffer. */
+    private final ByteBuffer[] scatter = new ByteBuffer[2];
     private Step step = Step.COMMON_HEADER;
     /** The PDU being received: its type, header end (with digest), and how much of the header buffer it fills. */
     private PduType type;
@@ -129,14 +132,22 @@ final class PduReceiver {
     }
 
     /**
-     * Moves bytes into {@code b}: staged ones first; else a large remainder straight from the socket; else one read
-     * into the staging buffer and from there. The bytes that went into {@code b}, 0 when the socket has none, or -1
-     * at its end.
+     * Moves bytes into {@code b}: staged ones first; else, for PDU data, one scattering read straight into
+     * {@code b} and what follows it into the staging buffer (SPDK's {@code nvme_tcp_read_data()} reads a PDU's
+     * payload into its own iovecs, not through the receive pipe); else one read into the staging buffer and from
+     * there. The bytes that went into {@code b}, 0 when the socket has none, or -1 at its end.
      */
     private int fill(SocketChannel channel, ByteBuffer b) throws IOException {
         if (!stage.hasRemaining()) {
-            if (b.remaining() >= stage.capacity()) {
-                return channel.read(b);
+            if (step == Step.DATA) {
+                // without this, the first stage's worth of a large H2CData came in with its header's read and was
+                // copied out of the staging buffer: half of a 128 KiB write copied once more in user space
+                stage.clear();
+                scatter[0] = b;
+                scatter[1] = stage;
+                long n = channel.read(scatter);
+                stage.flip();
+                return n < 0 ? -1 : (int) n - stage.limit();
             }
             stage.clear();
             int n = channel.read(stage);
