@@ -26,8 +26,8 @@ import java.nio.channels.SocketChannel;
  * connected) into a staging buffer, from which the steps take their bytes (SPDK's receive pipe,
  * {@code nvme_tcp_read_data()} into {@code pdu_recv_buf}): at queue depth, one read brings many command capsules
  * where reading each header exactly took two system calls per command. PDU data, once the staged bytes are used,
- * is read straight into its own buffer (with the bytes after it into the staging buffer, in one scattering read),
- * so an H2CData is not copied twice. Reads
+ * is read straight into its own buffer (with the bytes after it into the staging buffer, in one scattering read):
+ * only what came in with its header's read is copied out of the staging buffer. Reads
  * only what the socket has (non-blocking); no allocation after the I/O queue's Connect unless the connection ends.
  * Poll-group thread only.
  */
@@ -140,8 +140,8 @@ final class PduReceiver {
     private int fill(SocketChannel channel, ByteBuffer b) throws IOException {
         if (!stage.hasRemaining()) {
             if (step == Step.DATA) {
-                // without this, the first stage's worth of a large H2CData came in with its header's read and was
-                // copied out of the staging buffer: half of a 128 KiB write copied once more in user space
+                // a rest smaller than a stage used to be staged and copied too: with the bytes its header's read
+                // brought, nearly all of a 128 KiB H2CData went through the staging buffer
                 stage.clear();
                 scatter[0] = b;
                 scatter[1] = stage;
