@@ -140,8 +140,9 @@ final class PduReceiver {
     private int fill(SocketChannel channel, ByteBuffer b) throws IOException {
         if (!stage.hasRemaining()) {
             if (step == Step.DATA) {
-                // a rest smaller than a stage used to be staged and copied too: with the bytes its header's read
-                // brought, nearly all of a 128 KiB H2CData went through the staging buffer
+                // straight into the data buffer even when the rest is smaller than a stage: staged, it would be
+                // copied once more, and with what its header's read brought, nearly all of a 128 KiB H2CData
+                // would pass through the staging buffer
                 stage.clear();
                 scatter[0] = b;
                 scatter[1] = stage;
