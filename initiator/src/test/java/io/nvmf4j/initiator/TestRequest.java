@@ -3,11 +3,13 @@ package io.nvmf4j.initiator;
 import io.nvmf4j.protocol.SubmissionQueueEntry;
 import io.nvmf4j.protocol.Wire;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A read or write of NSID 1 straight on a {@link HostQueue}, for transport tests below the controller: its data is
- * a caller's segment (the copy path), and how it ended is a future (the status field, or the error).
+ * a caller's segment (the copy path), or for {@link #writeInPlace} a direct buffer as a TCP controller's
+ * {@link IoBuffer} gives it (sent from where it is); how it ended is a future (the status field, or the error).
  */
 public final class TestRequest extends NvmeRequest {
 
@@ -28,6 +30,14 @@ public final class TestRequest extends NvmeRequest {
 
     public static TestRequest write(long slba, MemorySegment from) {
         return new TestRequest(false, slba, from);
+    }
+
+    /** A write whose data leaves from {@code direct} itself, as from a TCP controller's {@link IoBuffer}. */
+    public static TestRequest writeInPlace(long slba, ByteBuffer direct) {
+        MemorySegment memory = MemorySegment.ofBuffer(direct);
+        TestRequest r = new TestRequest(false, slba, memory);
+        r.zeroCopy(Direction.HOST_TO_CONTROLLER, new IoBuffer(memory, direct), 0, direct.capacity());
+        return r;
     }
 
     @Override

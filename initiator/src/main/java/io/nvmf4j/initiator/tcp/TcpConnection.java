@@ -47,6 +47,13 @@ final class TcpConnection implements AutoCloseable {
     private static final int BATCH = 64 * 1024;
     /** Writes that took nothing retried at once before the sender blocks for write space. */
     private static final int SEND_SPINS = 100;
+    /** H2CData PDUs held back while corked; one more is written with what waits before it. */
+    private static final int MAX_DEFERRED = 16;
+    /**
+     * Room for one held-back H2CData's header, its digest and the pad up to PDO: at most 128 bytes (CPDA 31),
+     * rounded up.
+     */
+    private static final int DEFERRED_HEADER = 256;
 
     private final String name;
     private final SocketChannel channel;
@@ -69,10 +76,22 @@ final class TcpConnection implements AutoCloseable {
     private final ByteBuffer dataDigestBuffer;
     private final MemorySegment dataDigestOut;
     /**
-     * The buffers of one write: the send buffer or the cork batch alone, or for an H2CData from the caller's memory
-     * what {@link #cork} gathered, its header, its data, its data digest. Under the send lock.
+     * H2CData PDUs from the caller's memory held back while corked, in order (SPDK's nvme_tcp queues a qpair's PDUs
+     * and writes all that waits with one sendmsg per poll): each one's header slot, its data (the slot's view, its
+     * range set) and its data digest slot. Under the send lock.
      */
-    private final ByteBuffer[] gather = new ByteBuffer[4];
+    private final ByteBuffer[] deferredHeader = new ByteBuffer[MAX_DEFERRED];
+    private final MemorySegment[] deferredHeaderOut = new MemorySegment[MAX_DEFERRED];
+    private final ByteBuffer[] deferredData = new ByteBuffer[MAX_DEFERRED];
+    private final ByteBuffer[] deferredDigest = new ByteBuffer[MAX_DEFERRED];
+    private final MemorySegment[] deferredDigestOut = new MemorySegment[MAX_DEFERRED];
+    private int deferred;
+    /**
+     * The buffers of one write: the send buffer alone, or what {@link #cork} gathered (the batch, then each held-back
+     * H2CData's header, data and data digest), or that followed by one H2CData from the caller's memory. Under the
+     * send lock.
+     */
+    private final ByteBuffer[] gather = new ByteBuffer[1 + 3 * MAX_DEFERRED + 3];
 
     private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
             long sendTimeoutNanos, NegotiatedParameters negotiated, Arena arena) {
@@ -90,6 +109,15 @@ final class TcpConnection implements AutoCloseable {
         this.batch = ByteBuffer.allocateDirect(BATCH);
         this.dataDigestBuffer = ByteBuffer.allocateDirect(PduHeader.DIGEST_LENGTH);
         this.dataDigestOut = MemorySegment.ofBuffer(dataDigestBuffer);
+        // slices made once: a held-back PDU costs no allocation
+        ByteBuffer headers = ByteBuffer.allocateDirect(MAX_DEFERRED * DEFERRED_HEADER);
+        ByteBuffer digests = ByteBuffer.allocateDirect(MAX_DEFERRED * PduHeader.DIGEST_LENGTH);
+        for (int i = 0; i < MAX_DEFERRED; i++) {
+            deferredHeader[i] = headers.slice(i * DEFERRED_HEADER, DEFERRED_HEADER);
+            deferredHeaderOut[i] = MemorySegment.ofBuffer(deferredHeader[i]);
+            deferredDigest[i] = digests.slice(i * PduHeader.DIGEST_LENGTH, PduHeader.DIGEST_LENGTH);
+            deferredDigestOut[i] = MemorySegment.ofBuffer(deferredDigest[i]);
+        }
     }
 
     /**
@@ -111,22 +139,53 @@ final class TcpConnection implements AutoCloseable {
     void discardCorked() {
         corked = false;
         batch.clear();
+        dropDeferred();
     }
 
+    /** Writes what {@link #cork} gathered, in one gathering write when the socket takes it. */
     private void flushBatch() throws IOException {
-        if (batch.position() == 0) {
+        int buffers = gatherCorked();
+        if (buffers == 0) {
             return;
         }
-        batch.flip();
         try {
-            gather[0] = batch;
-            writeFully(name, channel, writeSelector, gather, 1, sendTimeoutNanos);
+            writeFully(name, channel, writeSelector, gather, buffers, sendTimeoutNanos);
         } catch (SendTimeoutException e) {
             stalled = e.getMessage();
             throw e;
         } finally {
             batch.clear();
+            dropDeferred();
         }
+    }
+
+    /**
+     * Puts what {@link #cork} gathered at the start of {@link #gather}: the batch's PDUs, then the held-back
+     * H2CData, each whole (PDUs of different commands may leave in any order; one H2CData's pieces stay together).
+     * Returns the number of buffers.
+     */
+    private int gatherCorked() {
+        int buffers = 0;
+        if (batch.position() > 0) {
+            batch.flip();
+            gather[buffers++] = batch;
+        }
+        for (int i = 0; i < deferred; i++) {
+            gather[buffers++] = deferredHeader[i];
+            gather[buffers++] = deferredData[i];
+            if (negotiated.dataDigest()) {
+                gather[buffers++] = deferredDigest[i];
+            }
+        }
+        return buffers;
+    }
+
+    private void dropDeferred() {
+        for (int i = 0; i < deferred; i++) {
+            deferredData[i].clear();
+            deferredData[i] = null;
+        }
+        deferred = 0;
     }
 
     /**
@@ -234,43 +293,59 @@ final class TcpConnection implements AutoCloseable {
 
     /**
      * One H2CData PDU answering R2T {@code ttag} of command {@code cid}. With {@code view} (the data's memory as a
-     * direct buffer, {@link TcpSlot#dataView}) the data leaves from there in one gathering write with its header and
-     * whatever {@link #cork} gathered before it (Linux nvme_tcp_try_send_data() sends the request's pages, SPDK's
-     * nvme_tcp queues the PDU's iovecs: neither copies the data); else it is copied through the send buffer.
+     * direct buffer, {@link TcpSlot#dataView}) the data leaves from there (Linux nvme_tcp_try_send_data() sends the
+     * request's pages, SPDK's nvme_tcp queues the PDU's iovecs: neither copies the data): while corked the PDU waits
+     * for {@link #uncork} and leaves in its one gathering write with the other PDUs of the receive pass, else at
+     * once with its header and whatever {@link #cork} gathered before it. Without a view the data is copied through
+     * the send buffer.
      */
     void sendH2cData(int cid, int ttag, long dataOffset, int length, boolean last, MemorySegment data,
             long offset, ByteBuffer view) throws IOException {
-        DataPdu.writeData(out, PduType.H2C_DATA, negotiated, last ? PduHeader.FLAG_LAST_PDU : 0, cid, ttag,
-                dataOffset, length);
         if (view == null) {
+            DataPdu.writeData(out, PduType.H2C_DATA, negotiated, last ? PduHeader.FLAG_LAST_PDU : 0, cid, ttag,
+                    dataOffset, length);
             sendBody(PduType.H2C_DATA.headerLength(), PduType.H2C_DATA, data, offset, length);
             return;
         }
         if (stalled != null) {
             throw new IOException(stalled);
         }
+        if (corked && (deferred == MAX_DEFERRED || isDeferred(view))) {
+            flushBatch(); // a view holds one range at a time: the earlier PDU from it leaves first
+        }
+        boolean hold = corked;
+        ByteBuffer headerBuffer = hold ? deferredHeader[deferred] : outBuffer;
+        MemorySegment headerOut = hold ? deferredHeaderOut[deferred] : out;
+        DataPdu.writeData(headerOut, PduType.H2C_DATA, negotiated, last ? PduHeader.FLAG_LAST_PDU : 0, cid, ttag,
+                dataOffset, length);
         int hlen = PduType.H2C_DATA.headerLength();
         int pos = hlen;
         if (negotiated.headerDigest()) {
-            Wire.u32(out, pos, Integer.toUnsignedLong(digest.compute(outBuffer, 0, hlen)));
+            Wire.u32(headerOut, pos, Integer.toUnsignedLong(digest.compute(headerBuffer, 0, hlen)));
             pos += PduHeader.DIGEST_LENGTH;
         }
         int pdo = negotiated.dataOffset(PduType.H2C_DATA);
         for (int i = pos; i < pdo; i++) {
-            out.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
+            headerOut.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
         }
+        headerBuffer.clear().limit(pdo);
         int from = Math.toIntExact(offset);
         view.clear().position(from).limit(from + length);
-        int buffers = 0;
-        if (batch.position() > 0) {
-            batch.flip(); // what was gathered goes first: the PDUs keep their order
-            gather[buffers++] = batch;
+        ByteBuffer digestBuffer = hold ? deferredDigest[deferred] : dataDigestBuffer;
+        if (negotiated.dataDigest()) {
+            MemorySegment digestOut = hold ? deferredDigestOut[deferred] : dataDigestOut;
+            Wire.u32(digestOut, 0, Integer.toUnsignedLong(digest.compute(view, from, length)));
+            digestBuffer.clear();
         }
-        gather[buffers++] = outBuffer.clear().limit(pdo);
+        if (hold) {
+            deferredData[deferred++] = view;
+            return;
+        }
+        int buffers = gatherCorked();
+        gather[buffers++] = headerBuffer;
         gather[buffers++] = view;
         if (negotiated.dataDigest()) {
-            Wire.u32(dataDigestOut, 0, Integer.toUnsignedLong(digest.compute(view, from, length)));
-            gather[buffers++] = dataDigestBuffer.clear();
+            gather[buffers++] = digestBuffer;
         }
         try {
             writeFully(name, channel, writeSelector, gather, buffers, sendTimeoutNanos);
@@ -279,8 +354,18 @@ final class TcpConnection implements AutoCloseable {
             throw e;
         } finally {
             batch.clear();
+            dropDeferred();
             view.clear();
         }
+    }
+
+    private boolean isDeferred(ByteBuffer view) {
+        for (int i = 0; i < deferred; i++) {
+            if (deferredData[i] == view) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The header is in the buffer up to {@code hlen}: its digest, the pad, the data and its digest, then out. */

@@ -1,10 +1,15 @@
 package io.nvmf4j.initiator.tcp;
 
+import io.nvmf4j.protocol.CompletionQueueEntry;
 import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.tcp.CapsulePdu;
+import io.nvmf4j.protocol.tcp.DataPdu;
 import io.nvmf4j.protocol.tcp.IcReq;
 import io.nvmf4j.protocol.tcp.IcResp;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
+import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
+import io.nvmf4j.protocol.tcp.PduType;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -74,6 +79,28 @@ final class FakeTcpController implements AutoCloseable {
         System.arraycopy(ch, 0, pdu, 0, ch.length);
         System.arraycopy(rest, 0, pdu, ch.length, rest.length);
         return pdu;
+    }
+
+    /** A CapsuleResp for command {@code cid} with status code {@code status}, its header digest as negotiated. */
+    MemorySegment capsuleResp(int cid, int status) {
+        MemorySegment p = MemorySegment.ofArray(new byte[64]);
+        long plen = CapsulePdu.writeResponseHeader(p, negotiated);
+        CompletionQueueEntry.wrap(CapsulePdu.response(p)).cid(cid);
+        Wire.u16(p, CapsulePdu.OFFSET_ENTRY + CompletionQueueEntry.OFFSET_STATUS, status << 1);
+        if (negotiated.headerDigest()) {
+            PduDigest.write(p, 0, PduType.CAPSULE_RESP.headerLength());
+        }
+        return p.asSlice(0, plen);
+    }
+
+    /** An R2T asking command {@code cid} for {@code length} bytes at {@code offset} under {@code ttag}. */
+    MemorySegment r2t(int cid, int ttag, long offset, long length) {
+        MemorySegment p = MemorySegment.ofArray(new byte[64]);
+        long plen = DataPdu.writeR2t(p, negotiated, cid, ttag, offset, length);
+        if (negotiated.headerDigest()) {
+            PduDigest.write(p, 0, PduType.R2T.headerLength());
+        }
+        return p.asSlice(0, plen);
     }
 
     /** The command identifier of a CapsuleCmd PDU (SQE bytes 2..3). */

@@ -444,15 +444,7 @@ class HostAgainstBadPdusTest {
     }
 
     private MemorySegment capsuleResp(int cid, int status) {
-        NegotiatedParameters n = controller.negotiated();
-        MemorySegment p = MemorySegment.ofArray(new byte[64]);
-        long plen = CapsulePdu.writeResponseHeader(p, n);
-        CompletionQueueEntry.wrap(CapsulePdu.response(p)).cid(cid);
-        Wire.u16(p, CapsulePdu.OFFSET_ENTRY + CompletionQueueEntry.OFFSET_STATUS, status << 1);
-        if (n.headerDigest()) {
-            PduDigest.write(p, 0, PduType.CAPSULE_RESP.headerLength());
-        }
-        return p.asSlice(0, plen);
+        return controller.capsuleResp(cid, status);
     }
 
     private MemorySegment c2hData(int cid, long offset, byte[] data, int flags) {
@@ -471,13 +463,7 @@ class HostAgainstBadPdusTest {
     }
 
     private MemorySegment r2t(int cid, int ttag, long offset, long length) {
-        NegotiatedParameters n = controller.negotiated();
-        MemorySegment p = MemorySegment.ofArray(new byte[64]);
-        long plen = DataPdu.writeR2t(p, n, cid, ttag, offset, length);
-        if (n.headerDigest()) {
-            PduDigest.write(p, 0, PduType.R2T.headerLength());
-        }
-        return p.asSlice(0, plen);
+        return controller.r2t(cid, ttag, offset, length);
     }
 
     private static MemorySegment c2hTermReq(int fes, long fei, long plen) {
