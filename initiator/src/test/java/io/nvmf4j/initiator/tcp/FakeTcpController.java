@@ -1,6 +1,10 @@
 package io.nvmf4j.initiator.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
 import io.nvmf4j.protocol.CompletionQueueEntry;
+import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.tcp.CapsulePdu;
 import io.nvmf4j.protocol.tcp.DataPdu;
@@ -11,12 +15,17 @@ import io.nvmf4j.protocol.tcp.PduDigest;
 import io.nvmf4j.protocol.tcp.PduHeader;
 import io.nvmf4j.protocol.tcp.PduType;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The controller end of one NVMe/TCP connection, scripted by a test: it answers the host's ICReq (with the digests
@@ -51,6 +60,35 @@ final class FakeTcpController implements AutoCloseable {
         response.encode(MemorySegment.ofArray(pdu));
         send(pdu);
         negotiated = response.negotiated(request);
+    }
+
+    /**
+     * A host queue (I/O queue 1 of {@code queueSize}) connected to this controller, its ICReq answered, live; its
+     * failures go to {@code failures}.
+     */
+    TcpHostQueue connectHost(int queueSize, boolean headerDigest, boolean dataDigest,
+            LinkedBlockingQueue<String> failures) throws Exception {
+        TcpHostQueue queue = new TcpHostQueue("tcp-test-q1", QueueId.of(1), queueSize, 65536, Duration.ofSeconds(20),
+                Duration.ofNanos(20_000), headerDigest, dataDigest, (q, reason) -> failures.add(reason));
+        CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
+            try {
+                accept();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        queue.connect(address(), Duration.ofSeconds(10));
+        accepted.get(10, TimeUnit.SECONDS);
+        queue.markLive();
+        return queue;
+    }
+
+    /** The next PDU the host sent, of {@code type}; {@code failures} say why when the host closed instead. */
+    byte[] expectPdu(PduType type, LinkedBlockingQueue<String> failures) throws IOException {
+        byte[] pdu = nextPdu();
+        assertNotNull(pdu, "the host closed the connection; failures " + failures);
+        assertEquals(type.code(), pdu[0] & 0xFF, "PDU type");
+        return pdu;
     }
 
     NegotiatedParameters negotiated() {

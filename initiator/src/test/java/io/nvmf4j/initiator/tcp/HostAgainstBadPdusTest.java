@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.initiator.TestRequest;
 import io.nvmf4j.protocol.CompletionQueueEntry;
-import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.Wire;
 import io.nvmf4j.protocol.tcp.CapsulePdu;
 import io.nvmf4j.protocol.tcp.DataPdu;
@@ -20,11 +19,9 @@ import io.nvmf4j.protocol.tcp.TermReq;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -327,18 +324,7 @@ class HostAgainstBadPdusTest {
     /** Connects a queue to the scripted controller and submits a read and a write (by R2T); takes their CIDs. */
     private void connect(boolean headerDigest, boolean dataDigest, int cpda) throws Exception {
         controller = new FakeTcpController(cpda, MAX_H2C_DATA);
-        queue = new TcpHostQueue("tcp-test-q1", QueueId.of(1), 16, 65536, Duration.ofSeconds(20),
-                Duration.ofNanos(20_000), headerDigest, dataDigest, (q, reason) -> failures.add(reason));
-        CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
-            try {
-                controller.accept();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        queue.connect(controller.address(), Duration.ofSeconds(10));
-        accepted.get(10, TimeUnit.SECONDS);
-        queue.markLive();
+        queue = controller.connectHost(16, headerDigest, dataDigest, failures);
         readMemory = arena.allocate(3L * READ_BYTES, 64);
         readMemory.fill(CANARY);
         read = TestRequest.read(0, readMemory.asSlice(READ_BYTES, READ_BYTES));
@@ -354,10 +340,7 @@ class HostAgainstBadPdusTest {
     }
 
     private byte[] expectPdu(PduType type) throws Exception {
-        byte[] pdu = controller.nextPdu();
-        assertNotNull(pdu, "the host closed the connection; failures " + failures);
-        assertEquals(type.code(), pdu[0] & 0xFF, "PDU type");
-        return pdu;
+        return controller.expectPdu(type, failures);
     }
 
     /** The next PDU is H2CData for {@code cid} of {@code length} bytes at {@code offset}, PDO {@code pdo}. */

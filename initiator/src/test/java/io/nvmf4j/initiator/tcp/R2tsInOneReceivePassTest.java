@@ -1,11 +1,9 @@
 package io.nvmf4j.initiator.tcp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.initiator.TestRequest;
-import io.nvmf4j.protocol.QueueId;
 import io.nvmf4j.protocol.tcp.DataPdu;
 import io.nvmf4j.protocol.tcp.NegotiatedParameters;
 import io.nvmf4j.protocol.tcp.PduDigest;
@@ -15,11 +13,9 @@ import java.io.ByteArrayOutputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -103,18 +99,7 @@ class R2tsInOneReceivePassTest {
 
     private void connect(boolean headerDigest, boolean dataDigest, int cpda) throws Exception {
         controller = new FakeTcpController(cpda, MAX_H2C_DATA);
-        queue = new TcpHostQueue("tcp-test-q1", QueueId.of(1), 32, 65536, Duration.ofSeconds(20),
-                Duration.ofNanos(20_000), headerDigest, dataDigest, (q, reason) -> failures.add(reason));
-        CompletableFuture<Void> accepted = CompletableFuture.runAsync(() -> {
-            try {
-                controller.accept();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        queue.connect(controller.address(), Duration.ofSeconds(10));
-        accepted.get(10, TimeUnit.SECONDS);
-        queue.markLive();
+        queue = controller.connectHost(32, headerDigest, dataDigest, failures);
     }
 
     /** {@code count} writes of {@code bytes} from direct buffers of their own, each with its own pattern. */
@@ -153,10 +138,7 @@ class R2tsInOneReceivePassTest {
     }
 
     private byte[] expectPdu(PduType type) throws Exception {
-        byte[] pdu = controller.nextPdu();
-        assertNotNull(pdu, "the host closed the connection; failures " + failures);
-        assertEquals(type.code(), pdu[0] & 0xFF, "PDU type");
-        return pdu;
+        return controller.expectPdu(type, failures);
     }
 
     /** The next PDU is the H2CData of {@code w}'s bytes at {@code offset}, whole, with its digests right. */
