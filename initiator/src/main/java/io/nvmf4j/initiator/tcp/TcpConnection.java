@@ -72,13 +72,10 @@ final class TcpConnection implements AutoCloseable {
     /** PDUs waiting for {@link #uncork}, in order; under the send lock. */
     private final ByteBuffer batch;
     private boolean corked;
-    /** An H2CData's data digest, when its data is sent from the caller's buffer. */
-    private final ByteBuffer dataDigestBuffer;
-    private final MemorySegment dataDigestOut;
     /**
-     * H2CData PDUs from the caller's memory held back while corked, in order (SPDK's nvme_tcp queues a qpair's PDUs
-     * and writes all that waits with one sendmsg per poll): each one's header slot, its data (the slot's view, its
-     * range set) and its data digest slot. Under the send lock.
+     * H2CData PDUs from the caller's memory waiting for the next write (all of a receive pass's while corked), in
+     * order (SPDK's nvme_tcp queues a qpair's PDUs and writes all that waits with one sendmsg per poll): each one's
+     * header slot, its data (the slot's view, its range set) and its data digest slot. Under the send lock.
      */
     private final ByteBuffer[] deferredHeader = new ByteBuffer[MAX_DEFERRED];
     private final MemorySegment[] deferredHeaderOut = new MemorySegment[MAX_DEFERRED];
@@ -88,10 +85,9 @@ final class TcpConnection implements AutoCloseable {
     private int deferred;
     /**
      * The buffers of one write: the send buffer alone, or what {@link #cork} gathered (the batch, then each held-back
-     * H2CData's header, data and data digest), or that followed by one H2CData from the caller's memory. Under the
-     * send lock.
+     * H2CData's header, data and data digest). Under the send lock.
      */
-    private final ByteBuffer[] gather = new ByteBuffer[1 + 3 * MAX_DEFERRED + 3];
+    private final ByteBuffer[] gather = new ByteBuffer[1 + 3 * MAX_DEFERRED];
 
     private TcpConnection(String name, SocketChannel channel, Selector selector, Selector writeSelector,
             long sendTimeoutNanos, NegotiatedParameters negotiated, Arena arena) {
@@ -107,8 +103,6 @@ final class TcpConnection implements AutoCloseable {
         this.outBuffer = ByteBuffer.allocateDirect(SEND_BUFFER + 256);
         this.out = MemorySegment.ofBuffer(outBuffer);
         this.batch = ByteBuffer.allocateDirect(BATCH);
-        this.dataDigestBuffer = ByteBuffer.allocateDirect(PduHeader.DIGEST_LENGTH);
-        this.dataDigestOut = MemorySegment.ofBuffer(dataDigestBuffer);
         // slices made once: a held-back PDU costs no allocation
         ByteBuffer headers = ByteBuffer.allocateDirect(MAX_DEFERRED * DEFERRED_HEADER);
         ByteBuffer digests = ByteBuffer.allocateDirect(MAX_DEFERRED * PduHeader.DIGEST_LENGTH);
@@ -294,10 +288,10 @@ final class TcpConnection implements AutoCloseable {
     /**
      * One H2CData PDU answering R2T {@code ttag} of command {@code cid}. With {@code view} (the data's memory as a
      * direct buffer, {@link TcpSlot#dataView}) the data leaves from there (Linux nvme_tcp_try_send_data() sends the
-     * request's pages, SPDK's nvme_tcp queues the PDU's iovecs: neither copies the data): while corked the PDU waits
-     * for {@link #uncork} and leaves in its one gathering write with the other PDUs of the receive pass, else at
-     * once with its header and whatever {@link #cork} gathered before it. Without a view the data is copied through
-     * the send buffer.
+     * request's pages, SPDK's nvme_tcp queues the PDU's iovecs: neither copies the data), its header and digest
+     * in a slot of their own: while corked the PDU waits for {@link #uncork} and leaves in its one gathering write
+     * with the other PDUs of the receive pass, else at once. Without a view the data is copied through the send
+     * buffer.
      */
     void sendH2cData(int cid, int ttag, long dataOffset, int length, boolean last, MemorySegment data,
             long offset, ByteBuffer view) throws IOException {
@@ -310,52 +304,33 @@ final class TcpConnection implements AutoCloseable {
         if (stalled != null) {
             throw new IOException(stalled);
         }
-        if (corked && (deferred == MAX_DEFERRED || isDeferred(view))) {
+        if (deferred == MAX_DEFERRED || isDeferred(view)) {
             flushBatch(); // a view holds one range at a time: the earlier PDU from it leaves first
         }
-        boolean hold = corked;
-        ByteBuffer headerBuffer = hold ? deferredHeader[deferred] : outBuffer;
-        MemorySegment headerOut = hold ? deferredHeaderOut[deferred] : out;
+        ByteBuffer header = deferredHeader[deferred];
+        MemorySegment headerOut = deferredHeaderOut[deferred];
         DataPdu.writeData(headerOut, PduType.H2C_DATA, negotiated, last ? PduHeader.FLAG_LAST_PDU : 0, cid, ttag,
                 dataOffset, length);
         int hlen = PduType.H2C_DATA.headerLength();
         int pos = hlen;
         if (negotiated.headerDigest()) {
-            Wire.u32(headerOut, pos, Integer.toUnsignedLong(digest.compute(headerBuffer, 0, hlen)));
+            Wire.u32(headerOut, pos, Integer.toUnsignedLong(digest.compute(header, 0, hlen)));
             pos += PduHeader.DIGEST_LENGTH;
         }
         int pdo = negotiated.dataOffset(PduType.H2C_DATA);
         for (int i = pos; i < pdo; i++) {
             headerOut.set(ValueLayout.JAVA_BYTE, i, (byte) 0);
         }
-        headerBuffer.clear().limit(pdo);
+        header.clear().limit(pdo);
         int from = Math.toIntExact(offset);
         view.clear().position(from).limit(from + length);
-        ByteBuffer digestBuffer = hold ? deferredDigest[deferred] : dataDigestBuffer;
         if (negotiated.dataDigest()) {
-            MemorySegment digestOut = hold ? deferredDigestOut[deferred] : dataDigestOut;
-            Wire.u32(digestOut, 0, Integer.toUnsignedLong(digest.compute(view, from, length)));
-            digestBuffer.clear();
+            Wire.u32(deferredDigestOut[deferred], 0, Integer.toUnsignedLong(digest.compute(view, from, length)));
+            deferredDigest[deferred].clear();
         }
-        if (hold) {
-            deferredData[deferred++] = view;
-            return;
-        }
-        int buffers = gatherCorked();
-        gather[buffers++] = headerBuffer;
-        gather[buffers++] = view;
-        if (negotiated.dataDigest()) {
-            gather[buffers++] = digestBuffer;
-        }
-        try {
-            writeFully(name, channel, writeSelector, gather, buffers, sendTimeoutNanos);
-        } catch (SendTimeoutException e) {
-            stalled = e.getMessage(); // the PDU is cut short: nothing more may follow it on this connection
-            throw e;
-        } finally {
-            batch.clear();
-            dropDeferred();
-            view.clear();
+        deferredData[deferred++] = view;
+        if (!corked) {
+            flushBatch(); // outside a receive pass (the parser's fuzz feeder): out at once
         }
     }
 
