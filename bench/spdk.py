@@ -23,6 +23,13 @@ Figures: 4 KiB randread QD1 p50/p99/p99.9; 4 KiB randread and randwrite QD32 IOP
 bytes); target CPU seconds per million I/Os (utime + stime of the target process from
 /proc/PID/stat). The table gives the median of the rounds per figure and, for every side but spdk, its ratio to
 spdk (side / spdk).
+
+Placement: before and after every measurement, with every target stopped and no perf running, bench/placement.c
+(built into bench/out with gcc) times a cache line's round trip between core 0 and core 1. On a virtual machine
+the hypervisor places the two vCPUs near each other (sharing a cache) or far apart, and moves them; far, a loopback
+pair's 128 KiB rates halve, whatever the stack. A run counts as "near" when both probes are at most twice the
+shortest round trip of the whole bench run. The log gives each run's probes; a second table gives each figure's
+medians over the rounds in which every side's run was near, so two stacks are compared in the same placement.
 """
 import argparse
 import datetime
@@ -30,6 +37,7 @@ import html as htmlmod
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -488,6 +496,32 @@ def nvmf4j_args(qd, size, rw, queues):
     return ["-q", qd // queues, "-o", size, "-w", rw] + (["-P", queues] if queues > 1 else [])
 
 
+PLACEMENT_SRC = os.path.join(ROOT, "bench", "placement.c")
+PLACEMENT = re.compile(r"round trip ([\d.]+) ns")
+
+
+def build_placement():
+    """bench/placement.c compiled into bench/out, or None (said in the log) where gcc is missing or fails."""
+    exe = os.path.join(OUT, "placement")
+    if shutil.which("gcc") is None:
+        log("no placement probe: gcc is not installed (the near-placement table is left out)")
+        return None
+    r = subprocess.run(["gcc", "-O2", "-o", exe, PLACEMENT_SRC, "-lpthread"], capture_output=True, text=True)
+    if r.returncode != 0:
+        log("no placement probe: bench/placement.c did not build:\n" + r.stderr[-500:])
+        return None
+    return exe
+
+
+def probe_placement(exe):
+    """Core 0 to core 1 cache-line round trip in ns, now; None without the probe or when it fails."""
+    if exe is None:
+        return None
+    r = subprocess.run([exe, "0", "1"], capture_output=True, text=True, timeout=60)
+    m = PLACEMENT.search(r.stdout)
+    return float(m.group(1)) if r.returncode == 0 and m else None
+
+
 def measure(side, target, d, a, workload, rnd, html):
     """One workload on one side; the figures, or None when the run failed."""
     label, qd, size, rw, queues = workload
@@ -501,19 +535,29 @@ def measure(side, target, d, a, workload, rnd, html):
                               "%s-%s-r%d" % (side.name, label, rnd))
 
 
-def run_round(rnd, sides, targets, d, a, workloads, html_path):
-    """Every side in turn, its target alone running; odd rounds in the order of --sides, even ones reversed."""
+def run_round(rnd, sides, targets, d, a, workloads, html_path, probe=None):
+    """Every side in turn, its target alone running; odd rounds in the order of --sides, even ones reversed. Each
+    measurement between two placement probes, taken while its target is stopped (it busy-polls core 0)."""
     order = sides if rnd % 2 == 1 else list(reversed(sides))
     res = {"round": rnd, "order": [s.name for s in order], "loadavg_start": loadavg()}
     for side in order:
         target = targets[side.target]
-        cont(target.p)
         res[side.name] = {}
         for w in workloads:
-            log("round %d %s %s" % (rnd, side.name, w[0]))
+            before = probe_placement(probe)
+            log("round %d %s %s%s" % (rnd, side.name, w[0],
+                                      "" if before is None else " (placement probe %.0f ns)" % before))
             html = html_path if rnd == a.rounds else None   # the last round's nvmf4j perf runs in the report
-            res[side.name][w[0]] = measure(side, target, d, a, w, rnd, html)
-        stop(target.p)
+            cont(target.p)
+            try:
+                r = measure(side, target, d, a, w, rnd, html)
+            finally:
+                stop(target.p)
+            after = probe_placement(probe)
+            if r is not None and before is not None and after is not None:
+                r["placement_ns"] = [before, after]
+                log("round %d %s %s: placement probe after %.0f ns" % (rnd, side.name, w[0], after))
+            res[side.name][w[0]] = r
     res["loadavg_end"] = loadavg()
     return res
 
@@ -547,15 +591,33 @@ def median_of(results, side, label, key):
     return (statistics.median(xs), xs) if xs else (None, [])
 
 
-def table(results, labels, sides):
-    """A row per figure: each side's median and rounds, and every other side's ratio to spdk (None without it)."""
+def near_limit(results):
+    """Twice the shortest placement probe of the run: a run whose two probes are both at most this was near."""
+    probes = [p for r in results for v in r.values() if isinstance(v, dict)
+              for m in v.values() if isinstance(m, dict) for p in m.get("placement_ns", [])]
+    return 2 * min(probes) if probes else None
+
+
+def near_rounds(results, sides, label, limit):
+    """The rounds in which every side's run of `label` was near (both of its probes within `limit`)."""
+    def near(r, side):
+        m = r.get(side.name, {}).get(label)
+        return bool(m) and len(m.get("placement_ns", [])) == 2 and max(m["placement_ns"]) <= limit
+    return [r for r in results if all(near(r, s) for s in sides)]
+
+
+def table(results, labels, sides, limit=None):
+    """A row per figure: each side's median and rounds, and every other side's ratio to spdk (None without it).
+    With `limit`, over only the rounds in which every side ran near (near_rounds); "rounds" says how many."""
     rows = []
     for figure, unit, label, key, better in FIGURES:
         if label not in labels:
             continue
         row = {"figure": figure, "unit": unit, "workload": label, "better": better}
+        picked = results if limit is None else near_rounds(results, sides, label, limit)
+        row["rounds"] = len(picked)
         for side in sides:
-            m, xs = median_of(results, side.name, label, key)
+            m, xs = median_of(picked, side.name, label, key)
             row[side.name] = m
             row[side.name + "_rounds"] = xs
         for side in (x for x in sides if x is not SpdkSide):
@@ -573,10 +635,12 @@ def fmt(v, unit):
     return "%.1f" % v if v < 1000 else "{:,.0f}".format(v)
 
 
-def columns(sides):
+def columns(sides, with_rounds=False):
     """The table's columns, (heading, the cell of a row): a side's median, and after each side but spdk its ratio
-    to spdk when spdk ran."""
+    to spdk when spdk ran; with_rounds, first the number of rounds the medians are of."""
     cols = [("figure", lambda r: r["figure"]), ("unit", lambda r: r["unit"])]
+    if with_rounds:
+        cols.append(("rounds", lambda r: str(r["rounds"])))
     for side in sides:
         cols.append((side.heading, lambda r, n=side.name: fmt(r[n], r["unit"])))
         if side is not SpdkSide and SpdkSide in sides:
@@ -584,8 +648,8 @@ def columns(sides):
     return cols
 
 
-def table_lines(rows, sides):
-    cols = columns(sides)
+def table_lines(rows, sides, with_rounds=False):
+    cols = columns(sides, with_rounds)
     head = [h for h, _ in cols]
     lines = [[cell(r) for _, cell in cols] for r in rows]
     w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
@@ -661,19 +725,22 @@ def main():
     if r.returncode != 0:
         die("bin/nvmf4j modules failed (the CLI does not build):\n" + r.stderr[-2000:])
 
+    probe = build_placement()
     targets, results = {}, []
     try:
         for key in TARGETS:
             if any(s.target == key for s in a.sides):
                 targets[key] = start_target(key, d)
         for rnd in range(1, a.rounds + 1):
-            results.append(run_round(rnd, a.sides, targets, d, a, workloads, html_path))
+            results.append(run_round(rnd, a.sides, targets, d, a, workloads, html_path, probe))
     finally:
         for t in targets.values():
             t.close()
 
     up_after, load_after = uptime_line(), loadavg()
     rows = table(results, {w[0] for w in workloads}, a.sides)
+    limit = near_limit(results)
+    near = table(results, {w[0] for w in workloads}, a.sides, limit) if limit is not None else []
     heading = ("bench/spdk.sh, %s, %d CPUs, %d rounds (medians), %d s per run (+%d s warm-up), load %.2f before / "
                "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
     notes = (["SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, malloc bdev 1 GiB / 512 B; spdk_nvme_perf -c 0x2 --no-huge"
@@ -687,6 +754,11 @@ def main():
         print(n)
     for line in table_lines(rows, a.sides):
         print(line)
+    if near:
+        print()
+        print("Only the rounds in which every side's run was near (both placement probes <= %.0f ns):" % limit)
+        for line in table_lines(near, a.sides, with_rounds=True):
+            print(line)
     for r in results:   # strip the perf JSON of nvmf4j runs to keep the file readable, keep the figures
         for s in a.sides:
             for v in r.get(s.name, {}).values():
@@ -696,7 +768,8 @@ def main():
         json.dump({"date": stamp, "heading": heading, "notes": notes, "spdk_dir": d,
                    "sides": [s.name for s in a.sides], "rounds": a.rounds,
                    "seconds": a.seconds, "ramp": a.ramp, "uptime_before": up_before, "uptime_after": up_after,
-                   "loadavg_before": load_before, "loadavg_after": load_after, "table": rows, "results": results,
+                   "loadavg_before": load_before, "loadavg_after": load_after, "table": rows,
+                   "near_limit_ns": limit, "table_near": near, "results": results,
                    "wall_seconds": time.time() - t0}, f, indent=2)
     html_block(html_path, heading, notes, rows, a.sides)
     log("wrote %s and %s (%.0f s)" % (json_path, html_path, time.time() - t0))
