@@ -1,9 +1,8 @@
 package io.nvmf4j.initiator.tcp;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -12,6 +11,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #BLOCK_MILLIS}; every {@link #TICK_NANOS} it checks command deadlines. A thread that polls the queue itself
  * asks through {@link #request}: the poller hands the socket over at its next round and parks until
  * {@link #release}. One poller per connection; a reconnect starts a new one (a claimant then claims again).
+ *
+ * <p>The claim moves FREE -> REQUESTED (the claimant) -> GRANTED (the poller, by compare-and-set) -> FREE (the
+ * claimant), as the RDMA queue's {@code PollingClaim}: a request given back before the grant (REQUESTED -> FREE)
+ * can no longer be granted, so the poller never parks for a claimant that has stopped polling.
  */
 final class TcpPoller {
 
@@ -24,20 +27,14 @@ final class TcpPoller {
     private final int generation;
     private Thread thread;
     private volatile boolean running = true;
-    private volatile Thread wanted;
-    private volatile Thread owner;
+    private static final int FREE = 0;
+    private static final int REQUESTED = 1;
+    private static final int GRANTED = 2;
+    private final AtomicInteger claim = new AtomicInteger(FREE);
+    /** The thread that asked last; it polls while the claim is GRANTED. */
+    private volatile Thread claimant;
     /** Written by whichever of the thread and its claimant polls, never both at once. */
     private long nextTick;
-
-    private static final VarHandle WANTED;
-
-    static {
-        try {
-            WANTED = MethodHandles.lookup().findVarHandle(TcpPoller.class, "wanted", Thread.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     private TcpPoller(TcpHostQueue queue, TcpConnection connection, PduReceiver receiver, int generation) {
         this.queue = queue;
@@ -57,11 +54,9 @@ final class TcpPoller {
         nextTick = System.nanoTime() + TICK_NANOS;
         try {
             while (running) {
-                Thread w = wanted;
-                if (w != null) {
-                    owner = w;
-                    wanted = null;
-                    while (owner != null && running) {
+                // a CAS: the claimant may have given its request back since (REQUESTED -> FREE)
+                if (claim.get() == REQUESTED && claim.compareAndSet(REQUESTED, GRANTED)) {
+                    while (claim.get() == GRANTED && running) {
                         LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(BLOCK_MILLIS));
                     }
                     nextTick = System.nanoTime() + TICK_NANOS; // the claimant ticked meanwhile
@@ -70,11 +65,11 @@ final class TcpPoller {
                 int n = receiver.poll();
                 if (n == 0) {
                     long until = System.nanoTime() + queue.spinNanos;
-                    while (n == 0 && running && wanted == null && System.nanoTime() - until < 0) {
+                    while (n == 0 && running && claim.get() != REQUESTED && System.nanoTime() - until < 0) {
                         Thread.onSpinWait();
                         n = receiver.poll();
                     }
-                    if (n == 0 && running && wanted == null) {
+                    if (n == 0 && running && claim.get() != REQUESTED) {
                         connection.await(BLOCK_MILLIS);
                     }
                 }
@@ -110,26 +105,23 @@ final class TcpPoller {
 
     /** True once {@code t} polls the queue itself; otherwise asks for it (granted at the poller's next round). */
     boolean request(Thread t) {
-        if (owner == t) {
-            return true;
+        int s = claim.get();
+        if (s != FREE) {
+            return s == GRANTED && claimant == t;
         }
         if (!running) {
             return false;
         }
-        wanted = t;
-        if (owner == t) {
-            // granted between the check above and this request: withdraw it, or the poller would grant it again
-            // after the release and park for good
-            WANTED.compareAndSet(this, t, null);
-            return true;
+        claimant = t;
+        if (claim.compareAndSet(FREE, REQUESTED)) {
+            connection.wakeup();
         }
-        connection.wakeup();
         return false;
     }
 
     /** On the claimant: one round; the commands completed, or -1 without the claim. */
     int pollClaimed(Thread t) {
-        if (owner != t || !running) {
+        if (claim.get() != GRANTED || claimant != t || !running) {
             return -1;
         }
         try {
@@ -143,9 +135,10 @@ final class TcpPoller {
     }
 
     void release(Thread t) {
-        if (owner == t) {
-            WANTED.compareAndSet(this, t, null);
-            owner = null;
+        if (claimant != t || claim.compareAndSet(REQUESTED, FREE)) {
+            return; // not ours, or asked for and not granted: withdrawn
+        }
+        if (claim.compareAndSet(GRANTED, FREE)) {
             LockSupport.unpark(thread);
         }
     }
@@ -153,7 +146,6 @@ final class TcpPoller {
     /** Ends the loop (the connection failed or is being torn down). */
     void stop() {
         running = false;
-        owner = null;
         connection.wakeup();
         LockSupport.unpark(thread);
     }

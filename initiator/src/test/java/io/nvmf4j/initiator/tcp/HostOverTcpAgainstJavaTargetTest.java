@@ -32,6 +32,8 @@ import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,8 +43,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The host library over NVMe/TCP against the project's Java target on loopback: connect and identify, writes in
  * the capsule (4 KiB) and by R2T/H2CData (128 KiB, above IOCCSZ), reads by C2HData, data compared; the same with
- * header and data digests; a caller's buffer (zero copy) and the copy path; a thread polling the queue itself; a
- * C2HData out of place.
+ * header and data digests; a caller's buffer (zero copy) and the copy path; a thread polling the queue itself, and
+ * one that gives its claim back before the grant; a C2HData out of place.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class HostOverTcpAgainstJavaTargetTest {
@@ -229,6 +231,53 @@ class HostOverTcpAgainstJavaTargetTest {
             });
             done.get(60, TimeUnit.SECONDS);
             writeAndReadBack(ns, 0, 8192, 9); // the completion thread again
+        }
+    }
+
+    /**
+     * A thread asks for the queue and gives it back before the poller granted it, then stops polling, as a ublk
+     * queue thread does before it sleeps: the poller must not hand the socket to it afterwards, or nobody reads
+     * the connection again (the first ublk mount over TCP hung in START_DEV so, its partition-table reads never
+     * completing). A chain of reads, each submitted by the last one's handler, must go on throughout.
+     */
+    @Test
+    void aClaimGivenBackBeforeItWasGrantedLeavesTheSocketPolled() throws Exception {
+        try (NvmeController c = connect(false); IoBuffer buf = c.allocateBuffer(4096)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            QueuePolling polling = c.queuePolling(0);
+            AtomicInteger done = new AtomicInteger();
+            AtomicBoolean stop = new AtomicBoolean();
+            IoRequest r = new IoRequest((req, e) -> {
+                done.incrementAndGet();
+                if (e == null && !stop.get()) {
+                    ns.submit(req.read(0, 8, buf, 0));
+                }
+            });
+            ns.submit(r.read(0, 8, buf, 0));
+            CompletableFuture<Void> fickle = new CompletableFuture<>();
+            Thread.ofPlatform().name("fickle").start(() -> {
+                try {
+                    for (int round = 0; round < 2_000; round++) {
+                        int before = done.get();
+                        var _ = polling.claim();
+                        polling.release();
+                        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                        while (done.get() < before + 2) {
+                            assertTrue(System.nanoTime() - until < 0, "round " + round + ": the chain stopped after "
+                                    + done.get() + " reads: the socket was left to a thread that does not poll");
+                            Thread.onSpinWait();
+                        }
+                    }
+                    fickle.complete(null);
+                } catch (Throwable t) {
+                    fickle.completeExceptionally(t);
+                }
+            });
+            try {
+                fickle.get(50, TimeUnit.SECONDS);
+            } finally {
+                stop.set(true);
+            }
         }
     }
 
