@@ -206,17 +206,8 @@ def measure_fio(path, a, rnd):
 
 
 def build_floor():
-    """bench/tcpdisk.c compiled into bench/out, or None (said in the log) where it cannot be built."""
-    exe = os.path.join(OUT, "tcpdisk")
-    src = os.path.join(sp.ROOT, "bench", "tcpdisk.c")
-    if shutil.which("gcc") is None:
-        log("no TCP floor: gcc is not installed")
-        return None
-    r = subprocess.run(["gcc", "-O2", "-o", exe, src, "-luring"], capture_output=True, text=True)
-    if r.returncode != 0:
-        log("no TCP floor: bench/tcpdisk.c did not build (Debian: apt-get install liburing-dev):\n" + r.stderr[-500:])
-        return None
-    return exe
+    """bench/tcpdisk.c built into bench/out (spdk.build_c_tool), or None (said in the log)."""
+    return sp.build_c_tool("tcpdisk", "-luring", "TCP floor", " (Debian: apt-get install liburing-dev)")
 
 
 TCPDISK = re.compile(r"([\d.]+) IOPS, ([\d.]+) MB/s, p50 ([\d.]+) us, p99 ([\d.]+) us, "

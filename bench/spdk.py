@@ -496,21 +496,27 @@ def nvmf4j_args(qd, size, rw, queues):
     return ["-q", qd // queues, "-o", size, "-w", rw] + (["-P", queues] if queues > 1 else [])
 
 
-PLACEMENT_SRC = os.path.join(ROOT, "bench", "placement.c")
 PLACEMENT = re.compile(r"round trip ([\d.]+) ns")
 
 
-def build_placement():
-    """bench/placement.c compiled into bench/out, or None (said in the log) where gcc is missing or fails."""
-    exe = os.path.join(OUT, "placement")
+def build_c_tool(name, library, what, hint=""):
+    """bench/NAME.c compiled with gcc -O2 into bench/out/NAME (linked with `library`), or None where gcc is missing
+    or the build fails; either way the log says that the run goes on without `what`."""
+    exe = os.path.join(OUT, name)
     if shutil.which("gcc") is None:
-        log("no placement probe: gcc is not installed (the near-placement table is left out)")
+        log("no %s: gcc is not installed" % what)
         return None
-    r = subprocess.run(["gcc", "-O2", "-o", exe, PLACEMENT_SRC, "-lpthread"], capture_output=True, text=True)
+    r = subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(ROOT, "bench", name + ".c"), library],
+                       capture_output=True, text=True)
     if r.returncode != 0:
-        log("no placement probe: bench/placement.c did not build:\n" + r.stderr[-500:])
+        log("no %s: bench/%s.c did not build%s:\n%s" % (what, name, hint, r.stderr[-500:]))
         return None
     return exe
+
+
+def build_placement():
+    """bench/placement.c built (build_c_tool), or None: the near-placement table is then left out."""
+    return build_c_tool("placement", "-lpthread", "placement probe (and no near-placement table)")
 
 
 def probe_placement(exe):

@@ -13,14 +13,11 @@ CHECK_TIMEOUT=1200
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local rc=0 magic
+  local rc=0
   kh_serve_image 64 || return 1
   kh_await done 1140 > /dev/null || rc=1
   kh_stop_serve || rc=1
-  # ext4's magic 0xEF53 at byte 56 of the superblock, which starts 1024 bytes in
-  magic=$(od -An -tx1 -j 1080 -N 2 "$KH_IMG" | tr -d ' ')
-  if [ "$magic" = 53ef ]; then note "the image holds the guest's ext4 (magic 0xEF53)"; else
-    note "FAIL: no ext4 superblock in the image (bytes 1080-1081: $magic)"; rc=1; fi
+  kh_image_has_ext4 || rc=1
   return $rc
 }
 

@@ -73,6 +73,16 @@ kh_serve_image() {
   signal target "$KH_PORT $KH_SUBNQN $KH_HOSTNQN"
 }
 
+# kh_image_has_ext4 (host): whether $KH_IMG begins with an ext4 file system (its superblock starts 1024 bytes in,
+# the magic 0xEF53 at byte 56 of it), said in the log; 1 when it does not.
+kh_image_has_ext4() {
+  local magic
+  magic=$(od -An -tx1 -j 1080 -N 2 "$KH_IMG" | tr -d ' ')
+  if [ "$magic" = 53ef ]; then note "the image holds the guest's ext4 (magic 0xEF53)"; return 0; fi
+  note "FAIL: no ext4 superblock in the image (bytes 1080-1081: $magic)"
+  return 1
+}
+
 # kh_serve_until_done SIZE_MIB SECONDS [serve options...]: kh_serve_image, then wait up to SECONDS for the guest's
 # "done" and stop the daemon (which must exit 0). 1 if any step fails.
 kh_serve_until_done() {
