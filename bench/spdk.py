@@ -523,7 +523,10 @@ def probe_placement(exe):
     """Core 0 to core 1 cache-line round trip in ns, now; None without the probe or when it fails."""
     if exe is None:
         return None
-    r = subprocess.run([exe, "0", "1"], capture_output=True, text=True, timeout=60)
+    try:
+        r = subprocess.run([exe, "0", "1"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None   # a probe that cannot run leaves the run without its placement, not without its figures
     m = PLACEMENT.search(r.stdout)
     return float(m.group(1)) if r.returncode == 0 and m else None
 

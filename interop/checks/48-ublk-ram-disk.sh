@@ -22,7 +22,7 @@ host_part() {
 guest_part() {
   . /lab/guest/java.sh
   . /lab/checks/ublk-lib.sh
-  local rc=0 pid dev id size
+  local rc=0 pid dev id
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; return 1; }
   [ "$(await staged 300)" = ok ] || { note "FAIL: the host did not stage UblkRamDisk"; return 1; }
   rm -f /tmp/ublk-ctl && mkfifo /tmp/ublk-ctl
@@ -35,9 +35,7 @@ guest_part() {
   fi
   dev=$(sed -n 's/^READY //p' "$SYNC/ublk.log"); id=${dev#/dev/ublkb}
   note "device $dev"
-  size=$(blockdev --getsize64 "$dev")
-  [ "$size" = 67108864 ] || { note "FAIL: size $size, not 64 MiB"; rc=1; }
-  [ "$(blockdev --getss "$dev")" = 512 ] || { note "FAIL: logical block size $(blockdev --getss "$dev")"; rc=1; }
+  ub_expect_geometry "$dev" 67108864 512 || rc=1
   [ "$(blockdev --getpbsz "$dev")" = 4096 ] || { note "FAIL: physical block size $(blockdev --getpbsz "$dev")"; rc=1; }
   ub_verify_and_fs "$dev" || rc=1
   echo stop >&3

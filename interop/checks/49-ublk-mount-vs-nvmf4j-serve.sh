@@ -24,7 +24,7 @@ host_part() {
 guest_part() {
   . /lab/guest/java.sh
   . /lab/checks/ublk-lib.sh
-  local rc=0 t port subnqn hostnqn dev size
+  local rc=0 t port subnqn hostnqn dev
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
   t=$(await target 300) || return 1
   read -r port subnqn hostnqn <<< "$t"
@@ -38,9 +38,7 @@ guest_part() {
   sed 's/^/  mount: /' "$SYNC/mount.log"
   grep -q 'block devices through ublk_drv' "$SYNC/mount.log" || { note "FAIL: mount did not say it chose ublk"; rc=1; }
   dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
-  size=$(blockdev --getsize64 "$dev")
-  [ "$size" = 67108864 ] || { note "FAIL: $dev has $size bytes, not 64 MiB"; rc=1; }
-  [ "$(blockdev --getss "$dev")" = 512 ] || { note "FAIL: logical block size $(blockdev --getss "$dev")"; rc=1; }
+  ub_expect_geometry "$dev" 67108864 512 || rc=1
   # 4 MiB of 4 KiB writes (1,024: the mount's 4 KiB writes run at a few hundred IOPS under TCG), 16 MiB of 128 KiB
   ub_verify_and_fs "$dev" 4M 16M || rc=1
   ub_stop "$dev" || rc=1

@@ -27,6 +27,16 @@ ub_verify_and_fs() {
   return $rc
 }
 
+# ub_expect_geometry DEV BYTES LOGICAL_BLOCK (guest): DEV has BYTES bytes and that logical block size; 1 (said in
+# the log) when not.
+ub_expect_geometry() {
+  local size lbs rc=0
+  size=$(blockdev --getsize64 "$1"); lbs=$(blockdev --getss "$1")
+  [ "$size" = "$2" ] || { note "FAIL: $1 has $size bytes, not $2"; rc=1; }
+  [ "$lbs" = "$3" ] || { note "FAIL: $1's logical block size is $lbs, not $3"; rc=1; }
+  return $rc
+}
+
 # ub_mount LOG [ARGS...] (guest): `nvmf4j mount --ublk` with the array UB_FLAGS and ARGS, log LOG, in the
 # background (GJ_PID); waits for its ready line and prints the log. 1 (the JVM killed) when no device comes.
 ub_mount() {
