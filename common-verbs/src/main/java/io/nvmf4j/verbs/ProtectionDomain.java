@@ -1,6 +1,7 @@
 package io.nvmf4j.verbs;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.Set;
 
 /** A protection domain ({@code ibv_pd}): memory regions and queue pairs of one PD may be used together only. */
@@ -15,6 +16,23 @@ public interface ProtectionDomain extends AutoCloseable {
      * @throws VerbsException INVALID_ARGUMENT for a heap segment, an empty one, or REMOTE_WRITE without LOCAL_WRITE
      */
     MemoryRegion register(MemorySegment nativeSegment, Set<AccessFlag> access) throws VerbsException;
+
+    /**
+     * Registers the memory of a direct buffer, from its position to its limit, as {@link #register(MemorySegment,
+     * Set)} does for {@code MemorySegment.ofBuffer(directBuffer)}. Give a buffer from
+     * {@code ByteBuffer.allocateDirect} (or a slice of one) for the data path: a provider that moves data through
+     * sockets (softiwarp) can then gather it into one {@code writev} without allocating, which JDK 25 does not do
+     * for views of a memory segment (sun.nio.ch.IOUtil holds each such view's scope with two objects per write).
+     * The buffer must stay reachable until the region is closed; the garbage collector frees its memory after.
+     *
+     * @throws VerbsException INVALID_ARGUMENT for a heap buffer, as for a heap segment
+     */
+    default MemoryRegion register(ByteBuffer directBuffer, Set<AccessFlag> access) throws VerbsException {
+        if (!directBuffer.isDirect()) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "only direct buffers can be registered");
+        }
+        return register(MemorySegment.ofBuffer(directBuffer), access);
+    }
 
     /**
      * Allocates an unbound memory window ({@code ibv_alloc_mw} with {@code IBV_MW_TYPE_2}): a remote key that a

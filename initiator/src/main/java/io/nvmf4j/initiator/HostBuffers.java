@@ -28,13 +28,21 @@ final class HostBuffers implements AutoCloseable {
     }
 
     IoBuffer allocate(long size) throws NvmfException {
-        if (pd == null && size <= Integer.MAX_VALUE - 2 * PAGE) {
-            // NVMe/TCP: a direct buffer, which the socket's gathering write sends from without a copy and without
-            // allocating (IoBuffer.direct()); the garbage collector frees it once nothing refers to it
+        if (size <= Integer.MAX_VALUE - 2 * PAGE) {
+            // a direct buffer, which a socket's gathering write sends from without a copy and without allocating
+            // (NVMe/TCP: IoBuffer.direct(); softiwarp: a region registered from the buffer); the garbage collector
+            // frees it once nothing refers to it
             // whole pages and one more: alignedSlice keeps only whole pages from the first aligned address
             int pages = (int) ((size + PAGE - 1) / PAGE);
             ByteBuffer direct = ByteBuffer.allocateDirect((pages + 1) * PAGE).alignedSlice(PAGE).slice(0, (int) size);
-            return new IoBuffer(MemorySegment.ofBuffer(direct), direct);
+            if (pd == null) {
+                return new IoBuffer(MemorySegment.ofBuffer(direct), direct);
+            }
+            try {
+                return new IoBuffer(pd.register(direct, EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.MW_BIND)));
+            } catch (VerbsException e) {
+                throw new NvmfException(name + ": cannot register " + size + " bytes: " + e.getMessage(), e);
+            }
         }
         return register(arena.allocate(size, PAGE));
     }

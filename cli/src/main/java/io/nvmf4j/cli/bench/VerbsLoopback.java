@@ -17,9 +17,9 @@ import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 import java.io.IOException;
-import java.lang.foreign.Arena;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +38,6 @@ final class VerbsLoopback implements AutoCloseable {
 
     final End client;
     final End server;
-    private final Arena arena = Arena.ofShared();
     private RdmaListener listener;
 
     /** One side: domain, CQ, buffer, its receive work requests, the connection. */
@@ -50,12 +49,13 @@ final class VerbsLoopback implements AutoCloseable {
         final boolean busyPoll;
         RdmaConnection connection;
 
-        End(RdmaDevice device, Arena arena, int bufferSize, int receives, int receiveSize, boolean busyPoll)
+        End(RdmaDevice device, int bufferSize, int receives, int receiveSize, boolean busyPoll)
                 throws VerbsException {
             this.busyPoll = busyPoll;
             pd = device.allocatePd();
             cq = device.createCompletionQueue(1024);
-            buffer = pd.register(arena.allocate(bufferSize, 4096),
+            // a direct buffer, as the target's pool and the host's buffers: softiwarp sends out of it in place
+            buffer = pd.register(ByteBuffer.allocateDirect(bufferSize + 4096).alignedSlice(4096).slice(0, bufferSize),
                     EnumSet.of(AccessFlag.LOCAL_WRITE, AccessFlag.REMOTE_READ, AccessFlag.REMOTE_WRITE));
             this.receives = new ReceiveWorkRequest[receives];
             for (int i = 0; i < receives; i++) {
@@ -129,8 +129,8 @@ final class VerbsLoopback implements AutoCloseable {
             throws IOException, InterruptedException {
         QueuePairAttributes attributes = QueuePairAttributes.defaults().withQueueDepths(128, Math.max(1, receives))
                 .withSge(1, 1);
-        client = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
-        server = new End(device, arena, bufferSize, receives, receiveSize, busyPoll);
+        client = new End(device, bufferSize, receives, receiveSize, busyPoll);
+        server = new End(device, bufferSize, receives, receiveSize, busyPoll);
         // the listener stays open while the connection is in use, as a target's would
         listener = device.connectionManager().listen(new InetSocketAddress(address(), 0), 1);
         try {
@@ -164,11 +164,7 @@ final class VerbsLoopback implements AutoCloseable {
             listener.close();
             client.close();
         } finally {
-            try {
-                server.close();
-            } finally {
-                arena.close();
-            }
+            server.close();
         }
     }
 }

@@ -208,6 +208,7 @@ final class QpClose {
             qp.orqHead = qp.orqTail;
         }
         TxContext tx = qp.txContext; // this runs inside the transmit drain: the transmit side is ours
+        qp.transmitter.flushPending(WcStatus.WR_FLUSH_ERR);
         synchronized (qp.postLock) {
             for (long i = tx.sqHead; i < qp.sqTail; i++) {
                 qp.completeSend(qp.sq[(int) (i % qp.sq.length)], WcStatus.WR_FLUSH_ERR, 0, 0);

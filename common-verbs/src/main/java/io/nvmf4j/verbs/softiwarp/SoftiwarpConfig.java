@@ -24,9 +24,10 @@ import java.time.Duration;
  * @param peerToPeer         {@code nvmf4j.softiwarp.peerToPeer}: request the RFC 6581 RTR handshake as initiator
  *                           (siw peer_to_peer, default false); we then offer a zero-length RDMA Write RTR only
  * @param copyThreshold      {@code nvmf4j.softiwarp.copyThreshold}: FPDUs with at most this much payload are copied
- *                           with their header and CRC into a per-QP direct buffer and leave with one write (one
- *                           syscall); larger payloads are written from the registered memory between a header and
- *                           a trailer write (default 16384, i.e. every FPDU at the default maxFpduPayload)
+ *                           with their header and CRC into a per-QP direct buffer; larger payloads of regions
+ *                           registered from a direct ByteBuffer go out of the registered memory itself, gathered
+ *                           with the headers into the same writev (default 4096: a 4 KiB block is copied, 8 KiB
+ *                           FPDUs of larger transfers are not; a payload of any other region is always copied)
  * @param inlineProgress     {@code nvmf4j.softiwarp.inlineProgress}: a consumer polling a completion queue reads its
  *                           queue pairs' sockets itself while the engine parks (default true; false keeps every
  *                           socket on the engine thread, the model before, for comparison)
@@ -100,7 +101,7 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
                 DEFAULT_COPY_THRESHOLD);
     }
 
-    static final int DEFAULT_COPY_THRESHOLD = 16384;
+    static final int DEFAULT_COPY_THRESHOLD = 4096;
     static final int DEFAULT_MAX_FPDU_PAYLOAD = 8192;
 
     public static SoftiwarpConfig fromSystemProperties() {

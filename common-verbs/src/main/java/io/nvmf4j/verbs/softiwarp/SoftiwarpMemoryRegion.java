@@ -34,11 +34,17 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
      * and Releaser), so the data path uses single-buffer reads and writes only, which allocate nothing.
      */
     private final ByteBuffer wholeView;
+    /**
+     * For a region registered from a direct buffer: a slice of it, the same bytes as {@link #wholeView} without a
+     * segment scope (its memory lives while the buffer is reachable, and this region holds it). Views of it go
+     * into gathering writes without allocating; null for a region registered from a memory segment.
+     */
+    private final ByteBuffer plainView;
     private final int index;
     private volatile int stag;
     private volatile boolean closed;
 
-    SoftiwarpMemoryRegion(SoftiwarpProtectionDomain pd, StagTable table, MemorySegment segment,
+    SoftiwarpMemoryRegion(SoftiwarpProtectionDomain pd, StagTable table, MemorySegment segment, ByteBuffer plain,
                           Set<AccessFlag> access) throws VerbsException {
         this.pd = pd;
         this.table = table;
@@ -50,7 +56,8 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
         this.localWrite = access.contains(AccessFlag.LOCAL_WRITE);
         this.remoteRead = access.contains(AccessFlag.REMOTE_READ);
         this.remoteWrite = access.contains(AccessFlag.REMOTE_WRITE);
-        this.wholeView = length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
+        this.wholeView = plain != null ? plain : length <= Integer.MAX_VALUE ? segment.asByteBuffer() : null;
+        this.plainView = plain;
         int initial = table.add(this);
         this.index = initial >>> 8;
         this.stag = initial;
@@ -180,6 +187,11 @@ public final class SoftiwarpMemoryRegion extends StagEntry implements MemoryRegi
 
     boolean hasWholeView() {
         return wholeView != null;
+    }
+
+    /** Whether {@link #view}s of this region gather into one write without allocating (see {@link #plainView}). */
+    boolean gatherable() {
+        return plainView != null;
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.nvmf4j.verbs.VerbsException;
 import io.nvmf4j.verbs.provider.RegionRegistration;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -36,12 +37,30 @@ public final class SoftiwarpProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion register(MemorySegment nativeSegment, Set<AccessFlag> access) throws VerbsException {
+        return register(nativeSegment, null, access);
+    }
+
+    /**
+     * Keeps a slice of the buffer beside the region: views of it have no memory-segment scope, so the transmitter
+     * gathers them into one write without allocating (package-info, "Data path allocation").
+     */
+    @Override
+    public MemoryRegion register(ByteBuffer directBuffer, Set<AccessFlag> access) throws VerbsException {
+        if (!directBuffer.isDirect()) {
+            throw new VerbsException(VerbsErrorCode.INVALID_ARGUMENT, "only direct buffers can be registered");
+        }
+        return register(MemorySegment.ofBuffer(directBuffer), directBuffer.slice(), access);
+    }
+
+    private MemoryRegion register(MemorySegment nativeSegment, ByteBuffer plain, Set<AccessFlag> access)
+            throws VerbsException {
         Set<AccessFlag> flags = RegionRegistration.check(nativeSegment, access);
         synchronized (this) {
             if (closed) {
                 throw new VerbsException(VerbsErrorCode.CLOSED, "protection domain is closed");
             }
-            SoftiwarpMemoryRegion region = new SoftiwarpMemoryRegion(this, device.stagTable(), nativeSegment, flags);
+            SoftiwarpMemoryRegion region = new SoftiwarpMemoryRegion(this, device.stagTable(), nativeSegment, plain,
+                    flags);
             entries.add(region);
             return region;
         }

@@ -21,7 +21,7 @@ final class TerminateTx {
     static final int TERMINATE_DONE = 0;
     /** The socket is full: try again when it has room (the engine does, until the linger time is over). */
     static final int TERMINATE_MORE = 1;
-    /** It cannot be delivered (the socket failed, or an FPDU from registered memory is half on the wire). */
+    /** It cannot be delivered (the socket failed, or did not take payload of registered memory built before it). */
     static final int TERMINATE_GIVE_UP = 2;
 
     /** The encoded Terminate FPDU being delivered (allocated once, when the connection ends). */
@@ -37,11 +37,10 @@ final class TerminateTx {
 
     /**
      * Best effort, as siw_send_terminate() (which sends with MSG_DONTWAIT): never waits for the peer. A Terminate
-     * must not split an FPDU, so the one on the wire is completed first - when its bytes are our own copy (the
-     * outbox), later too; a large FPDU whose payload is written straight from registered memory must complete
-     * now, because once its work requests are flushed that memory is the application's again. A large FPDU not
-     * started yet is dropped. Returns {@link #TERMINATE_DONE}, {@link #TERMINATE_MORE} or
-     * {@link #TERMINATE_GIVE_UP}.
+     * must not split an FPDU, so what the transmitter built goes first - when its bytes are our own copies (the
+     * outbox), later too; a write list with payload straight from registered memory must go out now, because once
+     * its work requests are flushed that memory is the application's again. Returns {@link #TERMINATE_DONE},
+     * {@link #TERMINATE_MORE} or {@link #TERMINATE_GIVE_UP}.
      */
     int start(SocketChannel ch, TerminateMessage terminate) {
         ByteBuffer out = ByteBuffer.allocate(terminate.lengthWithoutCrc() + DdpHeader.MPA_CRC_LENGTH);
@@ -56,7 +55,7 @@ final class TerminateTx {
         out.clear();
         terminateOut = out;
         try {
-            if (!tx.finishStartedFpdu(ch)) {
+            if (!tx.finishGathered(ch)) {
                 return TERMINATE_GIVE_UP;
             }
             return continueTerminate(ch);
@@ -65,10 +64,10 @@ final class TerminateTx {
         }
     }
 
-    /** Writes more of the outbox and then the Terminate, without waiting; see {@link #start}. */
+    /** Writes more of what was built and then the Terminate, without waiting; see {@link #start}. */
     int continueTerminate(SocketChannel ch) {
         try {
-            if (!tx.flushOutbox(ch)) {
+            if (!tx.flush(ch)) {
                 return TERMINATE_MORE;
             }
             ch.write(terminateOut);

@@ -23,55 +23,81 @@ import java.nio.channels.SocketChannel;
  * Answers to RDMA Read Requests go before new send queue work (siw_activate_tx). Only one thread runs it at a time
  * (SoftiwarpQueuePair.kickTx); nothing is allocated per FPDU in steady state.
  *
- * <p>How an FPDU leaves: with a payload of at most {@code copyThreshold} bytes (every NVMe capsule and response,
- * 4 KiB data) header, payload, pad and CRC are assembled straight in a per-QP direct buffer, the outbox (one copy
- * of the payload, from the registered memory to the outbox); the outbox goes out with one {@code write} once nothing more is ready - an RDMA Write and the Send posted behind
- * it (an NVMe read's data and its response capsule) cost one syscall, one TCP segment under TCP_NODELAY. Larger payloads go as three single-buffer writes:
- * header, the payload straight out of the registered memory, pad+CRC. No gathering write: on JDK 25
- * {@code SocketChannel.write(ByteBuffer[])} allocates two objects per memory-segment-backed buffer
- * (sun.nio.ch.IOUtil: a Releaser and a LinkedRunnable to release the segment's scope), a single-buffer write of
- * the same buffer allocates nothing.
+ * <p>How FPDUs leave: everything that is ready goes out in one gathering {@code write} (writev), as siw pushes
+ * several FPDUs per tcp_sendmsg. Headers, pads and CRCs are assembled in a per-QP direct buffer, the outbox; a
+ * payload of at most {@code copyThreshold} bytes (every NVMe capsule and response, 4 KiB data) is copied there
+ * too, between its header and trailer. A larger payload stays where it is: the write list (the iovec) gets the
+ * outbox bytes up to its header, then views of the registered memory, then the outbox again from its trailer on,
+ * so a 128 KiB RDMA Write is one writev of about 17 pieces and no copy. Views gather without allocating only for
+ * regions registered from a direct ByteBuffer (JDK 25's IOUtil allocates a scope releaser per memory-segment
+ * view, GatheringWriteAllocationTest): a payload from any other region is copied into the outbox whatever its
+ * size.
+ *
+ * <p>When work completes: a work request whose bytes were all copied is done once copied (siw completes a WQE
+ * once tcp_sendmsg took its bytes, which a copy is the equivalent of). One with a payload still referenced by the
+ * write list completes only once the socket took the whole list ({@link #pending}), since its memory is the
+ * application's again after the completion.
  */
 final class Transmitter {
-    /** Largest DDP/RDMAP header we send (a Read Request) plus the largest pad and the CRC. */
-    private static final int STAGING_OVERHEAD = ReadRequestHeader.LENGTH + 3 + DdpHeader.MPA_CRC_LENGTH;
-    /** Outbox size: several 4 KiB data FPDUs with their capsules, well under a loopback socket's send buffer. */
+    /** Largest DDP/RDMAP header we send (a Read Request). */
+    private static final int HEADER_MAX = ReadRequestHeader.LENGTH;
+    /** Largest pad plus the CRC. */
+    private static final int TRAILER_MAX = 3 + DdpHeader.MPA_CRC_LENGTH;
+    /** Outbox size at least: several 4 KiB data FPDUs with their capsules, well under a loopback socket's buffer. */
     private static final int OUTBOX_BYTES = 64 * 1024;
+    /**
+     * Payload from registered memory gathered before the write list goes out: a 128 KiB transfer and its response
+     * in one writev, and a bound on how long a gathered work request waits for its completion.
+     */
+    static final int BATCH_PAYLOAD_BYTES = 256 * 1024;
+    /** Write list entries: enough for the batch's FPDUs at the default FPDU size and a full SG list each. */
+    private static final int WRITE_LIST_ENTRIES = 128;
 
     private final SoftiwarpQueuePair qp;
     /** The queue heads this side moves (the drain owner's, see {@link TxContext}). */
     private final TxContext tx;
-    /** The FPDU header is encoded here, at 0: it is the first piece of a large FPDU, or copied into the outbox. */
+    /** The FPDU header is encoded here, at 0, then copied into the outbox. */
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
-    /** Room the outbox must have before an FPDU is built: the largest copied FPDU fits then. */
+    /** Room the outbox must have before an FPDU is built: the largest FPDU copied whole fits then. */
     private final int copiedFpduMax;
     private final int copyThreshold;
-    private final ByteBuffer trailer = ByteBuffer.allocateDirect(8);
-    /** The buffers of the FPDU being written, in wire order; written one by one from {@link #pieceIndex}. */
-    private final ByteBuffer[] pieces;
-    /** Per piece slot, the view last used and the region it belongs to (reused while the region repeats). */
-    private final ByteBuffer[] slotViews;
-    private final SoftiwarpMemoryRegion[] slotRegions;
+    /** Write list entries one FPDU may add: the outbox up to its header, a payload piece per SGE. */
+    private final int entriesPerFpdu;
     private final Crc32c crc = new Crc32c();
     /**
-     * Copied FPDUs that are ready, in wire order, written together when nothing more is ready (or the next FPDU is
-     * a large one, or this is nearly full): one syscall instead of one per FPDU. {@link #outbox} is filled
-     * (position = end of the data); {@link #outboxWriter} is a second view of the same memory for writing from
-     * {@link #outboxFlushed}.
+     * The bytes we assemble: headers, pads and CRCs, and copied payloads, in wire order from 0 to its position.
+     * [0, {@link #chunkStart}) is already in the write list; it is cleared once the whole list was written.
      */
     private final ByteBuffer outbox;
     private final MemorySegment outboxSegment;
-    private final ByteBuffer outboxWriter;
-    private int outboxFlushed;
-    private int pieceCount;
-    private int pieceIndex;
+    private int chunkStart;
+    /** The write list, in wire order: [writeFirst, writeCount) still has bytes to go. */
+    private final ByteBuffer[] writeList;
+    private int writeFirst;
+    private int writeCount;
+    /** Per write list entry, a view of the outbox (made once) for when that entry is a stretch of the outbox. */
+    private final ByteBuffer[] outboxViews;
+    /** Per write list entry, the payload view last used there and the region it belongs to (reused while it repeats). */
+    private final ByteBuffer[] payloadViews;
+    private final SoftiwarpMemoryRegion[] payloadRegions;
+    /** The first write list entry of the payload of the gathered FPDU being built. */
+    private int fpduPayloadEntry;
+    /** Payload bytes of registered memory in the write list. */
+    private int gatheredBytes;
+    /** Work requests sent whole whose payload is in the write list: completed once the socket took the list. */
+    private final SendWqe[] pending;
+    private int pendingCount;
 
     private static final int JOB_NONE = 0;
     private static final int JOB_SQ = 1;
     private static final int JOB_READ_RESPONSE = 2;
     private int job = JOB_NONE;
     private int jobPayload;
+    /** Whether every local buffer of the current send queue job gathers without allocating. */
+    private boolean jobGatherable;
+    /** Whether an FPDU of the current send queue job went into the write list from registered memory. */
+    private boolean jobGathered;
     private SendWqe sqWqe;
     private ReadResponseWqe response;
     // position inside the SG list of the current SQ WQE
@@ -83,30 +109,24 @@ final class Transmitter {
     Transmitter(SoftiwarpQueuePair qp) {
         this.qp = qp;
         this.tx = qp.txContext;
-        int slots = qp.attributes().maxSendSge() + 3;
-        pieces = new ByteBuffer[slots];
-        slotViews = new ByteBuffer[slots];
-        slotRegions = new SoftiwarpMemoryRegion[slots];
+        int maxSge = Math.max(1, qp.attributes().maxSendSge());
+        entriesPerFpdu = 1 + maxSge;
+        // room for the batch, one more FPDU and the outbox stretch that closes the list
+        int entries = Math.max(WRITE_LIST_ENTRIES, 2 * entriesPerFpdu + 1);
+        writeList = new ByteBuffer[entries];
+        outboxViews = new ByteBuffer[entries];
+        payloadViews = new ByteBuffer[entries];
+        payloadRegions = new SoftiwarpMemoryRegion[entries];
+        pending = new SendWqe[entries];
         copyThreshold = Math.min(qp.config.copyThreshold(), qp.config.maxFpduPayload());
-        staging = ByteBuffer.allocateDirect(STAGING_OVERHEAD);
-        copiedFpduMax = STAGING_OVERHEAD + copyThreshold;
-        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, copiedFpduMax));
-        outboxWriter = outbox.duplicate();
+        staging = ByteBuffer.allocateDirect(HEADER_MAX);
+        copiedFpduMax = HEADER_MAX + qp.config.maxFpduPayload() + TRAILER_MAX;
+        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, 2 * copiedFpduMax));
+        for (int i = 0; i < entries; i++) {
+            outboxViews[i] = outbox.duplicate();
+        }
         stagingSegment = MemorySegment.ofBuffer(staging);
         outboxSegment = MemorySegment.ofBuffer(outbox);
-    }
-
-    /** Writes the rest of the FPDU in progress; false if the socket took not all of it. */
-    private boolean writePieces(SocketChannel ch) throws IOException {
-        while (pieceIndex < pieceCount) {
-            ByteBuffer piece = pieces[pieceIndex];
-            ch.write(piece);
-            if (piece.hasRemaining()) {
-                return false;
-            }
-            pieceIndex++;
-        }
-        return true;
     }
 
     /** Sends as much as the socket takes; returns when idle or blocked (then the engine waits for OP_WRITE). */
@@ -116,35 +136,17 @@ final class Transmitter {
             return;
         }
         try {
-            while (true) {
-                if (pieceCount > 0) {
-                    // a large FPDU: the outbox (earlier in wire order) first, then its pieces
-                    if (!flushOutbox(ch) || !writePieces(ch)) {
-                        blocked();
-                        return;
-                    }
-                    pieceCount = 0;
-                    pieceIndex = 0;
-                    fpduSent();
-                    continue;
-                }
-                if (qp.state() != QueuePairState.RTS) {
-                    break;
-                }
-                if (outbox.remaining() < copiedFpduMax && !flushOutbox(ch)) {
+            while (qp.state() == QueuePairState.RTS) {
+                if (!hasRoom() && !flush(ch)) {
                     blocked();
                     return;
                 }
                 if (!buildNext()) {
                     break;
                 }
-                if (pieceCount == 0) {
-                    // a copied FPDU is in the outbox; its work request is done as far as we are concerned
-                    // (siw completes a WQE once tcp_sendmsg took its bytes, which a copy is the equivalent of)
-                    fpduSent();
-                }
+                fpduBuilt();
             }
-            if (!flushOutbox(ch)) {
+            if (!flush(ch)) {
                 blocked();
             }
         } catch (IOException e) {
@@ -152,12 +154,19 @@ final class Transmitter {
         }
     }
 
+    /** Whether one more FPDU of any kind fits in the outbox and the write list, within the batch bound. */
+    private boolean hasRoom() {
+        return outbox.capacity() - outbox.position() >= copiedFpduMax
+                && writeCount + entriesPerFpdu < writeList.length
+                && pendingCount < pending.length
+                && gatheredBytes < BATCH_PAYLOAD_BYTES;
+    }
+
     /**
-     * Builds the next FPDU into the outbox (copied) or the piece list (large); false if there is nothing to send
-     * now. The caller made room in the outbox for the largest copied FPDU. A message
-     * in progress is finished first: DDP forbids interleaving two tagged messages (a Read Response inside a
-     * multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise answers to Read Requests go
-     * first (siw_activate_tx).
+     * Builds the next FPDU into the outbox and the write list; false if there is nothing to send now. The caller
+     * made room for it. A message in progress is finished first: DDP forbids interleaving two tagged messages (a
+     * Read Response inside a multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise answers
+     * to Read Requests go first (siw_activate_tx).
      */
     private boolean buildNext() {
         if (job == JOB_SQ) {
@@ -181,23 +190,60 @@ final class Transmitter {
     }
 
     /**
-     * Writes the FPDUs gathered in the outbox (one {@code write} for everything that was ready at once, e.g. an
-     * RDMA Write and the Send behind it, or a burst of responses); false if the socket did not take all of it.
+     * Writes the write list: one gathering write for everything that was ready at once (e.g. an RDMA Write and the
+     * Send behind it, or a burst of responses); false if the socket did not take all of it. Once it did, the
+     * outbox is empty again and the work requests whose payload was in it complete.
      */
-    boolean flushOutbox(SocketChannel ch) throws IOException {
-        int end = outbox.position();
-        if (end == 0) {
-            return true;
-        }
-        outboxWriter.limit(end).position(outboxFlushed);
-        ch.write(outboxWriter);
-        outboxFlushed = outboxWriter.position();
-        if (outboxFlushed < end) {
-            return false;
+    boolean flush(SocketChannel ch) throws IOException {
+        closeChunk();
+        if (writeFirst < writeCount) {
+            ch.write(writeList, writeFirst, writeCount - writeFirst);
+            while (writeFirst < writeCount && !writeList[writeFirst].hasRemaining()) {
+                writeList[writeFirst++] = null;
+            }
+            if (writeFirst < writeCount) {
+                return false;
+            }
         }
         outbox.clear();
-        outboxFlushed = 0;
+        chunkStart = 0;
+        writeFirst = 0;
+        writeCount = 0;
+        gatheredBytes = 0;
+        int done = pendingCount;
+        pendingCount = 0;
+        for (int i = 0; i < done; i++) {
+            SendWqe wqe = pending[i];
+            pending[i] = null;
+            qp.completeSend(wqe, WcStatus.SUCCESS, (int) wqe.totalLength, 0);
+        }
         return true;
+    }
+
+    /** The outbox bytes assembled since the last entry become the next write list entry. */
+    private void closeChunk() {
+        int end = outbox.position();
+        if (end > chunkStart) {
+            ByteBuffer view = outboxViews[writeCount];
+            view.clear().position(chunkStart).limit(end);
+            writeList[writeCount++] = view;
+            chunkStart = end;
+        }
+    }
+
+    /**
+     * The queue pair ended before these were on the wire: the work requests waiting for the write list complete
+     * with {@code status} (siw_sq_flush), so their memory is the application's again and nothing more of the
+     * list may be written.
+     */
+    void flushPending(WcStatus status) {
+        int n = pendingCount;
+        pendingCount = 0;
+        for (int i = 0; i < n; i++) {
+            SendWqe wqe = pending[i];
+            pending[i] = null;
+            qp.completeSend(wqe, status, 0, 0);
+        }
     }
 
     /** Builds the next FPDU of the WQE at the send queue's transmit head; false to stop (stall or error). */
@@ -214,6 +260,13 @@ final class Transmitter {
             sqWqe = wqe;
             sgeIndex = 0;
             sgeOffset = 0;
+            jobGathered = false;
+            jobGatherable = true;
+            for (int i = 0; i < wqe.numSge; i++) {
+                if (wqe.length[i] != 0 && !wqe.regions[i].gatherable()) {
+                    jobGatherable = false;
+                }
+            }
             if (wqe.opcode == SendOpcode.SEND || wqe.opcode == SendOpcode.SEND_WITH_INVALIDATE) {
                 sendMsn++;
             }
@@ -285,10 +338,14 @@ final class Transmitter {
         return (int) Math.min(wqe.totalLength - wqe.processed, qp.config.maxFpduPayload());
     }
 
-    /** Lays out the FPDU: header, payload from the WQE's SG list (from the current position), pad and CRC. */
+    /**
+     * Lays out the FPDU: header, payload from the WQE's SG list (from the current position), pad and CRC. A payload
+     * above the copy threshold from regions that gather stays in place (write list entries); any other is copied.
+     */
     private void assemble(int headerLength, SendWqe wqe, int payload) {
-        boolean copy = startFpdu(headerLength, payload);
-        int position = outbox.position() + headerLength;
+        boolean gather = payload > copyThreshold && jobGatherable;
+        int start = startFpdu(headerLength, gather);
+        int position = start + headerLength;
         int remaining = payload;
         while (remaining > 0) {
             while (wqe.length[sgeIndex] == 0 || sgeOffset == Integer.toUnsignedLong(wqe.length[sgeIndex])) {
@@ -298,87 +355,78 @@ final class Transmitter {
             SoftiwarpMemoryRegion mr = wqe.regions[sgeIndex];
             int piece = (int) Math.min(remaining, Integer.toUnsignedLong(wqe.length[sgeIndex]) - sgeOffset);
             long offset = wqe.address[sgeIndex] - mr.address() + sgeOffset;
-            if (copy) {
+            if (gather) {
+                addPayload(mr, offset, piece);
+            } else {
                 MemorySegment.copy(mr.segment(), offset, outboxSegment, position, piece);
                 position += piece;
-            } else {
-                addPayload(mr, offset, piece);
             }
             sgeOffset += piece;
             remaining -= piece;
         }
         jobPayload = payload;
-        finishFpdu(headerLength, payload, copy);
+        jobGathered |= gather;
+        finishFpdu(start, headerLength, payload, gather);
     }
 
     /**
-     * After the header was encoded into the staging buffer: a copied FPDU gets the header into the outbox (its
-     * payload follows there) and no pieces; a large one starts its piece list with the header. True to copy.
+     * After the header was encoded into the staging buffer: copies it to the end of the outbox and returns where it
+     * starts. For a gathered FPDU the outbox up to the end of the header becomes a write list entry, and the
+     * payload entries follow it.
      */
-    private boolean startFpdu(int headerLength, int payload) {
-        pieceIndex = 0;
-        boolean copy = payload <= copyThreshold;
-        if (copy) {
-            MemorySegment.copy(stagingSegment, 0, outboxSegment, outbox.position(), headerLength);
-            pieceCount = 0;
-        } else {
-            staging.limit(headerLength).position(0);
-            pieces[0] = staging;
-            pieceCount = 1;
+    private int startFpdu(int headerLength, boolean gather) {
+        int start = outbox.position();
+        MemorySegment.copy(stagingSegment, 0, outboxSegment, start, headerLength);
+        if (gather) {
+            outbox.position(start + headerLength);
+            closeChunk();
+            fpduPayloadEntry = writeCount;
         }
-        return copy;
+        return start;
     }
 
     private void addPayload(SoftiwarpMemoryRegion mr, long offset, int length) {
-        int slot = pieceCount;
-        ByteBuffer reuse = slotRegions[slot] == mr ? slotViews[slot] : null;
+        int slot = writeCount;
+        ByteBuffer reuse = payloadRegions[slot] == mr ? payloadViews[slot] : null;
         ByteBuffer view = mr.view(reuse, offset, length);
-        slotViews[slot] = view;
-        slotRegions[slot] = mr.hasWholeView() ? mr : null;
-        pieces[pieceCount++] = view;
+        payloadViews[slot] = view;
+        payloadRegions[slot] = mr;
+        writeList[writeCount++] = view;
+        gatheredBytes += length;
     }
 
-    /** Pad to 4 and CRC (RFC 5044 4.1, 4.4), computed over header, payload and pad. */
-    private void finishFpdu(int headerLength, int payload, boolean copied) {
+    /**
+     * Pad to 4 and CRC (RFC 5044 4.1, 4.4), computed over header, payload and pad. A copied FPDU is whole in the
+     * outbox from {@code start}; a gathered one has its header there and its payload in the write list entries
+     * after it, and its pad and CRC open the next stretch of the outbox.
+     */
+    private void finishFpdu(int start, int headerLength, int payload, boolean gathered) {
         int mpaLength = headerLength - DdpHeader.MPA_HEADER_LENGTH + payload;
         int pad = DdpHeader.padLength(mpaLength);
-        if (copied) {
-            int start = outbox.position();
-            int end = start + headerLength + payload;
-            for (int i = 0; i < pad; i++) {
-                outbox.put(end + i, (byte) 0);
-            }
-            int crcValue = 0;
-            if (qp.crcEnabled) {
-                crc.reset();
-                crc.update(outbox, start, end + pad - start);
-                crcValue = crc.wireValue();
-            }
-            outbox.putInt(end + pad, crcValue);
-            outbox.position(end + pad + DdpHeader.MPA_CRC_LENGTH);
-            return;
-        }
-        trailer.clear();
+        int end = gathered ? start + headerLength : start + headerLength + payload;
         for (int i = 0; i < pad; i++) {
-            trailer.put(i, (byte) 0);
+            outbox.put(end + i, (byte) 0);
         }
         int crcValue = 0;
         if (qp.crcEnabled) {
             crc.reset();
-            crc.update(staging, 0, headerLength);
-            for (int i = 1; i < pieceCount; i++) {
-                crc.update(pieces[i], pieces[i].position(), pieces[i].remaining());
+            if (gathered) {
+                crc.update(outbox, start, headerLength);
+                for (int i = fpduPayloadEntry; i < writeCount; i++) {
+                    crc.update(writeList[i], writeList[i].position(), writeList[i].remaining());
+                }
+                crc.update(outbox, end, pad);
+            } else {
+                crc.update(outbox, start, end + pad - start);
             }
-            crc.update(trailer, 0, pad);
             crcValue = crc.wireValue();
         }
-        trailer.putInt(pad, crcValue);
-        trailer.limit(pad + DdpHeader.MPA_CRC_LENGTH).position(0);
-        pieces[pieceCount++] = trailer;
+        outbox.putInt(end + pad, crcValue);
+        outbox.position(end + pad + DdpHeader.MPA_CRC_LENGTH);
     }
 
-    /** Bookkeeping after an FPDU left completely. */
-    private void fpduSent() {
+    /** Bookkeeping once an FPDU is built: the next one continues from here. */
+    private void fpduBuilt() {
         if (job == JOB_SQ) {
             SendWqe wqe = sqWqe;
             if (wqe.opcode == SendOpcode.RDMA_READ) {
@@ -392,7 +440,11 @@ final class Transmitter {
                 tx.sqHead++;
                 job = JOB_NONE;
                 sqWqe = null;
-                qp.completeSend(wqe, WcStatus.SUCCESS, (int) wqe.totalLength, 0);
+                if (jobGathered) {
+                    pending[pendingCount++] = wqe; // its memory is in the write list until the socket takes it
+                } else {
+                    qp.completeSend(wqe, WcStatus.SUCCESS, (int) wqe.totalLength, 0);
+                }
             }
         } else if (job == JOB_READ_RESPONSE) {
             ReadResponseWqe r = response;
@@ -441,18 +493,19 @@ final class Transmitter {
         staging.clear();
         DdpTaggedHeader.encode(staging, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
                 r.sinkTo + r.processed, payload);
-        boolean copy = startFpdu(DdpTaggedHeader.LENGTH, payload);
+        boolean gather = payload > copyThreshold && r.source.gatherable();
+        int start = startFpdu(DdpTaggedHeader.LENGTH, gather);
         if (payload > 0) {
             long offset = r.sourceTo - r.source.address() + r.processed;
-            if (copy) {
-                MemorySegment.copy(r.source.segment(), offset, outboxSegment,
-                        outbox.position() + DdpTaggedHeader.LENGTH, payload);
-            } else {
+            if (gather) {
                 addPayload(r.source, offset, payload);
+            } else {
+                MemorySegment.copy(r.source.segment(), offset, outboxSegment, start + DdpTaggedHeader.LENGTH,
+                        payload);
             }
         }
         jobPayload = payload;
-        finishFpdu(DdpTaggedHeader.LENGTH, payload, copy);
+        finishFpdu(start, DdpTaggedHeader.LENGTH, payload, gather);
         return true;
     }
 
@@ -465,20 +518,12 @@ final class Transmitter {
     }
 
     /**
-     * Before a Terminate (siw_send_terminate()): completes the FPDU whose pieces are half on the wire - its payload
-     * is written straight from registered memory that is the application's again once the work requests are
-     * flushed - and drops one not started. False if the socket has no room for the rest (nothing more is tried).
+     * Before a Terminate (siw_send_terminate()): a Terminate must not split an FPDU, and a payload in the write list
+     * from registered memory is the application's again once the work requests are flushed, so a list holding one
+     * is written now, whole. False if the socket did not take it (nothing more is tried). A list of our own copies
+     * only may go out later, before the Terminate ({@link #flush}).
      */
-    boolean finishStartedFpdu(SocketChannel ch) throws IOException {
-        boolean piecesStarted = pieceCount > 0 && (pieceIndex > 0 || pieces[0].position() > 0);
-        if (piecesStarted) {
-            // the outbox went out before these pieces started (pump writes it first), so it is empty
-            if (!writePieces(ch)) {
-                return false;
-            }
-        }
-        pieceCount = 0;
-        pieceIndex = 0;
-        return true;
+    boolean finishGathered(SocketChannel ch) throws IOException {
+        return gatheredBytes == 0 || flush(ch);
     }
 }

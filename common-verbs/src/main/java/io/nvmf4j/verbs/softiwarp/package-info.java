@@ -28,15 +28,17 @@
  * <li>FPDUs carry at most {@code nvmf4j.softiwarp.maxFpduPayload} (8 KiB) of payload; siw uses the TCP MSS, which
  *     Java cannot read. Any FPDU up to the 16-bit MPA length is accepted.</li>
  * <li>{@code max_sge_rd} is 16 (siw: 1): a Read may scatter into several local buffers.</li>
- * <li>Data path allocation: none per operation in steady state (SteadyStateAllocationTest). FPDUs are written
- *     with single-buffer writes, never gathering ones: JDK 25's gathering write allocates two objects per
- *     memory-segment-backed buffer (scope releasers in sun.nio.ch.IOUtil; slices of a direct ByteBuffer, which has no
- *     scope, gather without allocating: GatheringWriteAllocationTest). An FPDU with at most
- *     {@code nvmf4j.softiwarp.copyThreshold} (16 KiB) of payload is copied with its header and CRC into a per-QP
- *     direct buffer and leaves with one write; larger ones as header, payload from the region, trailer. The
- *     receive side reads what the socket has into a per-QP staging buffer (one read per small FPDU, or per several
- *     coalesced ones) and copies payload into the region; with an empty staging buffer and 8 KiB or more of
- *     payload due it reads straight into the registered memory.</li>
+ * <li>Data path allocation: none per operation in steady state (SteadyStateAllocationTest). Everything ready to
+ *     send leaves in one gathering write: headers, pads, CRCs and payloads of at most
+ *     {@code nvmf4j.softiwarp.copyThreshold} (4 KiB) are assembled in a per-QP direct buffer, larger payloads go
+ *     out of the registered memory itself when the region was registered from a direct ByteBuffer
+ *     ({@code ProtectionDomain.register(ByteBuffer, ...)}). JDK 25's gathering write allocates two objects per
+ *     memory-segment-backed buffer (scope releasers in sun.nio.ch.IOUtil) and nothing for slices of a direct
+ *     ByteBuffer, which has no scope (GatheringWriteAllocationTest), so a payload of a region registered from a
+ *     memory segment is always copied. A work request whose payload went out of its own memory completes once
+ *     the socket took it. The receive side reads what the socket has into a per-QP staging buffer (one read per
+ *     small FPDU, or per several coalesced ones) and copies payload into the region; with an empty staging
+ *     buffer and 8 KiB or more of payload due it reads straight into the registered memory.</li>
  * <li>STags: random 8-bit keys (an index reused gets a key it did not have before). Memory windows
  *     ({@code SoftiwarpMemoryWindow}) are STag-table entries of their own over a slice of a region registered
  *     with MW_BIND; bind and invalidate are synchronous and allocate nothing. A peer's Send with Invalidate ends

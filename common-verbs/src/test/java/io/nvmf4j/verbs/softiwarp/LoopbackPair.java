@@ -18,6 +18,7 @@ import io.nvmf4j.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
@@ -49,6 +50,16 @@ final class LoopbackPair implements AutoCloseable {
 
     LoopbackPair(RdmaDevice serverDevice, RdmaDevice clientDevice, QueuePairSetup serverSetup,
                  QueuePairSetup clientSetup, byte[] requestData, byte[] replyData) throws Exception {
+        this(serverDevice, clientDevice, serverSetup, clientSetup, requestData, replyData, false);
+    }
+
+    /**
+     * @param directBuffers register the two buffers from {@code ByteBuffer.allocateDirect} (their payloads then go
+     *                      out of the registered memory in a gathering write) instead of from an arena
+     */
+    LoopbackPair(RdmaDevice serverDevice, RdmaDevice clientDevice, QueuePairSetup serverSetup,
+                 QueuePairSetup clientSetup, byte[] requestData, byte[] replyData, boolean directBuffers)
+            throws Exception {
         this.serverDevice = serverDevice;
         this.clientDevice = clientDevice;
         serverPd = serverDevice.allocatePd();
@@ -56,8 +67,10 @@ final class LoopbackPair implements AutoCloseable {
         serverCq = serverDevice.createCompletionQueue(256);
         clientCq = clientDevice.createCompletionQueue(256);
         EnumSet<AccessFlag> all = EnumSet.allOf(AccessFlag.class);
-        serverMr = serverPd.register(arena.allocate(1 << 20, 4096), all);
-        clientMr = clientPd.register(arena.allocate(1 << 20, 4096), all);
+        serverMr = directBuffers ? serverPd.register(directBuffer(1 << 20), all)
+                : serverPd.register(arena.allocate(1 << 20, 4096), all);
+        clientMr = directBuffers ? clientPd.register(directBuffer(1 << 20), all)
+                : clientPd.register(arena.allocate(1 << 20, 4096), all);
         listener = serverDevice.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), 8);
         CompletableFuture<RdmaConnection> accepted = CompletableFuture.supplyAsync(() -> {
             try {
@@ -73,6 +86,11 @@ final class LoopbackPair implements AutoCloseable {
                 new ConnectParams(clientPd, clientCq, clientCq, QueuePairAttributes.defaults(), requestData,
                         clientSetup), Duration.ofSeconds(5));
         server = accepted.get(5, TimeUnit.SECONDS);
+    }
+
+    /** A page-aligned direct buffer of {@code size} bytes. */
+    static ByteBuffer directBuffer(int size) {
+        return ByteBuffer.allocateDirect(size + 4096).alignedSlice(4096).slice(0, size);
     }
 
     static MemorySegment fill(MemorySegment s, long offset, int len, int seed) {

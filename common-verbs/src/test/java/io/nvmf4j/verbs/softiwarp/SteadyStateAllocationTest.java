@@ -25,11 +25,11 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Steady-state Send/Receive, RDMA Write (4 KiB and a 64 KiB multi-FPDU one) and RDMA Read allocate nothing per
  * operation: measured with com.sun.management.ThreadMXBean#getThreadAllocatedBytes over every thread that takes
  * part - this test's thread and both devices' progress engines - identified by thread id before the measured
- * window, so the measurement itself allocates nothing inside it. Once with the default copy threshold (every
- * FPDU copied into the staging buffer, one write) and once with copyThreshold 0 and CRC (header, payload from the
- * registered segment, trailer: three single-buffer writes). Before single-buffer writes, the JDK's gathering
- * write allocated ~40 bytes per segment-backed buffer (sun.nio.ch.IOUtil Releaser + LinkedRunnable): ~160-200
- * bytes per iteration here, 500 KB over the window.
+ * window, so the measurement itself allocates nothing inside it. With the default copy threshold (4 KiB FPDUs
+ * copied, larger ones gathered) and with copyThreshold 0 and CRC (every payload gathered), each for regions
+ * registered from memory segments (every payload copied into the outbox: a gathering write would allocate ~40
+ * bytes per segment-backed buffer, sun.nio.ch.IOUtil Releaser + LinkedRunnable, ~160-200 bytes per iteration
+ * here) and from direct ByteBuffers (payloads go out of the registered memory in the same writev).
  */
 @Timeout(120)
 class SteadyStateAllocationTest {
@@ -72,13 +72,14 @@ class SteadyStateAllocationTest {
                 Duration.ofSeconds(5), copyThreshold);
     }
 
-    @ParameterizedTest(name = "copyThreshold={0}, crc={1}")
-    @CsvSource({"16384, false", "0, true"})
-    void pingPongSendReceiveWriteAndReadAllocateNothingPerOperation(int copyThreshold, boolean crc)
-            throws Exception {
+    @ParameterizedTest(name = "copyThreshold={0}, crc={1}, direct buffers={2}")
+    @CsvSource({"4096, false, false", "0, true, false", "4096, false, true", "0, true, true"})
+    void pingPongSendReceiveWriteAndReadAllocateNothingPerOperation(int copyThreshold, boolean crc,
+                                                                    boolean directBuffers) throws Exception {
         THREADS.setThreadAllocatedMemoryEnabled(true);
         try (LoopbackPair p = new LoopbackPair(new SoftiwarpDevice(config(copyThreshold, crc)),
-                new SoftiwarpDevice(config(copyThreshold, crc)), null, null, new byte[0], new byte[0])) {
+                new SoftiwarpDevice(config(copyThreshold, crc)), null, null, new byte[0], new byte[0],
+                directBuffers)) {
             assertEquals(crc, ((SoftiwarpQueuePair) p.server.queuePair()).crcEnabled);
             LoopbackPair.fill(p.clientMr.segment(), 0, 256 * 1024, 3);
             LoopbackPair.fill(p.serverMr.segment(), 0, 256 * 1024, 5);

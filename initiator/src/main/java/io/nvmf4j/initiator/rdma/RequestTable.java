@@ -9,6 +9,7 @@ import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.VerbsException;
 import java.lang.foreign.Arena;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -48,8 +49,14 @@ final class RequestTable implements AutoCloseable {
         try {
             sqeRegion = track(pd.register(arena.allocate((long) queueSize * SubmissionQueueEntry.SIZE, 64),
                     EnumSet.of(AccessFlag.LOCAL_WRITE)));
-            pool = new BounceBufferPool(track(pd.register(arena.allocate((long) bufferSize * buffers, 4096),
-                    HOST_BUFFER_ACCESS)), bufferSize, buffers);
+            long poolBytes = (long) bufferSize * buffers;
+            // a direct buffer where it fits one: softiwarp answers the target's RDMA Reads out of it with a
+            // gathering write that allocates nothing (ProtectionDomain.register(ByteBuffer, ...))
+            MemoryRegion poolRegion = poolBytes <= Integer.MAX_VALUE - 4096
+                    ? pd.register(ByteBuffer.allocateDirect((int) poolBytes + 4096).alignedSlice(4096)
+                    .slice(0, (int) poolBytes), HOST_BUFFER_ACCESS)
+                    : pd.register(arena.allocate(poolBytes, 4096), HOST_BUFFER_ACCESS);
+            pool = new BounceBufferPool(track(poolRegion), bufferSize, buffers);
             slots = new RequestSlot[queueSize];
             for (int tag = 0; tag < queueSize; tag++) {
                 SubmissionQueueEntry sqe = SubmissionQueueEntry.wrap(sqeRegion.segment().asSlice(

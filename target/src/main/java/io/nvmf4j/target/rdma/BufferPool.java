@@ -6,6 +6,7 @@ import io.nvmf4j.verbs.ProtectionDomain;
 import io.nvmf4j.verbs.VerbsException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 import java.util.EnumSet;
 
 /**
@@ -20,6 +21,7 @@ final class BufferPool implements AutoCloseable {
     /** The smallest block: one 4 KiB page (NVMe's memory page size, CC.MPS 0). */
     static final int MIN_BLOCK = 4096;
 
+    /** The memory's arena, or null when it is a direct buffer (below 2 GiB). */
     private final Arena arena;
     private final MemorySegment memory;
     private final MemoryRegion region;
@@ -70,6 +72,17 @@ final class BufferPool implements AutoCloseable {
             slices[k] = new MemorySegment[(int) (top << (maxOrder - k))];
         }
         this.bytesFree = size;
+        if (size <= Integer.MAX_VALUE - MIN_BLOCK) {
+            // a direct buffer: softiwarp sends out of it with a gathering write that allocates nothing, which
+            // a memory segment's views do not allow (ProtectionDomain.register(ByteBuffer, ...)); the garbage
+            // collector frees it once the region and the ring no longer refer to it
+            ByteBuffer direct = ByteBuffer.allocateDirect((int) size + MIN_BLOCK).alignedSlice(MIN_BLOCK)
+                    .slice(0, (int) size);
+            this.arena = null;
+            this.memory = MemorySegment.ofBuffer(direct);
+            this.region = pd.register(direct, EnumSet.of(AccessFlag.LOCAL_WRITE));
+            return;
+        }
         this.arena = Arena.ofShared();
         MemoryRegion r;
         try {
@@ -196,6 +209,8 @@ final class BufferPool implements AutoCloseable {
         } catch (Exception ignored) {
             // deregistration of a closed device: the memory goes anyway
         }
-        arena.close();
+        if (arena != null) {
+            arena.close();
+        }
     }
 }
