@@ -25,7 +25,9 @@ import java.nio.channels.SocketChannel;
  * socket has, so a small FPDU (header, payload, trailer) - or several coalesced ones - costs one read instead of
  * 3-4, and its payload is copied from the staging buffer into the region. When the staging buffer is empty and
  * at least {@link #DIRECT_READ_MIN} bytes of payload are still due, the payload is read from the socket straight
- * into the registered memory (bulk data: no copy). Single-buffer reads only (no allocation, see Transmitter).
+ * into the registered memory (bulk data: no copy); while large FPDUs follow each other, the reads between two
+ * payloads take only the trailer and the next header, so every payload after the first is read in place (two
+ * reads per FPDU, no copy). Single-buffer reads only.
  */
 final class Receiver {
     private static final int GET_HEADER = 0;
@@ -38,6 +40,8 @@ final class Receiver {
     /** Payload still due from which an empty staging buffer is bypassed (read straight into the region). */
     static final int DIRECT_READ_MIN = 8192;
     private static final int STAGING_CAPACITY = 32768;
+    /** The longest trailer: pad and CRC. */
+    private static final int TRAILER_MAX = 3 + DdpHeader.MPA_CRC_LENGTH;
 
     private final SoftiwarpQueuePair qp;
     final ByteBuffer header = ByteBuffer.allocateDirect(128);
@@ -49,6 +53,12 @@ final class Receiver {
     /** The RDMAP message layer: per-opcode checks, placement, completion. */
     private final RdmapReceive messages;
 
+    /**
+     * Set while large FPDUs follow each other (the last payload went straight into registered memory): the next
+     * read into the staging buffer then takes only what is due before the next payload - the trailer and the
+     * next header - so that payload too is read in place instead of through the staging buffer.
+     */
+    private boolean bulk;
     private int state = GET_HEADER;
     RdmapOpcode opcode;
     int headerLength;
@@ -166,9 +176,18 @@ final class Receiver {
     private int fill(SocketChannel ch, ByteBuffer dst, boolean payload) throws IOException {
         if (!staging.hasRemaining()) {
             if (payload && dst.remaining() >= DIRECT_READ_MIN) {
+                bulk = true;
                 return ch.read(dst);
             }
             staging.clear();
+            if (bulk) {
+                // up to the next FPDU's first header bytes: its payload may go in place too
+                staging.limit(dst.remaining() + switch (state) {
+                    case GET_PAYLOAD -> payload ? TRAILER_MAX + MIN_HEADER : 0;
+                    case GET_TRAILER -> MIN_HEADER;
+                    default -> 0;
+                });
+            }
             int n = ch.read(staging);
             staging.flip();
             if (n <= 0) {
@@ -230,6 +249,9 @@ final class Receiver {
             return;
         }
         state = GET_PAYLOAD;
+        if (payloadLength < DIRECT_READ_MIN) {
+            bulk = false; // small FPDUs again: one read takes several at once
+        }
         if (payloadLength == 0) {
             startTrailer();
         }

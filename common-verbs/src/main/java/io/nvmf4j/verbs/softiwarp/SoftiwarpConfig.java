@@ -17,8 +17,9 @@ import java.time.Duration;
  * @param maxFpduPayload     {@code nvmf4j.softiwarp.maxFpduPayload}: largest DDP payload per FPDU we send. siw sizes
  *                           FPDUs to the TCP MSS (siw_update_tcpseg: mss_cache, 65480 on loopback); Java cannot
  *                           read the MSS, so we use a fixed size (any peer must accept up to 65535-byte ULPDUs):
- *                           default 8 KiB, the size that served large reads over loopback best when measured
- *                           (bench/README.md)
+ *                           default 65472 (64 KiB less 64, near siw's 65480 on loopback): with payloads sent and
+ *                           received in place, fewer and larger FPDUs mean fewer syscalls per transfer; 8 KiB was
+ *                           best while every payload was copied (bench/README.md)
  * @param crcRequired        {@code nvmf4j.softiwarp.crcRequired}: ask for MPA CRC (siw mpa_crc_required, default
  *                           false); a peer's request for CRC is always honoured (RFC 5044 7.1)
  * @param peerToPeer         {@code nvmf4j.softiwarp.peerToPeer}: request the RFC 6581 RTR handshake as initiator
@@ -102,7 +103,7 @@ public record SoftiwarpConfig(long engineSpinNanos, long cqSpinNanos, int engine
     }
 
     static final int DEFAULT_COPY_THRESHOLD = 4096;
-    static final int DEFAULT_MAX_FPDU_PAYLOAD = 8192;
+    static final int DEFAULT_MAX_FPDU_PAYLOAD = 65472;
 
     public static SoftiwarpConfig fromSystemProperties() {
         return new SoftiwarpConfig(

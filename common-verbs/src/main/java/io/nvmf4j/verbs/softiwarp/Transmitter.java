@@ -197,7 +197,11 @@ final class Transmitter {
     boolean flush(SocketChannel ch) throws IOException {
         closeChunk();
         if (writeFirst < writeCount) {
-            ch.write(writeList, writeFirst, writeCount - writeFirst);
+            if (writeCount - writeFirst == 1) {
+                ch.write(writeList[writeFirst]); // only copies (4 KiB I/O): the plain write path is shorter
+            } else {
+                ch.write(writeList, writeFirst, writeCount - writeFirst);
+            }
             while (writeFirst < writeCount && !writeList[writeFirst].hasRemaining()) {
                 writeList[writeFirst++] = null;
             }
