@@ -25,8 +25,8 @@
  *     {@code DisconnectEvent.Cause.TERMINATE_RECEIVED} and later work requests flush; an outstanding Read
  *     completes with REM_ACCESS_ERR / REM_INV_REQ_ERR / REM_OP_ERR (vendor error = layer/type/code).</li>
  * <li>Completions of a send queue are not ordered across an outstanding Read (as siw).</li>
- * <li>FPDUs carry at most {@code nvmf4j.softiwarp.maxFpduPayload} (8 KiB) of payload; siw uses the TCP MSS, which
- *     Java cannot read. Any FPDU up to the 16-bit MPA length is accepted.</li>
+ * <li>FPDUs carry at most {@code nvmf4j.softiwarp.maxFpduPayload} (65472 bytes) of payload; siw uses the TCP
+ *     MSS, which Java cannot read. Any FPDU up to the 16-bit MPA length is accepted.</li>
  * <li>{@code max_sge_rd} is 16 (siw: 1): a Read may scatter into several local buffers.</li>
  * <li>Data path allocation: none per operation in steady state (SteadyStateAllocationTest). Everything ready to
  *     send leaves in one gathering write: headers, pads, CRCs and payloads of at most
@@ -38,7 +38,9 @@
  *     memory segment is always copied. A work request whose payload went out of its own memory completes once
  *     the socket took it. The receive side reads what the socket has into a per-QP staging buffer (one read per
  *     small FPDU, or per several coalesced ones) and copies payload into the region; with an empty staging
- *     buffer and 8 KiB or more of payload due it reads straight into the registered memory.</li>
+ *     buffer and 8 KiB or more of payload due it reads straight into the registered memory, and while such
+ *     FPDUs follow each other it reads only up to the next header between them, so their payloads all go in
+ *     place.</li>
  * <li>STags: random 8-bit keys (an index reused gets a key it did not have before). Memory windows
  *     ({@code SoftiwarpMemoryWindow}) are STag-table entries of their own over a slice of a region registered
  *     with MW_BIND; bind and invalidate are synchronous and allocate nothing. A peer's Send with Invalidate ends
