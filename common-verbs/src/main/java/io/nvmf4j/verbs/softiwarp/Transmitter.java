@@ -43,7 +43,11 @@ final class Transmitter {
     private static final int HEADER_MAX = ReadRequestHeader.LENGTH;
     /** Largest pad plus the CRC. */
     private static final int TRAILER_MAX = 3 + DdpHeader.MPA_CRC_LENGTH;
-    /** Outbox size at least: several 4 KiB data FPDUs with their capsules, well under a loopback socket's buffer. */
+    /**
+     * Outbox size at least: several 4 KiB data FPDUs with their capsules, well under a loopback socket's buffer.
+     * Each queue pair holds one from its creation on, before its peer authenticated (a bounded share per
+     * connection); it grows only if the largest copied FPDU would not fit.
+     */
     private static final int OUTBOX_BYTES = 64 * 1024;
     /**
      * Payload from registered memory gathered before the write list goes out: a 128 KiB transfer and its response
@@ -59,8 +63,6 @@ final class Transmitter {
     /** The FPDU header is encoded here, at 0, then copied into the outbox. */
     private final ByteBuffer staging;
     private final MemorySegment stagingSegment;
-    /** Room the outbox must have before an FPDU is built: the largest FPDU copied whole fits then. */
-    private final int copiedFpduMax;
     private final int copyThreshold;
     /** Write list entries one FPDU may add: the outbox up to its header, a payload piece per SGE. */
     private final int entriesPerFpdu;
@@ -120,8 +122,9 @@ final class Transmitter {
         pending = new SendWqe[entries];
         copyThreshold = Math.min(qp.config.copyThreshold(), qp.config.maxFpduPayload());
         staging = ByteBuffer.allocateDirect(HEADER_MAX);
-        copiedFpduMax = HEADER_MAX + qp.config.maxFpduPayload() + TRAILER_MAX;
-        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, 2 * copiedFpduMax));
+        // the largest FPDU copied whole (a payload of a region that does not gather) must fit an empty outbox
+        outbox = ByteBuffer.allocateDirect(Math.max(OUTBOX_BYTES, HEADER_MAX + qp.config.maxFpduPayload()
+                + TRAILER_MAX));
         for (int i = 0; i < entries; i++) {
             outboxViews[i] = outbox.duplicate();
         }
@@ -137,12 +140,17 @@ final class Transmitter {
         }
         try {
             while (qp.state() == QueuePairState.RTS) {
+                if (!startJob()) {
+                    break;
+                }
                 if (!hasRoom() && !flush(ch)) {
                     blocked();
                     return;
                 }
-                if (!buildNext()) {
-                    break;
+                if (job == JOB_SQ) {
+                    buildFromSendQueue();
+                } else {
+                    buildReadResponse();
                 }
                 fpduBuilt();
             }
@@ -154,29 +162,43 @@ final class Transmitter {
         }
     }
 
-    /** Whether one more FPDU of any kind fits in the outbox and the write list, within the batch bound. */
+    /**
+     * Whether the next FPDU of the current job fits in the outbox and the write list, within the batch bound: its
+     * header and trailer, and its payload too if that is copied. A pending work request has at least two write list
+     * entries (outbox stretch, payload), so the write list bounds {@link #pending} as well.
+     */
     private boolean hasRoom() {
-        return outbox.capacity() - outbox.position() >= copiedFpduMax
+        int payload;
+        boolean gatherable;
+        if (job == JOB_SQ) {
+            payload = sqWqe.opcode == SendOpcode.RDMA_READ ? 0 : nextPayload(sqWqe);
+            gatherable = jobGatherable;
+        } else {
+            ReadResponseWqe r = response;
+            payload = (int) Math.min(Integer.toUnsignedLong(r.readSize) - r.processed, qp.config.maxFpduPayload());
+            gatherable = r.source != null && r.source.gatherable();
+        }
+        int copied = payload > copyThreshold && gatherable ? 0 : payload;
+        return outbox.capacity() - outbox.position() >= HEADER_MAX + copied + TRAILER_MAX
                 && writeCount + entriesPerFpdu < writeList.length
-                && pendingCount < pending.length
                 && gatheredBytes < BATCH_PAYLOAD_BYTES;
     }
 
     /**
-     * Builds the next FPDU into the outbox and the write list; false if there is nothing to send now. The caller
-     * made room for it. A message in progress is finished first: DDP forbids interleaving two tagged messages (a
-     * Read Response inside a multi-segment Write is a protocol error at the peer, siw_get_hdr); otherwise answers
-     * to Read Requests go first (siw_activate_tx).
+     * Picks the job whose next FPDU goes out; false if there is nothing to send now. A message in progress is
+     * finished first: DDP forbids interleaving two tagged messages (a Read Response inside a multi-segment Write is
+     * a protocol error at the peer, siw_get_hdr); otherwise answers to Read Requests go first (siw_activate_tx).
+     * Nothing here is on the wire yet: the FPDU is built only once there is room for it.
      */
-    private boolean buildNext() {
+    private boolean startJob() {
         if (job == JOB_SQ) {
-            return buildFromSendQueue();
+            return startSendQueueJob();
         }
         if (job == JOB_READ_RESPONSE || tx.irqHead != qp.rxStream.irqTail) {
-            return buildReadResponse();
+            return startReadResponse();
         }
         if (tx.sqHead != qp.sqTail) {
-            return buildFromSendQueue();
+            return startSendQueueJob();
         }
         return false;
     }
@@ -250,31 +272,38 @@ final class Transmitter {
         }
     }
 
-    /** Builds the next FPDU of the WQE at the send queue's transmit head; false to stop (stall or error). */
-    private boolean buildFromSendQueue() {
+    /** Makes the WQE at the send queue's transmit head the current job; false to stop (stall or error). */
+    private boolean startSendQueueJob() {
         SendWqe wqe = qp.sq[(int) (tx.sqHead % qp.sq.length)];
-        if (job != JOB_SQ || sqWqe != wqe) {
-            if (wqe.opcode == SendOpcode.RDMA_READ && !qp.orqHasRoom()) {
-                return false; // ORD reached: wait for a Read Response (siw orq_fence)
-            }
-            if (!resolveLocal(wqe)) {
-                return false;
-            }
-            job = JOB_SQ;
-            sqWqe = wqe;
-            sgeIndex = 0;
-            sgeOffset = 0;
-            jobGathered = false;
-            jobGatherable = true;
-            for (int i = 0; i < wqe.numSge; i++) {
-                if (wqe.length[i] != 0 && !wqe.regions[i].gatherable()) {
-                    jobGatherable = false;
-                }
-            }
-            if (wqe.opcode == SendOpcode.SEND || wqe.opcode == SendOpcode.SEND_WITH_INVALIDATE) {
-                sendMsn++;
+        if (job == JOB_SQ && sqWqe == wqe) {
+            return true;
+        }
+        if (wqe.opcode == SendOpcode.RDMA_READ && !qp.orqHasRoom()) {
+            return false; // ORD reached: wait for a Read Response (siw orq_fence)
+        }
+        if (!resolveLocal(wqe)) {
+            return false;
+        }
+        job = JOB_SQ;
+        sqWqe = wqe;
+        sgeIndex = 0;
+        sgeOffset = 0;
+        jobGathered = false;
+        jobGatherable = true;
+        for (int i = 0; i < wqe.numSge; i++) {
+            if (wqe.length[i] != 0 && !wqe.regions[i].gatherable()) {
+                jobGatherable = false;
             }
         }
+        if (wqe.opcode == SendOpcode.SEND || wqe.opcode == SendOpcode.SEND_WITH_INVALIDATE) {
+            sendMsn++;
+        }
+        return true;
+    }
+
+    /** Builds the next FPDU of the current send queue job; the caller made room for it. */
+    private void buildFromSendQueue() {
+        SendWqe wqe = sqWqe;
         staging.clear();
         switch (wqe.opcode) {
             case SEND, SEND_WITH_INVALIDATE -> {
@@ -307,7 +336,6 @@ final class Transmitter {
                 assemble(ReadRequestHeader.LENGTH, null, 0);
             }
         }
-        return true;
     }
 
     /** siw_check_sgl_tx(): every local SGE must name a valid region of our PD covering it. */
@@ -461,8 +489,11 @@ final class Transmitter {
         }
     }
 
-    /** Builds the next Read Response FPDU for the IRQ head (siw_qp_sq_proc_tx for SIW_OP_READ_RESPONSE). */
-    private boolean buildReadResponse() {
+    /**
+     * Makes the IRQ head the current job, or checks a memory window again before its next segment; false if the
+     * peer's Read is refused (siw_qp_sq_proc_tx for SIW_OP_READ_RESPONSE).
+     */
+    private boolean startReadResponse() {
         ReadResponseWqe r = qp.irq[(int) (tx.irqHead % qp.irq.length)];
         long size = Integer.toUnsignedLong(r.readSize);
         if (job != JOB_READ_RESPONSE || response != r) {
@@ -492,6 +523,13 @@ final class Transmitter {
                 return refuseRead(r, check);
             }
         }
+        return true;
+    }
+
+    /** Builds the next Read Response FPDU of the current job; the caller made room for it. */
+    private void buildReadResponse() {
+        ReadResponseWqe r = response;
+        long size = Integer.toUnsignedLong(r.readSize);
         int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
         boolean last = r.processed + payload == size;
         staging.clear();
@@ -510,7 +548,6 @@ final class Transmitter {
         }
         jobPayload = payload;
         finishFpdu(start, DdpTaggedHeader.LENGTH, payload, gather);
-        return true;
     }
 
     private boolean refuseRead(ReadResponseWqe r, MemoryCheck check) {

@@ -83,6 +83,52 @@ class GatheredTransmitTest {
         }
     }
 
+    /**
+     * The outbox is 64 KiB and room is checked per FPDU: ten 4 KiB Sends posted in one chain fill most of it, and the
+     * RDMA Write behind them, from a region registered from a segment (copied whatever its size, 65472 bytes per
+     * FPDU at the default), must wait for the Sends to leave instead of running past the outbox's end.
+     */
+    @Test
+    void aLargeCopiedWriteBehindABurstOfSendsWaitsForOutboxRoom() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(new SoftiwarpDevice(crcOn()), new SoftiwarpDevice(crcOn()), null, null,
+                new byte[0], new byte[0], false)) {
+            MemorySegment client = p.clientMr.segment();
+            MemorySegment server = p.serverMr.segment();
+            LoopbackPair.fill(client, 0, 1 << 20, 5);
+            int sends = 10;
+            for (int i = 0; i < sends; i++) {
+                p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(100 + i)
+                        .local(p.serverMr, i * 4096L, 4096));
+            }
+            SendWorkRequest first = null;
+            SendWorkRequest last = null;
+            for (int i = 0; i < sends; i++) {
+                SendWorkRequest send = new SendWorkRequest().wrId(i).opcode(SendOpcode.SEND)
+                        .local(p.clientMr, i * 4096L, 4096);
+                if (first == null) {
+                    first = send;
+                } else {
+                    last.next(send);
+                }
+                last = send;
+            }
+            last.next(new SendWorkRequest().wrId(sends).opcode(SendOpcode.RDMA_WRITE)
+                    .local(p.clientMr, 100_000, 200_003).remote(p.serverMr.address() + 300_001, p.serverMr.rkey()));
+            p.client.queuePair().postSend(first);
+
+            for (int i = 0; i <= sends; i++) {
+                assertSuccess(LoopbackPair.awaitOne(p.clientCq), i);
+            }
+            for (int i = 0; i < sends; i++) {
+                WorkCompletion received = LoopbackPair.awaitOne(p.serverCq);
+                assertEquals(WcStatus.SUCCESS, received.status(), received.toString());
+                assertEquals(4096, received.byteLength());
+            }
+            assertSame(client, 0, server, 0, sends * 4096);
+            assertSame(client, 100_000, server, 300_001, 200_003);
+        }
+    }
+
     private static void assertSuccess(WorkCompletion wc, long wrId) {
         assertEquals(WcStatus.SUCCESS, wc.status(), wc.toString());
         assertEquals(wrId, wc.wrId(), wc.toString());
