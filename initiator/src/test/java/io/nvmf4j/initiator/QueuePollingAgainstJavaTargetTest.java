@@ -36,6 +36,8 @@ class QueuePollingAgainstJavaTargetTest {
 
     static final Nqn SUBNQN = Nqn.parse("nqn.2026-12.io.nvmf4j:queue-polling");
     static final long DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(20);
+    static final Duration CLAIM_BOUND = Duration.ofNanos(DEADLINE_NANOS);
+    static final Duration THREAD_BOUND = Duration.ofSeconds(60);
 
     private NvmeTarget target;
     private RdmaTransport transport;
@@ -75,15 +77,6 @@ class QueuePollingAgainstJavaTargetTest {
                 .provider("softiwarp").ioQueues(1).queueSize(16).commandTimeout(Duration.ofSeconds(15)).build());
     }
 
-    /** Claims until granted (the completion thread grants at its next poll), within the deadline. */
-    private static void claim(QueuePolling polling) {
-        long until = System.nanoTime() + DEADLINE_NANOS;
-        while (!polling.claim()) {
-            assertTrue(System.nanoTime() - until < 0, "the claim was not granted within 20 s");
-            Thread.onSpinWait();
-        }
-    }
-
     /** Polls on this thread until one completion's handler has run, within the deadline; the thread it ran on. */
     private String pollUntilDone(QueuePolling polling) {
         long until = System.nanoTime() + DEADLINE_NANOS;
@@ -93,31 +86,6 @@ class QueuePollingAgainstJavaTargetTest {
             assertTrue(polling.poll() >= 0, "the claiming thread lost the queue");
         }
         return thread;
-    }
-
-    /** Runs {@code body} on a thread of its own named {@code name}; its failure fails the test. */
-    private static void onThread(String name, ThrowingRunnable body) throws Exception {
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        Thread.ofPlatform().name(name).start(() -> {
-            try {
-                body.run();
-                result.complete(null);
-            } catch (Throwable t) {
-                result.completeExceptionally(t);
-            }
-        });
-        try {
-            result.get(60, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof Exception x) {
-                throw x;
-            }
-            throw (Error) e.getCause();
-        }
-    }
-
-    interface ThrowingRunnable {
-        void run() throws Exception;
     }
 
     @Test
@@ -130,8 +98,8 @@ class QueuePollingAgainstJavaTargetTest {
                 out.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
             }
             IoRequest r = new IoRequest(handler);
-            onThread("ublk-like", () -> {
-                claim(polling);
+            ClaimingThread.onThread("ublk-like", THREAD_BOUND, () -> {
+                ClaimingThread.claim(polling, CLAIM_BOUND);
                 for (int round = 0; round < 50; round++) {
                     ns.submit(r.write(8L * round, 8, buf, 0));
                     assertEquals("ublk-like", pollUntilDone(polling));
@@ -165,7 +133,7 @@ class QueuePollingAgainstJavaTargetTest {
             });
             ns.submit(r.read(0, 8, buf, 0));
             try {
-                onThread("fickle", () -> {
+                ClaimingThread.onThread("fickle", THREAD_BOUND, () -> {
                     // a thread asks for the queue and gives it back at once, then stops polling, as a ublk queue
                     // thread does before it sleeps: however the grant and the give-back interleave, the chain
                     // must go on, polled by the completion thread
@@ -209,7 +177,7 @@ class QueuePollingAgainstJavaTargetTest {
         CompletableFuture<Integer> after = new CompletableFuture<>();
         Thread.ofPlatform().name("holder").start(() -> {
             try {
-                claim(polling);
+                ClaimingThread.claim(polling, CLAIM_BOUND);
                 claimed.complete(null);
                 closed.get(60, TimeUnit.SECONDS);
                 after.complete(polling.poll());

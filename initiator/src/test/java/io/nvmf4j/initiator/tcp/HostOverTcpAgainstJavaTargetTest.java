@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nvmf4j.initiator.ClaimingThread;
 import io.nvmf4j.initiator.ConnectOptions;
 import io.nvmf4j.initiator.ControllerState;
 import io.nvmf4j.initiator.HostIdentity;
@@ -30,7 +31,6 @@ import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -208,28 +208,18 @@ class HostOverTcpAgainstJavaTargetTest {
             AtomicReference<String> ranOn = new AtomicReference<>();
             IoRequest r = new IoRequest((req, error) -> ranOn.set(error == null ? Thread.currentThread().getName()
                     : error.toString()));
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            Thread.ofPlatform().name("own-loop").start(() -> {
-                try {
-                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                    while (!polling.claim()) {
-                        assertTrue(System.nanoTime() - until < 0, "claim not granted");
-                        Thread.onSpinWait();
-                    }
-                    for (int round = 0; round < 20; round++) {
-                        ns.submit(r.write(128L * round, 128, buf, 0));     // 64 KiB: by R2T
-                        assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
-                        ns.submit(r.read(128L * round, 128, buf, 65536));
-                        assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
-                        assertEquals(-1, buf.segment().asSlice(0, 65536).mismatch(buf.segment().asSlice(65536, 65536)));
-                    }
-                    polling.release();
-                    done.complete(null);
-                } catch (Throwable t) {
-                    done.completeExceptionally(t);
+            ClaimingThread.onThread("own-loop", Duration.ofSeconds(60), () -> {
+                ClaimingThread.claim(polling, Duration.ofSeconds(20));
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                for (int round = 0; round < 20; round++) {
+                    ns.submit(r.write(128L * round, 128, buf, 0));     // 64 KiB: by R2T
+                    assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
+                    ns.submit(r.read(128L * round, 128, buf, 65536));
+                    assertEquals("own-loop", pollUntilDone(polling, ranOn, until));
+                    assertEquals(-1, buf.segment().asSlice(0, 65536).mismatch(buf.segment().asSlice(65536, 65536)));
                 }
+                polling.release();
             });
-            done.get(60, TimeUnit.SECONDS);
             writeAndReadBack(ns, 0, 8192, 9); // the completion thread again
         }
     }
@@ -254,9 +244,8 @@ class HostOverTcpAgainstJavaTargetTest {
                 }
             });
             ns.submit(r.read(0, 8, buf, 0));
-            CompletableFuture<Void> fickle = new CompletableFuture<>();
-            Thread.ofPlatform().name("fickle").start(() -> {
-                try {
+            try {
+                ClaimingThread.onThread("fickle", Duration.ofSeconds(50), () -> {
                     for (int round = 0; round < 2_000; round++) {
                         int before = done.get();
                         var _ = polling.claim();
@@ -268,13 +257,7 @@ class HostOverTcpAgainstJavaTargetTest {
                             Thread.onSpinWait();
                         }
                     }
-                    fickle.complete(null);
-                } catch (Throwable t) {
-                    fickle.completeExceptionally(t);
-                }
-            });
-            try {
-                fickle.get(50, TimeUnit.SECONDS);
+                });
             } finally {
                 stop.set(true);
             }
