@@ -57,7 +57,7 @@ final class QueueWorkRequests {
     /** Posts the RDMA Read of {@code r}'s host data into its pool buffer; false (logged) when that failed. */
     boolean postRead(RdmaRequest r) {
         r.data.opcode(SendOpcode.RDMA_READ).local(poolRegion, r.bufferOffset, r.transferLength)
-                .remote(r.remoteAddress, r.remoteKey).next(null);
+                .remote(r.remoteAddress, r.remoteKey).signaled(true).next(null);
         r.readPostedNanos = System.nanoTime();
         try {
             qp.postSend(r.data);
@@ -72,7 +72,10 @@ final class QueueWorkRequests {
 
     /**
      * Posts {@code r}'s response Send (with Invalidate when the host asked for it), behind the RDMA Write of its
-     * read data when {@code dataOut}; false (logged) when that failed.
+     * read data when {@code dataOut}; false (logged) when that failed. The Write is unsignaled, as nvmet-rdma
+     * chains its rdma_rw WRs before the signaled response (nvmet_rdma_queue_response) and SPDK posts its data WR
+     * for a read: the Send's completion says both are done (a send queue completes in order), so a read costs one
+     * work completion, not two. A failed Write still reports (errors always do), and the Send is then flushed.
      */
     boolean postResponse(RdmaRequest r, boolean dataOut) {
         if (r.invalidateKey) {
@@ -85,10 +88,10 @@ final class QueueWorkRequests {
         try {
             if (dataOut) {
                 r.data.opcode(SendOpcode.RDMA_WRITE).local(poolRegion, r.bufferOffset, r.transferLength)
-                        .remote(r.remoteAddress, r.remoteKey).next(r.send);
+                        .remote(r.remoteAddress, r.remoteKey).signaled(false).next(r.send);
                 qp.postSend(r.data);
-                r.pendingWrs = 2;
-                outstanding += 2;
+                r.pendingWrs = 1;
+                outstanding++;
             } else {
                 qp.postSend(r.send);
                 r.pendingWrs = 1;
@@ -101,7 +104,7 @@ final class QueueWorkRequests {
         }
     }
 
-    /** A work request completed (or flushed). */
+    /** A signaled work request completed, or any one flushed or failed (unsignaled ones report only then). */
     void completed() {
         outstanding--;
     }

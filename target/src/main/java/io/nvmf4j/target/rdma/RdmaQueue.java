@@ -125,7 +125,9 @@ final class RdmaQueue implements TransportQueue, QueueCloser {
     // ---- completions, on the poll-group thread ----
 
     void onCompletion(WorkCompletion wc, int kind, int index) {
-        wrs.completed();
+        if (kind != WorkRequestIds.DATA || memory.request(index).data.signaled()) {
+            wrs.completed(); // the unsignaled RDMA Write of read data was never counted: it reports only a failure
+        }
         switch (kind) {
             case WorkRequestIds.RECV -> onReceive(wc, index);
             case WorkRequestIds.DATA -> onDataTransferDone(wc, memory.request(index));
@@ -249,8 +251,8 @@ final class RdmaQueue implements TransportQueue, QueueCloser {
     }
 
     private void onDataTransferDone(WorkCompletion wc, RdmaRequest r) {
-        r.pendingWrs--;
         if (r.state == RdmaRequestState.TRANSFERRING_HOST_TO_CONTROLLER) {
+            r.pendingWrs--;
             if (wc.status() != WcStatus.SUCCESS) {
                 // nvmet_rdma_read_data_done(): the command is dropped and the connection ends
                 if (wc.status() != WcStatus.WR_FLUSH_ERR) {
@@ -267,13 +269,11 @@ final class RdmaQueue implements TransportQueue, QueueCloser {
             process(r);
             return;
         }
-        // RDMA Write of read data: its Send follows and completes the request
+        // the unsignaled RDMA Write of read data reports only when it failed or was flushed; the Send behind it
+        // (flushed then) completes the request, so the Write is not in pendingWrs
         if (wc.status() != WcStatus.SUCCESS && wc.status() != WcStatus.WR_FLUSH_ERR) {
             LOG.log(Level.WARNING, "{0}: RDMA Write of data for {1} failed: {2}", this, r.request.sqe(), wc);
             beginTeardown("RDMA Write failed: " + wc.status());
-        }
-        if (r.pendingWrs == 0) {
-            release(r);
         }
     }
 

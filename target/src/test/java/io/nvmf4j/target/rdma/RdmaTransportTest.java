@@ -375,6 +375,43 @@ class RdmaTransportTest {
         }
     }
 
+    /**
+     * The target's RDMA Write of read data is unsignaled (as nvmet-rdma's): with a key the host never registered it
+     * fails at the host, whose Terminate ends the connection; the failed Write reports, the Send behind it is
+     * flushed, and the queue is released with its buffer given back, nothing left counted as outstanding.
+     */
+    @Test
+    void aReadWithABadKeyEndsThatConnectionAndGivesItsBufferAndQueueBack() throws Exception {
+        try (ScriptedRdmaHost admin = adminEnabled()) {
+            int cntlid = fixture.subsystem.controllers().iterator().next().id();
+            ScriptedRdmaHost io = ioQueue(cntlid, 1);
+            try {
+                SubmissionQueueEntry r = io.readWrite(0x02, 1, 0, 8);
+                new io.nvmf4j.protocol.sgl.KeyedSglDescriptor(io.dataRegion.address(), 4096,
+                        io.dataRegion.rkey() ^ 0x5500, false).encode(r.dptr());
+                io.send(64);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (io.connection.isConnected() && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                assertFalse(io.connection.isConnected(), "the RDMA Write with an unknown key ended the connection");
+            } finally {
+                io.close();
+            }
+            // released once the flushes came (milliseconds), not by the poll group's fallback for flushes that never
+            // come (QueueTeardown.DRAIN_NANOS after the teardown began, which was after the host saw its end)
+            long deadline = System.nanoTime() + QueueTeardown.DRAIN_NANOS - TimeUnit.SECONDS.toNanos(1);
+            PollGroupStats stats = fixture.transport.pollGroupStats().get(0);
+            while ((stats.queues() != 1 || stats.bufferBytesUsed() != 0) && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                stats = fixture.transport.pollGroupStats().get(0);
+            }
+            assertEquals(1, stats.queues(), "the I/O queue is released once its work requests are flushed");
+            assertEquals(0, stats.bufferBytesUsed(), "the read's buffer is back in the pool");
+            assertEquals(0, admin.identify(1, 0, 0, false).status());
+        }
+    }
+
     @Test
     void aWriteWithABadKeyEndsOnlyThatConnection() throws Exception {
         try (ScriptedRdmaHost admin = adminEnabled()) {
