@@ -24,13 +24,10 @@ host_part() {
 guest_part() {
   . /lab/guest/java.sh
   . /lab/checks/ublk-lib.sh
-  local rc=0 t port subnqn hostnqn dev
-  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
-  t=$(await target 300) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  UB_FLAGS=(--provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1)
+  local rc=0 dev
+  ub_guest_target --provider softiwarp -t rdma || return 1
   # no MOUNTPOINT and no --ublk: with ublk_drv loaded, mount gives block devices by itself and says so
-  note "nvmf4j mount -a $HOST_FROM_GUEST -s $port -n $subnqn -i 1 (no MOUNTPOINT)"
+  note "nvmf4j mount ${UB_FLAGS[*]} (no MOUNTPOINT)"
   gj_start "$SYNC/mount.log" mount "${UB_FLAGS[@]}"
   if ! wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
     note "FAIL: no ublk device"; cat "$SYNC/mount.log"; kill $GJ_PID 2>/dev/null; signal done; return 1
@@ -38,10 +35,7 @@ guest_part() {
   sed 's/^/  mount: /' "$SYNC/mount.log"
   grep -q 'block devices through ublk_drv' "$SYNC/mount.log" || { note "FAIL: mount did not say it chose ublk"; rc=1; }
   dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
-  ub_expect_geometry "$dev" 67108864 512 || rc=1
-  # 4 MiB of 4 KiB writes (1,024: the mount's 4 KiB writes run at a few hundred IOPS under TCG), 16 MiB of 128 KiB
-  ub_verify_and_fs "$dev" 4M 16M || rc=1
-  ub_stop "$dev" || rc=1
+  ub_image_checks "$dev" || rc=1
   ub_daemon_and_umount || rc=1
   signal done
   return $rc

@@ -28,11 +28,8 @@ host_part() {
 guest_part() {
   . /lab/guest/java.sh
   . /lab/checks/ublk-lib.sh
-  local rc=0 t port subnqn hostnqn dev id fio_pid cp_pid
-  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
-  t=$(await target 300) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  UB_FLAGS=(--provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1)
+  local rc=0 dev id fio_pid cp_pid
+  ub_guest_target --provider softiwarp -t rdma || return 1
   dmesg -C
   ub_mount "$SYNC/mount1.log" || { signal done; return 1; }
   dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount1.log" | head -1); id=${dev#/dev/ublkb}

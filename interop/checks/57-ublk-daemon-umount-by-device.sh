@@ -19,13 +19,11 @@ host_part() {
 
 guest_part() {
   . /lab/guest/java.sh
-  local rc=0 t port subnqn hostnqn dev
-  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
-  t=$(await target 300) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  local F=(--provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1)
+  . /lab/checks/ublk-lib.sh
+  local rc=0 dev
+  ub_guest_target --provider softiwarp -t rdma || return 1
   note "mount --ublk --daemon (no --fs), then nvmf4j umount DEVICE"
-  if ! gj_nvmf4j mount --ublk "${F[@]}" --daemon > "$SYNC/daemon.txt" 2>&1; then
+  if ! gj_nvmf4j mount --ublk "${UB_FLAGS[@]}" --daemon > "$SYNC/daemon.txt" 2>&1; then
     note "FAIL: mount --daemon exited $?"; cat "$SYNC/daemon.txt"; signal done; return 1
   fi
   sed 's/^/  /' "$SYNC/daemon.txt"

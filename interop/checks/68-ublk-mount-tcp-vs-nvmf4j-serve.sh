@@ -23,18 +23,13 @@ host_part() {
 guest_part() {
   . /lab/guest/java.sh
   . /lab/checks/ublk-lib.sh
-  local rc=0 t port subnqn hostnqn dev
-  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
-  t=$(await target 300) || return 1
-  read -r port subnqn hostnqn <<< "$t"
-  UB_FLAGS=(-t tcp -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1)
+  local rc=0 dev
+  ub_guest_target -t tcp || return 1
   note "nvmf4j mount --ublk ${UB_FLAGS[*]}"
   ub_mount "$SYNC/mount.log" || { signal done; return 1; }
   dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
   [ -b "$dev" ] || { note "FAIL: no block device in the mount's log"; kill $GJ_PID; signal done; return 1; }
-  ub_expect_geometry "$dev" 67108864 512 || rc=1
-  ub_verify_and_fs "$dev" 4M 16M || rc=1
-  ub_stop "$dev" || rc=1
+  ub_image_checks "$dev" || rc=1
   signal done
   return $rc
 }

@@ -1,5 +1,28 @@
-# Guest helpers of the ublk checks (48, 49, 55, 56): source /lab/checks/ublk-lib.sh in a guest part, after
+# Guest helpers of the ublk checks (48, 49, 55, 56, 57, 68): source /lab/checks/ublk-lib.sh in a guest part, after
 # /lab/guest/java.sh (the mount helpers start the CLI JVM through it).
+
+# ub_guest_target TRANSPORT_FLAGS... (guest): loads ublk_drv, waits for the host part's "target" line (port,
+# subsystem NQN, host NQN) and sets UB_FLAGS to the mount's flags for it: TRANSPORT_FLAGS (e.g. --provider softiwarp
+# -t rdma, or -t tcp), the host as seen from the guest, one I/O queue. 1 when either step fails (said, and "done"
+# signalled when the module is missing, as the host part waits for it).
+ub_guest_target() {
+  local t port subnqn hostnqn
+  modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
+  t=$(await target 300) || return 1
+  read -r port subnqn hostnqn <<< "$t"
+  UB_FLAGS=("$@" -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1)
+}
+
+# ub_image_checks DEV (guest): the checks of a device on the host part's 64 MiB image (kh_serve_image 64): its
+# geometry (64 MiB, 512-byte blocks), fio verify over 4 MiB at 4 KiB (the mount's 4 KiB writes run at a few hundred
+# IOPS under TCG) and 16 MiB at 128 KiB, the file system steps, then SIGTERM to the mount (ub_stop).
+ub_image_checks() {
+  local rc=0
+  ub_expect_geometry "$1" 67108864 512 || rc=1
+  ub_verify_and_fs "$1" 4M 16M || rc=1
+  ub_stop "$1" || rc=1
+  return $rc
+}
 
 # ub_verify_and_fs DEV [SIZE] [SIZE_128K] (guest): fio random writes with crc32c verify at 4 KiB over the first SIZE
 # (32M) of DEV and at 128 KiB over the first SIZE_128K (SIZE) (QD16, O_DIRECT), then mkfs.ext4, an 8 MiB file
