@@ -376,6 +376,28 @@ class RdmaTransportTest {
     }
 
     /**
+     * On an I/O queue of the (only) controller: a Read (0x02) or Write (0x01) of 8 blocks whose keyed SGL names a
+     * key the host never registered; waits up to 10 s for the connection to end, as {@code what} says it must.
+     */
+    private void sendWithAKeyNotRegisteredAndAwaitTheEnd(int opcode, String what) throws Exception {
+        int cntlid = fixture.subsystem.controllers().iterator().next().id();
+        ScriptedRdmaHost io = ioQueue(cntlid, 1);
+        try {
+            SubmissionQueueEntry sqe = io.readWrite(opcode, 1, 0, 8);
+            new io.nvmf4j.protocol.sgl.KeyedSglDescriptor(io.dataRegion.address(), 4096,
+                    io.dataRegion.rkey() ^ 0x5500, false).encode(sqe.dptr());
+            io.send(64);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (io.connection.isConnected() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertFalse(io.connection.isConnected(), what);
+        } finally {
+            io.close();
+        }
+    }
+
+    /**
      * The target's RDMA Write of read data is unsignaled (as nvmet-rdma's): with a key the host never registered it
      * fails at the host, whose Terminate ends the connection; the failed Write reports, the Send behind it is
      * flushed, and the queue is released with its buffer given back, nothing left counted as outstanding.
@@ -383,21 +405,7 @@ class RdmaTransportTest {
     @Test
     void aReadWithABadKeyEndsThatConnectionAndGivesItsBufferAndQueueBack() throws Exception {
         try (ScriptedRdmaHost admin = adminEnabled()) {
-            int cntlid = fixture.subsystem.controllers().iterator().next().id();
-            ScriptedRdmaHost io = ioQueue(cntlid, 1);
-            try {
-                SubmissionQueueEntry r = io.readWrite(0x02, 1, 0, 8);
-                new io.nvmf4j.protocol.sgl.KeyedSglDescriptor(io.dataRegion.address(), 4096,
-                        io.dataRegion.rkey() ^ 0x5500, false).encode(r.dptr());
-                io.send(64);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (io.connection.isConnected() && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertFalse(io.connection.isConnected(), "the RDMA Write with an unknown key ended the connection");
-            } finally {
-                io.close();
-            }
+            sendWithAKeyNotRegisteredAndAwaitTheEnd(0x02, "the RDMA Write with an unknown key ended the connection");
             // released once the flushes came (milliseconds), not by the poll group's fallback for flushes that never
             // come (QueueTeardown.DRAIN_NANOS after the teardown began, which was after the host saw its end)
             long deadline = System.nanoTime() + QueueTeardown.DRAIN_NANOS - TimeUnit.SECONDS.toNanos(1);
@@ -415,21 +423,7 @@ class RdmaTransportTest {
     @Test
     void aWriteWithABadKeyEndsOnlyThatConnection() throws Exception {
         try (ScriptedRdmaHost admin = adminEnabled()) {
-            int cntlid = fixture.subsystem.controllers().iterator().next().id();
-            ScriptedRdmaHost io = ioQueue(cntlid, 1);
-            try {
-                SubmissionQueueEntry w = io.readWrite(0x01, 1, 0, 8);
-                new io.nvmf4j.protocol.sgl.KeyedSglDescriptor(io.dataRegion.address(), 4096,
-                        io.dataRegion.rkey() ^ 0x5500, false).encode(w.dptr());
-                io.send(64);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (io.connection.isConnected() && System.nanoTime() < deadline) {
-                    Thread.sleep(10);
-                }
-                assertFalse(io.connection.isConnected(), "the RDMA Read with an unknown key ended the connection");
-            } finally {
-                io.close();
-            }
+            sendWithAKeyNotRegisteredAndAwaitTheEnd(0x01, "the RDMA Read with an unknown key ended the connection");
             // the admin queue of the same controller on another connection is untouched
             assertEquals(0, admin.identify(1, 0, 0, false).status());
             try (ScriptedRdmaHost other = adminEnabled()) {
