@@ -96,7 +96,7 @@ final class Transmitter {
     private static final int JOB_READ_RESPONSE = 2;
     private int job = JOB_NONE;
     private int jobPayload;
-    /** Whether every local buffer of the current send queue job gathers without allocating. */
+    /** Whether the current job's memory (its SG list, or a Read Response's source) gathers without allocating. */
     private boolean jobGatherable;
     /** Whether an FPDU of the current send queue job went into the write list from registered memory. */
     private boolean jobGathered;
@@ -168,17 +168,9 @@ final class Transmitter {
      * entries (outbox stretch, payload), so the write list bounds {@link #pending} as well.
      */
     private boolean hasRoom() {
-        int payload;
-        boolean gatherable;
-        if (job == JOB_SQ) {
-            payload = sqWqe.opcode == SendOpcode.RDMA_READ ? 0 : nextPayload(sqWqe);
-            gatherable = jobGatherable;
-        } else {
-            ReadResponseWqe r = response;
-            payload = (int) Math.min(Integer.toUnsignedLong(r.readSize) - r.processed, qp.config.maxFpduPayload());
-            gatherable = r.source != null && r.source.gatherable();
-        }
-        int copied = payload > copyThreshold && gatherable ? 0 : payload;
+        int payload = job == JOB_SQ ? (sqWqe.opcode == SendOpcode.RDMA_READ ? 0 : nextPayload(sqWqe))
+                : responsePayload(response);
+        int copied = gathers(payload) ? 0 : payload;
         return outbox.capacity() - outbox.position() >= HEADER_MAX + copied + TRAILER_MAX
                 && writeCount + entriesPerFpdu < writeList.length
                 && gatheredBytes < BATCH_PAYLOAD_BYTES;
@@ -370,12 +362,24 @@ final class Transmitter {
         return (int) Math.min(wqe.totalLength - wqe.processed, qp.config.maxFpduPayload());
     }
 
+    private int responsePayload(ReadResponseWqe r) {
+        return (int) Math.min(Integer.toUnsignedLong(r.readSize) - r.processed, qp.config.maxFpduPayload());
+    }
+
+    /**
+     * Whether the current job's next FPDU, of {@code payload} bytes, leaves out of the registered memory (write
+     * list entries) rather than copied into the outbox: the one rule both the build and {@link #hasRoom} follow.
+     */
+    private boolean gathers(int payload) {
+        return payload > copyThreshold && jobGatherable;
+    }
+
     /**
      * Lays out the FPDU: header, payload from the WQE's SG list (from the current position), pad and CRC. A payload
      * above the copy threshold from regions that gather stays in place (write list entries); any other is copied.
      */
     private void assemble(int headerLength, SendWqe wqe, int payload) {
-        boolean gather = payload > copyThreshold && jobGatherable;
+        boolean gather = gathers(payload);
         int start = startFpdu(headerLength, gather);
         int position = start + headerLength;
         int remaining = payload;
@@ -502,6 +506,7 @@ final class Transmitter {
             r.processed = 0;
             r.source = null;
             r.sourceEntry = null;
+            jobGatherable = false;
             if (size > 0) {
                 StagEntry entry = qp.device.stagTable().lookup(r.sourceStag);
                 SoftiwarpMemoryRegion mr = entry == null ? null : entry.target();
@@ -512,6 +517,7 @@ final class Transmitter {
                 }
                 r.source = mr;
                 r.sourceEntry = entry;
+                jobGatherable = mr.gatherable();
             }
         } else if (r.sourceEntry != r.source) {
             // a memory window: its owner may invalidate it while the response is going out; check it again for
@@ -530,12 +536,12 @@ final class Transmitter {
     private void buildReadResponse() {
         ReadResponseWqe r = response;
         long size = Integer.toUnsignedLong(r.readSize);
-        int payload = (int) Math.min(size - r.processed, qp.config.maxFpduPayload());
+        int payload = responsePayload(r);
         boolean last = r.processed + payload == size;
         staging.clear();
         DdpTaggedHeader.encode(staging, RdmapOpcode.RDMA_READ_RESPONSE.code(), last, r.sinkStag,
                 r.sinkTo + r.processed, payload);
-        boolean gather = payload > copyThreshold && r.source.gatherable();
+        boolean gather = gathers(payload);
         int start = startFpdu(DdpTaggedHeader.LENGTH, gather);
         if (payload > 0) {
             long offset = r.sourceTo - r.source.address() + r.processed;
