@@ -27,7 +27,9 @@ import java.util.Objects;
  * @param connectTimeout    bound on one connection setup, RDMA or TCP with ICReq/ICResp (absent or silent targets
  *                          fail within it)
  * @param commandTimeout    bound on one command (admin or I/O); on expiry the controller is reset like Linux does
- * @param spinBudget        how long a queue's completion loop busy-polls before it blocks (docs/ARCHITECTURE.md)
+ * @param spinBudget        how long a queue's completion loop busy-polls after its last completion before it
+ *                          blocks (over RDMA at least 1 ms while commands are outstanding, unless 0;
+ *                          docs/ARCHITECTURE.md)
  * @param inCapsuleData     send small writes inside the command capsule when the controller offers it
  * @param bufferSize        size of each pre-registered bounce buffer (copy path); also bounds one command's data
  *                          on that path

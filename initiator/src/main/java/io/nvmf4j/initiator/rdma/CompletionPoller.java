@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The queue's completion thread (unless it has lent the CQ to a thread that polls it itself, {@link PollingClaim}):
  * busy-polls the CQ ({@code Thread.onSpinWait}, then {@code Thread.yield} once
  * {@link #YIELD_AFTER_NANOS} passed without a completion; on cores of its own only while its pollers outnumber them)
- * for the spin budget, since a wake-up costs far more than a polled round trip, then blocks for at most
+ * for the spin budget, since a wake-up costs far more than a polled round trip, and for at least
+ * {@link #OUTSTANDING_SPIN_NANOS} while commands await their completions; then blocks for at most
  * {@link #BLOCK_MILLIS}; every
  * {@link #TICK_NANOS} it gives the queue a tick for timeouts. One clock read per batch: it stamps the commands the
  * handlers resubmit on this thread.
@@ -29,6 +30,17 @@ final class CompletionPoller {
      * p99 12.4-13.7 with, 14.2-23.3 without: the core is handed at once to the JVM's other threads).
      */
     static final long YIELD_AFTER_NANOS = 10_000;
+
+    /**
+     * The least a poller spins while commands of its queue await completions, unless its budget is 0 (it blocks at
+     * once, as asked): the target's poll group spins as long while its backend I/O runs ({@code SpinBudget}). The
+     * idle budget (200 us for perf) is shorter than a disk behind the target takes for a QD32 batch (0.2-0.5 ms);
+     * a poller that blocks just before the batch's responses arrive leaves them to the softiwarp engine, which
+     * wakes it 100-200 us later, while the disk idles (bench/README.md, "The host's poller asleep in the convoy").
+     * Bounded: while a target that has stopped answering holds the commands, each spin is followed by a blocking
+     * wait of {@link #BLOCK_MILLIS}, so the poller takes about 1 ms of every 21 until the commands time out.
+     */
+    static final long OUTSTANDING_SPIN_NANOS = 1_000_000;
 
     /**
      * The cores this process may run on: its affinity mask and cgroup quota, read once at start.
@@ -56,6 +68,9 @@ final class CompletionPoller {
         /** Whether this poller's connection is still the current one. */
         boolean running();
 
+        /** Whether commands on this connection wait for their completions (read once per spin). */
+        boolean awaitsCompletions();
+
         /**
          * One round at {@code now}: {@code n} completions (maybe 0), timeouts when {@code tick}, then the callbacks
          * collected under the lock.
@@ -80,6 +95,11 @@ final class CompletionPoller {
         return t;
     }
 
+    /** How long an empty poll is followed by spinning: see {@link #OUTSTANDING_SPIN_NANOS}. */
+    static long spinBudget(long spinNanos, boolean awaitsCompletions) {
+        return spinNanos > 0 && awaitsCompletions ? Math.max(spinNanos, OUTSTANDING_SPIN_NANOS) : spinNanos;
+    }
+
     @SuppressWarnings("ThreadPriorityCheck") // a bounded back-off after spinning, not a priority: lets a descheduled peer run on a small host
     private static void loop(CompletionQueue cq, int batch, long spinNanos, Sink sink, PollingClaim claim) {
         WorkCompletion[] wcs = new WorkCompletion[batch];
@@ -95,7 +115,7 @@ final class CompletionPoller {
             int n = cq.poll(wcs);
             if (n == 0) {
                 long spinStart = System.nanoTime();
-                long spinUntil = spinStart + spinNanos;
+                long spinUntil = spinStart + spinBudget(spinNanos, sink.awaitsCompletions());
                 long yieldFrom = spinStart + YIELD_AFTER_NANOS;
                 long now = spinStart;
                 SPINNING.incrementAndGet();

@@ -41,6 +41,16 @@ final class QueueCompletion implements CompletionPoller.Sink {
     }
 
     @Override
+    public boolean awaitsCompletions() {
+        q.lock.lock();
+        try {
+            return q.requests.outstanding() > 0;
+        } finally {
+            q.lock.unlock();
+        }
+    }
+
+    @Override
     public void round(WorkCompletion[] wcs, int n, long now, boolean tick) {
         q.loopNanos = now; // stamps the commands that the handlers below resubmit on this thread
         if (n > 0) {
