@@ -14,20 +14,25 @@ the repository) and removed at the end unless --keep-file (a kept file of the ri
 Before the first round the whole file is read once (fio, 1 MiB, direct), so no side is the first to touch it
 (not a block device, nor a file over 16 GiB).
 Sides, each round in alternating order (round 2 reverses round 1's), only the measured one running:
-  * fio: `fio --ioengine=io_uring --direct=1` on the file, under `taskset -c 1`;
-  * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on core 0 (--no-huge), TCP transport,
-    `bdev_aio_create FILE Aio0 512` (libaio, O_DIRECT), listener on 127.0.0.1; spdk_nvme_perf on core 1;
+  * fio: `fio --ioengine=io_uring --direct=1` on the file, on the targets' core;
+  * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on the targets' core (--no-huge), TCP
+    transport, `bdev_aio_create FILE Aio0 512` (libaio, O_DIRECT), listener on 127.0.0.1; spdk_nvme_perf on the
+    hosts' core;
   * nvmf4j: `nvmf4j serve --file FILE` (softiwarp, plus every --nvmf4j-arg, e.g. `--nvmf4j-arg=--backend-io
-    --nvmf4j-arg=uring`) under `taskset -c 0`; `nvmf4j perf` under `taskset -c 1`;
-  * floor (when gcc and liburing-dev build bench/tcpdisk.c): its server on core 0, its client on core 1, 16-byte
-    requests and answers over loopback TCP, O_DIRECT io_uring with fixed buffers and file (1 s warm-up, not
-    --ramp); no latency-under-load pair. --floor-mode wait has both its sides sleep in poll(2) when idle instead
-    of spinning.
+    --nvmf4j-arg=uring`) under taskset on the targets' core; `nvmf4j perf` on the hosts' core;
+  * floor (when gcc and liburing-dev build bench/tcpdisk.c): its server on the targets' core, its client on the
+    hosts' core, 16-byte requests and answers over loopback TCP, O_DIRECT io_uring with fixed buffers and file
+    (1 s warm-up, not --ramp); no latency-under-load pair. --floor-mode wait has both its sides sleep in poll(2)
+    when idle instead of spinning.
 The targets of the sides not being measured are stopped with SIGSTOP (SPDK's reactor busy-polls its core).
+Cores: the targets (and fio, which does what their disk I/O does) run on the core that took most of the disk's
+interrupts (its MSI vectors in /proc/interrupts), the hosts on the first other core; --target-cpu N chooses.
+A virtual disk here completes every request on one core, and a request submitted from the other core came back
+later (fio QD1 p50 41 us on the interrupts' core, 50 us on the other, 66 us there beside a busy core).
 Workloads (-q -o -w alike on every side): 4 KiB randread QD1 (p50, p99, IOPS), 4 KiB randread and randwrite
 QD32, 128 KiB sequential read QD8 (IOPS, MB/s = 10^6 bytes/s); and latency under load: a host's 4 KiB randread
 QD1 alone, then the same beside a second host writing 1 MiB sequentially at QD4 into the same namespace (perf has
-no offset option; fio: a second job on the same file), the second host also on core 1 (--load-cpu), at the nice
+no offset option; fio: a second job on the same file), the second host on the hosts' core (--load-cpu), at the nice
 level of --load-nice (default 0; its session's autogroup gets that nice too). Two hosts on one core take
 scheduler slices from each other, which two hosts on their own machines would not: `--load-nice 19` leaves the
 measured host's core to it whenever it is runnable (the second host runs on what it leaves), so that the pair
@@ -55,6 +60,8 @@ import spdk as sp  # noqa: E402  (bench/spdk.py: the SPDK target, both perfs and
 OUT = sp.OUT
 DEFAULT_DIR = "/var/tmp/nvmf4j-disk-bench"
 FILE_BYTES = 2 << 30
+# The targets' core and the hosts' core: main() puts the targets (and fio, which does what their disk I/O does) on
+# the core that takes the disk's interrupts, unless --target-cpu says otherwise (place_cores).
 TARGET_CPU, HOST_CPU = "0", "1"
 WARM_READ_MAX = 16 << 30   # a larger file, or a block device, is not read whole before the first round
 
@@ -145,8 +152,8 @@ def fio_job(name, qd, size, rw):
 
 
 def fio_run(path, jobs, seconds, ramp, label):
-    """fio on the file, every job in its own section (new_group), pinned to the host core; {job name: figures}."""
-    cmd = ["taskset", "-c", HOST_CPU, "fio", "--output-format=json", "--ioengine=io_uring", "--direct=1",
+    """fio on the file, every job in its own section (new_group), pinned to the targets' core; {job name: figures}."""
+    cmd = ["taskset", "-c", TARGET_CPU, "fio", "--output-format=json", "--ioengine=io_uring", "--direct=1",
            "--filename=" + path, "--lat_percentiles=1", "--percentile_list=50:99:99.9", "--randrepeat=0",
            "--norandommap"]
     if seconds:   # else: once over the whole file
@@ -194,7 +201,7 @@ def measure_fio(path, a, rnd):
         r = fio_run(path, [fio_job(LAT[0], *LAT[1:])], a.seconds, a.ramp, "%s-alone-r%d" % (LAT[0], rnd))
         res["lat-alone"] = r and r.get(LAT[0])
         log("round %d fio %s beside %s" % (rnd, LAT[0], LOAD[0]))
-        # the writer in a job of its own: fio pins both to the host core as the other sides' two hosts are
+        # the writer in a job of its own: fio pins both to one core, as the other sides' two hosts share one
         r = fio_run(path, [fio_job(LAT[0], *LAT[1:]), fio_job(LOAD[0], *LOAD[1:]) + ["--nice=%d" % a.load_nice]],
                     a.seconds, a.ramp,
                     "%s-loaded-r%d" % (LAT[0], rnd))
@@ -244,18 +251,18 @@ def measure_spdk(spdk, d, port, a, rnd):
     for label, qd, size, rw in workloads_of(a):
         log("round %d spdk %s" % (rnd, label))
         res[label] = sp.spdk_perf(d, port, spdk_args(qd, size, rw), a.seconds, a.ramp,
-                                  "disk-%s-r%d" % (label, rnd), spdk.pid)
+                                  "disk-%s-r%d" % (label, rnd), spdk.pid, core_mask(HOST_CPU))
     if want_lat(a):
         log("round %d spdk %s alone" % (rnd, LAT[0]))
         res["lat-alone"] = sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
-                                        "disk-%s-alone-r%d" % (LAT[0], rnd), spdk.pid)
+                                        "disk-%s-alone-r%d" % (LAT[0], rnd), spdk.pid, core_mask(HOST_CPU))
         log("round %d spdk %s beside %s" % (rnd, LAT[0], LOAD[0]))
         load = niced(a, sp.spdk_perf_cmd(d, port, spdk_args(*LOAD[1:]), a.seconds + a.ramp + LOAD_LEAD, 0,
-                                         core_mask=hex(1 << int(a.load_cpu))))
+                                         core_mask=core_mask(a.load_cpu)))
         res["lat-loaded"], res["load"] = beside(
             a, load, sp.spdk_env(d), "disk-spdk-%s-r%d" % (LOAD[0], rnd), sp.parse_spdk_perf,
             lambda: sp.spdk_perf(d, port, spdk_args(*LAT[1:]), a.seconds, a.ramp,
-                                 "disk-%s-loaded-r%d" % (LAT[0], rnd), spdk.pid))
+                                 "disk-%s-loaded-r%d" % (LAT[0], rnd), spdk.pid, core_mask(HOST_CPU)))
     return res
 
 
@@ -439,8 +446,11 @@ def main():
                         "--reader-arg=--spin-us --reader-arg=1000000")
     p.add_argument("--load-arg", action="append", default=[], metavar="ARG",
                    help="one more argument for the second nvmf4j perf of that pair (repeatable)")
-    p.add_argument("--load-cpu", default=HOST_CPU, help="core of the second host in the latency-under-load pair "
-                   "(default %s, the measured host's)" % HOST_CPU)
+    p.add_argument("--target-cpu", type=int, metavar="N",
+                   help="core of the targets and of fio (default: the core that took most of the disk's "
+                        "interrupts, else the first this process may use); the hosts run on the first other one")
+    p.add_argument("--load-cpu", metavar="N", help="core of the second host in the latency-under-load pair "
+                   "(default: the measured host's)")
     p.add_argument("--load-nice", type=int, default=0, choices=range(0, 20), metavar="N",
                    help="nice level of the second host in that pair (default 0; 19: it runs only on what the "
                         "measured host leaves of the core)")
@@ -482,6 +492,8 @@ def main():
         created = path
     disk = describe_disk(path)
     log(disk_line(disk))
+    placement = place_cores(a, disk.get("device"))
+    log("targets and fio on core %s, hosts on core %s (%s)" % (TARGET_CPU, HOST_CPU, placement))
 
     t0 = time.time()
     up_before, load_before = sp.uptime_line(), sp.loadavg()
@@ -504,11 +516,12 @@ def main():
             log("no warm-up read: %s is a block device or larger than %d GiB" % (path, WARM_READ_MAX >> 30))
         if d:
             sport = sp.free_port()
-            log("SPDK nvmf_tgt (core 0, --no-huge) on 127.0.0.1:%d, AIO bdev on %s" % (sport, path))
+            log("SPDK nvmf_tgt (core %s, --no-huge) on 127.0.0.1:%d, AIO bdev on %s" % (TARGET_CPU, sport, path))
             spdk = sp.Spdk(d, sport, bdev=(["bdev_aio_create", path, "Aio0", "512"], "Aio0"),
-                           logname="disk-bench-nvmf_tgt.log")
+                           logname="disk-bench-nvmf_tgt.log", core_mask=core_mask(TARGET_CPU))
             sp.stop(spdk.p)
-        log("nvmf4j serve --file %s %s(core 0)" % (path, " ".join(a.nvmf4j_arg) + " " if a.nvmf4j_arg else ""))
+        log("nvmf4j serve --file %s %s(core %s)" % (path, " ".join(a.nvmf4j_arg) + " " if a.nvmf4j_arg else "",
+                                                     TARGET_CPU))
         serve = sp.Serve(sp.free_port(), "nvmf4j", TARGET_CPU, namespace=("--file", path),
                          extra=["--no-rpc"] + a.nvmf4j_arg, log_prefix="disk-bench-serve-")
         sp.stop(serve.p)
@@ -553,15 +566,19 @@ def main():
     heading = ("bench/disk.sh, %s, %d CPUs, %d rounds (medians), %d s per run (+%d s warm-up), load %.2f before / "
                "%.2f after" % (stamp, os.cpu_count(), a.rounds, a.seconds, a.ramp, load_before[0], load_after[0]))
     notes = [disk_line(disk),
-             "fio %s: ioengine=io_uring direct=1 on the file, taskset -c 1" % sh("fio", "--version"),
-             ("TCP floor: bench/tcpdisk.c, server on core 0 (non-blocking socket, io_uring O_DIRECT, fixed buffers and "
-              "file), client on core 1, loopback, both sides %s" % (
+             "cores: targets and fio on %s, hosts on %s (%s)" % (TARGET_CPU, HOST_CPU, placement),
+             "fio %s: ioengine=io_uring direct=1 on the file, taskset -c %s" % (sh("fio", "--version"),
+                                                                              TARGET_CPU),
+             ("TCP floor: bench/tcpdisk.c, server on core %s (non-blocking socket, io_uring O_DIRECT, fixed buffers "
+              "and file), client on core %s, loopback, both sides %s" % (
+                  TARGET_CPU, HOST_CPU,
                   "busy-polling" if a.floor_mode == "poll" else "sleeping in poll(2) when idle") if floor else "TCP floor: not measured (tcpdisk.c did not build)"),
-             ("SPDK v%s: nvmf_tgt -m 0x1 --no-huge, NVMe/TCP, bdev_aio_create FILE Aio0 512; spdk_nvme_perf -c 0x2 "
-              "--no-huge" % sp.spdk_version(d)) if d else "SPDK: not measured (no --spdk DIR)",
-             "nvmf4j: serve --file FILE%s%s (softiwarp) under taskset -c 0, perf under taskset -c 1" % (
+             ("SPDK v%s: nvmf_tgt -m %s --no-huge, NVMe/TCP, bdev_aio_create FILE Aio0 512; spdk_nvme_perf -c %s "
+              "--no-huge" % (sp.spdk_version(d), core_mask(TARGET_CPU), core_mask(HOST_CPU)))
+             if d else "SPDK: not measured (no --spdk DIR)",
+             "nvmf4j: serve --file FILE%s%s (softiwarp) under taskset -c %s, perf under taskset -c %s" % (
                  " " + " ".join(a.nvmf4j_arg) if a.nvmf4j_arg else "",
-                 ", %s" % serve_mode if serve_mode else ""),
+                 ", %s" % serve_mode if serve_mode else "", TARGET_CPU, HOST_CPU),
              "latency under load: a second host (same stack, core %s) writes 1 MiB sequentially at QD4 into the "
              "same namespace while the QD1 host runs%s%s%s" % (
                  a.load_cpu, ", at nice %d" % a.load_nice if a.load_nice else "",
@@ -575,7 +592,8 @@ def main():
     for line in table_lines(rows):
         print(line)
     with open(json_path, "w") as f:
-        json.dump({"date": stamp, "heading": heading, "notes": notes, "disk": disk, "spdk_dir": d,
+        json.dump({"date": stamp, "heading": heading, "notes": notes, "disk": disk,
+                   "cores": {"target": TARGET_CPU, "host": HOST_CPU, "why": placement}, "spdk_dir": d,
                    "nvmf4j_args": a.nvmf4j_arg, "reader_args": a.reader_arg, "load_args": a.load_arg,
                    "rounds": a.rounds, "seconds": a.seconds, "ramp": a.ramp,
                    "uptime_before": up_before, "uptime_after": up_after, "loadavg_before": load_before,
@@ -587,6 +605,65 @@ def main():
     if missing:
         log("no figure (a run failed) for: " + ", ".join(missing))
     return 1 if missing else 0
+
+
+def core_mask(cpu):
+    return hex(1 << int(cpu))
+
+
+def disk_irq_cpus(device):
+    """Interrupts per CPU of the device holding the file (its PCI function's MSI vectors, counted in
+    /proc/interrupts), or {} when that cannot be told (no such device, no MSI, a device-mapper or loop device)."""
+    name = os.path.basename(device or "")
+    sysdev = "/sys/class/block/%s" % name
+    if name and not os.path.exists(sysdev + "/device") and os.path.exists(sysdev + "/partition"):
+        sysdev = os.path.dirname(os.path.realpath(sysdev))   # a partition: its disk's device
+    try:
+        d = os.path.realpath(sysdev + "/device")
+    except OSError:
+        return {}
+    irqs = set()
+    for _ in range(4):   # virtio: the PCI function is the virtio device's parent; NVMe: the controller's
+        if os.path.isdir(d + "/msi_irqs"):
+            irqs = set(os.listdir(d + "/msi_irqs"))
+            break
+        d = os.path.dirname(d)
+    counts = {}
+    try:
+        with open("/proc/interrupts") as f:
+            cpus = f.readline().split()
+            for line in f:
+                fields = line.split()
+                if fields and fields[0].rstrip(":") in irqs:
+                    for i, c in enumerate(fields[1:1 + len(cpus)]):
+                        if c.isdigit():
+                            counts[i] = counts.get(i, 0) + int(c)
+    except OSError:
+        return {}
+    return {c: n for c, n in counts.items() if n > 0}
+
+
+def place_cores(a, device):
+    """Sets TARGET_CPU and HOST_CPU; returns why. A virtual disk here completes every request on one core, and its
+    QD1 latency depends on where the request was submitted: fio 4K randread QD1 on this kind of VM gave p50 41 us
+    on the interrupts' core and 50-66 us on the other one (66 with that core busy, as a spinning host keeps it)."""
+    global TARGET_CPU, HOST_CPU
+    allowed = sorted(os.sched_getaffinity(0))
+    if a.target_cpu is not None:
+        target, why = a.target_cpu, "--target-cpu"
+    else:
+        irq = disk_irq_cpus(device)
+        if irq:
+            target = max(irq, key=irq.get)
+            why = "core %d took %d of the disk's %d interrupts" % (target, irq[target], sum(irq.values()))
+        else:
+            target, why = allowed[0], "the disk's interrupts could not be told"
+    if target not in allowed or len(allowed) < 2:
+        die("--target-cpu %d: need it and one more core among %s" % (target, allowed))
+    TARGET_CPU, HOST_CPU = str(target), str(next(c for c in allowed if c != target))
+    if a.load_cpu is None:
+        a.load_cpu = HOST_CPU
+    return why
 
 
 def absent_by_design(side, row):

@@ -138,7 +138,7 @@ class Spdk:
     """nvmf_tgt on core 0 with one bdev (default: a 1 GiB malloc bdev) behind an NVMe/TCP listener on 127.0.0.1.
     bdev: (the rpc.py arguments that create it, its name); bench/disk.py passes bdev_aio_create."""
 
-    def __init__(self, d, port, bdev=MALLOC_BDEV, logname="spdk-nvmf_tgt.log"):
+    def __init__(self, d, port, bdev=MALLOC_BDEV, logname="spdk-nvmf_tgt.log", core_mask="0x1"):
         self.dir = d
         self.port = port
         self.nqn, self.transport = NQN_SPDK, "tcp"   # what an initiator connects to (nvmf4j_perf_cmd)
@@ -147,7 +147,7 @@ class Spdk:
         self.log = open(self.logfile, "w")
         # --disable-cpumask-locks: the per-core lock files would refuse a second SPDK app on core 0 (another
         # user's); the measurement itself keeps one SPDK app per core.
-        self.p = subprocess.Popen([os.path.join(d, "build/bin/nvmf_tgt"), "-m", "0x1", "--no-huge", "-s", "2048",
+        self.p = subprocess.Popen([os.path.join(d, "build/bin/nvmf_tgt"), "-m", core_mask, "--no-huge", "-s", "2048",
                                    "-r", self.sock, "--disable-cpumask-locks"],
                                   stdout=self.log, stderr=subprocess.STDOUT, env=spdk_env(d), start_new_session=True)
         self.pid = self.p.pid
@@ -204,8 +204,8 @@ def spdk_perf_cmd(d, port, args, seconds, ramp, core_mask="0x2", nqn=NQN_SPDK):
     return cmd
 
 
-def spdk_perf(d, port, args, seconds, ramp, label, target_pid):
-    cmd = spdk_perf_cmd(d, port, args, seconds, ramp)
+def spdk_perf(d, port, args, seconds, ramp, label, target_pid, core_mask="0x2"):
+    cmd = spdk_perf_cmd(d, port, args, seconds, ramp, core_mask)
     errlog = os.path.join(OUT, "spdk-perf-%s.log" % label)
     c0, w0 = cpu_seconds(target_pid), time.time()
     with open(errlog, "w") as err:
