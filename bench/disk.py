@@ -614,14 +614,10 @@ def core_mask(cpu):
 def disk_irq_cpus(device):
     """Interrupts per CPU of the device holding the file (its PCI function's MSI vectors, counted in
     /proc/interrupts), or {} when that cannot be told (no such device, no MSI, a device-mapper or loop device)."""
-    name = os.path.basename(device or "")
-    sysdev = "/sys/class/block/%s" % name
-    if name and not os.path.exists(sysdev + "/device") and os.path.exists(sysdev + "/partition"):
-        sysdev = os.path.dirname(os.path.realpath(sysdev))   # a partition: its disk's device
-    try:
-        d = os.path.realpath(sysdev + "/device")
-    except OSError:
+    name = os.path.basename(device or "")   # a whole disk: describe_disk resolved a partition to it
+    if not name:
         return {}
+    d = os.path.realpath("/sys/class/block/%s/device" % name)
     irqs = set()
     for _ in range(4):   # virtio: the PCI function is the virtio device's parent; NVMe: the controller's
         if os.path.isdir(d + "/msi_irqs"):
@@ -631,13 +627,13 @@ def disk_irq_cpus(device):
     counts = {}
     try:
         with open("/proc/interrupts") as f:
-            cpus = f.readline().split()
+            cpus = [int(c[3:]) for c in f.readline().split()]   # "CPU0 CPU1 ...": offline CPUs have no column
             for line in f:
                 fields = line.split()
                 if fields and fields[0].rstrip(":") in irqs:
-                    for i, c in enumerate(fields[1:1 + len(cpus)]):
+                    for cpu, c in zip(cpus, fields[1:1 + len(cpus)]):
                         if c.isdigit():
-                            counts[i] = counts.get(i, 0) + int(c)
+                            counts[cpu] = counts.get(cpu, 0) + int(c)
     except OSError:
         return {}
     return {c: n for c, n in counts.items() if n > 0}
@@ -649,17 +645,21 @@ def place_cores(a, device):
     on the interrupts' core and 50-66 us on the other one (66 with that core busy, as a spinning host keeps it)."""
     global TARGET_CPU, HOST_CPU
     allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        die("needs two cores to run on, has %s" % allowed)
     if a.target_cpu is not None:
+        if a.target_cpu not in allowed:
+            die("--target-cpu %d: not among the cores this process may use, %s" % (a.target_cpu, allowed))
         target, why = a.target_cpu, "--target-cpu"
     else:
         irq = disk_irq_cpus(device)
-        if irq:
+        if irq and max(irq, key=irq.get) in allowed:
             target = max(irq, key=irq.get)
             why = "core %d took %d of the disk's %d interrupts" % (target, irq[target], sum(irq.values()))
+        elif irq:
+            target, why = allowed[0], "the disk's interrupt core %d is not among %s" % (max(irq, key=irq.get), allowed)
         else:
             target, why = allowed[0], "the disk's interrupts could not be told"
-    if target not in allowed or len(allowed) < 2:
-        die("--target-cpu %d: need it and one more core among %s" % (target, allowed))
     TARGET_CPU, HOST_CPU = str(target), str(next(c for c in allowed if c != target))
     if a.load_cpu is None:
         a.load_cpu = HOST_CPU

@@ -135,7 +135,8 @@ MALLOC_BDEV = (["bdev_malloc_create", "-b", "Malloc0", "1024", "512"], "Malloc0"
 
 
 class Spdk:
-    """nvmf_tgt on core 0 with one bdev (default: a 1 GiB malloc bdev) behind an NVMe/TCP listener on 127.0.0.1.
+    """nvmf_tgt on the cores of core_mask (default core 0) with one bdev (default: a 1 GiB malloc bdev) behind an
+    NVMe/TCP listener on 127.0.0.1.
     bdev: (the rpc.py arguments that create it, its name); bench/disk.py passes bdev_aio_create."""
 
     def __init__(self, d, port, bdev=MALLOC_BDEV, logname="spdk-nvmf_tgt.log", core_mask="0x1"):

@@ -34,7 +34,7 @@ final class PollGroup implements AutoCloseable {
      * commands prepared, so this is also how many commands reach the disk together. With 32, a QD32 host's commands
      * travelled as one convoy: a virtual disk completed all 32 at once and sat empty ~240 us until all 32 came back and
      * were submitted in one call; rounds of 8 let it start on the first while the rest are parsed
-     * (bench/README "Where a write batch waits": 4K randwrite QD32 on a disk 1.18x, RAM 4K QD32 1.03-1.05x).
+     * (bench/README "Where a write batch waits": 4K randwrite QD32 on a disk 1.18x, RAM 4K QD32 1.03-1.06x).
      */
     private static final int BATCH = 8;
     /** How often timeouts are checked, busy or idle (connect and Read timeouts are seconds; this is their grain). */
