@@ -53,6 +53,11 @@ final class PduReceiver {
     private ByteBuffer stage;
     /** A scattering read's buffers: a PDU's data, then the staging buffer. */
     private final ByteBuffer[] scatter = new ByteBuffer[2];
+    /**
+     * The last read of the socket returned less than it asked for: the kernel had nothing more then, so a call
+     * whose staged bytes are all taken returns instead of reading again for an EAGAIN (as softiwarp's Receiver).
+     */
+    private boolean drained;
     private Step step = Step.COMMON_HEADER;
     /** The PDU being received: its type, header end (with digest), and how much of the header buffer it fills. */
     private PduType type;
@@ -107,6 +112,7 @@ final class PduReceiver {
     int receive(SocketChannel channel) throws IOException {
         int pdus = 0;
         int total = 0;
+        drained = false;
         while (step != Step.STOPPED && pdus < PDUS_PER_CALL) {
             ByteBuffer b = switch (step) {
                 case COMMON_HEADER, HEADER -> headerView;
@@ -115,6 +121,11 @@ final class PduReceiver {
                 case STOPPED -> null;
             };
             if (b.hasRemaining()) {
+                if (drained && !stage.hasRemaining()) {
+                    // the last read took all the kernel had: one more would only say EAGAIN (a system call
+                    // between every command's arrival and its execution); the next poll reads what came since
+                    return total;
+                }
                 int n = fill(channel, b);
                 if (n < 0) {
                     return -1;
@@ -146,12 +157,16 @@ final class PduReceiver {
                 stage.clear();
                 scatter[0] = b;
                 scatter[1] = stage;
+                long asked = (long) b.remaining() + stage.remaining();
                 long n = channel.read(scatter);
+                drained = n < asked;
                 stage.flip();
                 return n < 0 ? -1 : (int) n - stage.limit();
             }
             stage.clear();
+            int asked = stage.remaining();
             int n = channel.read(stage);
+            drained = n < asked;
             stage.flip();
             if (n <= 0) {
                 return n;
