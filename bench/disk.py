@@ -15,6 +15,10 @@ Before the first round the whole file is read once (fio, 1 MiB, direct), so no s
 (not a block device, nor a file over 16 GiB).
 Sides, each round in alternating order (round 2 reverses round 1's), only the measured one running:
   * fio: `fio --ioengine=io_uring --direct=1` on the file, on the targets' core;
+  * fio busy: the same fio with both cores as busy as a polling target and its host keep them: a busy loop on the
+    hosts' core, and at queue depth 1 fio polls its completions (--iodepth_batch_complete_min=0) as a polling
+    target does. On a virtual machine whose disk is emulated within the machine's CPU quota this is the disk a
+    target and host in one machine can have (bench/README: "Two busy cores and the virtual disk");
   * SPDK (only with --spdk DIR, a build of bench/spdk-build.sh): nvmf_tgt on the targets' core (--no-huge), TCP
     transport, `bdev_aio_create FILE Aio0 512` (libaio, O_DIRECT), listener on 127.0.0.1; spdk_nvme_perf on the
     hosts' core;
@@ -75,7 +79,7 @@ WORKLOADS = [
 # latency under load: the measured host, and the second host beside it
 LAT = ("lat-qd1-randread-4k", 1, 4096, "randread")
 LOAD = ("load-seqwrite-1m", 4, 1048576, "write")
-SIDES = ["fio", "floor", "spdk", "nvmf4j"]
+SIDES = ["fio", "fio-busy", "floor", "spdk", "nvmf4j"]
 
 
 sp.LOG_PREFIX = "disk-bench"
@@ -147,8 +151,11 @@ def disk_line(info):
 
 # ---------------------------------------------------------------------------------------------- fio
 
-def fio_job(name, qd, size, rw):
-    return ["--name=" + name, "--rw=" + rw, "--bs=%d" % size, "--iodepth=%d" % qd]
+def fio_job(name, qd, size, rw, polled=False):
+    """One fio job; polled: fio reaps its completions without waiting for them (io_uring_enter with min_complete 0,
+    in a loop), as a polling target does. Only at queue depth 1: at 32 fio then keeps only a few I/Os in flight."""
+    return (["--name=" + name, "--rw=" + rw, "--bs=%d" % size, "--iodepth=%d" % qd]
+            + (["--iodepth_batch_complete_min=0"] if polled and qd == 1 else []))
 
 
 def fio_run(path, jobs, seconds, ramp, label):
@@ -190,21 +197,39 @@ def fio_run(path, jobs, seconds, ramp, label):
 
 # ---------------------------------------------------------------------------------------------- the sides
 
-def measure_fio(path, a, rnd):
+def measure_fio(path, a, rnd, busy=False):
+    """fio's figures; busy: with the hosts' core spinning and the QD1 jobs polled (the "fio busy" side)."""
+    side = "fio-busy" if busy else "fio"
+    spinner = None
+    if busy:
+        # a pure user-space loop: it takes the core as a polling host does, and makes no system call
+        spinner = subprocess.Popen(["taskset", "-c", HOST_CPU, "sh", "-c", "while :; do :; done"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        return fio_sides(path, a, rnd, side, busy)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+
+
+def fio_sides(path, a, rnd, side, busy):
     res = {}
     for label, qd, size, rw in workloads_of(a):
-        log("round %d fio %s" % (rnd, label))
-        r = fio_run(path, [fio_job(label, qd, size, rw)], a.seconds, a.ramp, "%s-r%d" % (label, rnd))
+        log("round %d %s %s" % (rnd, side, label))
+        r = fio_run(path, [fio_job(label, qd, size, rw, busy)], a.seconds, a.ramp, "%s-%s-r%d" % (side, label, rnd))
         res[label] = r and r.get(label)
     if want_lat(a):
-        log("round %d fio %s alone" % (rnd, LAT[0]))
-        r = fio_run(path, [fio_job(LAT[0], *LAT[1:])], a.seconds, a.ramp, "%s-alone-r%d" % (LAT[0], rnd))
+        log("round %d %s %s alone" % (rnd, side, LAT[0]))
+        r = fio_run(path, [fio_job(LAT[0], *LAT[1:], polled=busy)], a.seconds, a.ramp,
+                    "%s-%s-alone-r%d" % (side, LAT[0], rnd))
         res["lat-alone"] = r and r.get(LAT[0])
-        log("round %d fio %s beside %s" % (rnd, LAT[0], LOAD[0]))
+        log("round %d %s %s beside %s" % (rnd, side, LAT[0], LOAD[0]))
         # the writer in a job of its own: fio pins both to one core, as the other sides' two hosts share one
-        r = fio_run(path, [fio_job(LAT[0], *LAT[1:]), fio_job(LOAD[0], *LOAD[1:]) + ["--nice=%d" % a.load_nice]],
+        r = fio_run(path, [fio_job(LAT[0], *LAT[1:], polled=busy),
+                           fio_job(LOAD[0], *LOAD[1:]) + ["--nice=%d" % a.load_nice]],
                     a.seconds, a.ramp,
-                    "%s-loaded-r%d" % (LAT[0], rnd))
+                    "%s-%s-loaded-r%d" % (side, LAT[0], rnd))
         res["lat-loaded"] = r and r.get(LAT[0])
         res["load"] = r and r.get(LOAD[0])
         if res["load"]:
@@ -407,6 +432,7 @@ def table(results):
             row[side + "_rounds"] = xs
         n = row["nvmf4j"]
         row["nvmf4j/fio"] = n / row["fio"] if row["fio"] and n is not None else None
+        row["nvmf4j/fio-busy"] = n / row["fio-busy"] if row["fio-busy"] and n is not None else None
         row["nvmf4j/floor"] = n / row["floor"] if row["floor"] and n is not None else None
         row["nvmf4j/spdk"] = n / row["spdk"] if row["spdk"] and n is not None else None
         if any(row[s] is not None for s in SIDES):
@@ -415,11 +441,13 @@ def table(results):
 
 
 def table_lines(rows):
-    head = ["figure", "unit", "fio", "TCP floor", "SPDK aio", "nvmf4j", "nvmf4j/fio", "nvmf4j/floor", "nvmf4j/SPDK"]
+    head = ["figure", "unit", "fio", "fio busy", "TCP floor", "SPDK aio", "nvmf4j", "nvmf4j/fio", "nvmf4j/fio busy",
+            "nvmf4j/floor", "nvmf4j/SPDK"]
     ratio = lambda v: "-" if v is None else "%.2fx" % v
-    lines = [[r["figure"], r["unit"], sp.fmt(r["fio"], r["unit"]), sp.fmt(r["floor"], r["unit"]),
-              sp.fmt(r["spdk"], r["unit"]), sp.fmt(r["nvmf4j"], r["unit"]), ratio(r["nvmf4j/fio"]),
-              ratio(r["nvmf4j/floor"]), ratio(r["nvmf4j/spdk"])] for r in rows]
+    lines = [[r["figure"], r["unit"], sp.fmt(r["fio"], r["unit"]), sp.fmt(r["fio-busy"], r["unit"]),
+              sp.fmt(r["floor"], r["unit"]), sp.fmt(r["spdk"], r["unit"]), sp.fmt(r["nvmf4j"], r["unit"]),
+              ratio(r["nvmf4j/fio"]), ratio(r["nvmf4j/fio-busy"]), ratio(r["nvmf4j/floor"]),
+              ratio(r["nvmf4j/spdk"])] for r in rows]
     w = [max(len(str(x)) for x in col) for col in zip(head, *lines)]
     f = lambda cols: "  ".join((c.ljust(w[i]) if i == 0 else c.rjust(w[i])) for i, c in enumerate(cols))
     return [f(head), "  ".join("-" * x for x in w)] + [f(l) for l in lines]
@@ -529,8 +557,8 @@ def main():
             order = sides if rnd % 2 == 1 else list(reversed(sides))
             res = {"round": rnd, "order": order, "loadavg_start": sp.loadavg()}
             for side in order:
-                if side == "fio":
-                    res[side] = measure_fio(path, a, rnd)
+                if side in ("fio", "fio-busy"):
+                    res[side] = measure_fio(path, a, rnd, busy=side == "fio-busy")
                 elif side == "floor":
                     res[side] = measure_floor(floor, path, a, rnd)
                 elif side == "spdk":
@@ -569,6 +597,8 @@ def main():
              "cores: targets and fio on %s, hosts on %s (%s)" % (TARGET_CPU, HOST_CPU, placement),
              "fio %s: ioengine=io_uring direct=1 on the file, taskset -c %s" % (sh("fio", "--version"),
                                                                               TARGET_CPU),
+             "fio busy: the same beside a busy loop on core %s, and the QD1 jobs polled "
+             "(--iodepth_batch_complete_min=0)" % HOST_CPU,
              ("TCP floor: bench/tcpdisk.c, server on core %s (non-blocking socket, io_uring O_DIRECT, fixed buffers "
               "and file), client on core %s, loopback, both sides %s" % (
                   TARGET_CPU, HOST_CPU,

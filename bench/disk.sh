@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One file of a real disk three ways in one run, alternating, medians of the rounds: fio (io_uring, direct) on the
 # file, SPDK's NVMe/TCP target over an AIO bdev of it (with --spdk DIR), `nvmf4j serve --file` + `nvmf4j perf`;
-# figure | fio | SPDK aio | nvmf4j | nvmf4j/fio | nvmf4j/SPDK, the disk and the load, JSON in bench/out/.
+# figure | fio | fio busy (both cores busy, as a target and host keep them) | SPDK aio | nvmf4j | ratios,
+# the disk and the load, JSON in bench/out/
 #
 #   bench/disk.sh [--dir DIR | --file PATH] [--spdk DIR] [--rounds 3] [--seconds 8] [--ramp 2]
 #                 [--nvmf4j-arg ARG]... [--reader-arg ARG]... [--load-arg ARG]... [--load-cpu N]
