@@ -63,35 +63,8 @@ class InlineProgressTest {
                             + THREADS.getThreadCpuTime(clientEngine.threadId());
                     start = System.nanoTime();
                 }
-                p.server.queuePair().postReceive(serverRecv);
-                p.client.queuePair().postReceive(clientRecv);
-                p.client.queuePair().postSend(ping);
                 // this one thread plays both consumers, polling (never awaiting): only inline progress moves data
-                boolean serverGotPing = false;
-                boolean clientGotPong = false;
-                int sendsDone = 0;
-                while (!clientGotPong || sendsDone < 2) {
-                    int n = p.serverCq.poll(wc);
-                    for (int k = 0; k < n; k++) {
-                        assertEquals(WcStatus.SUCCESS, wc[k].status());
-                        if (wc[k].opcode() == WcOpcode.RECV) {
-                            serverGotPing = true;
-                            p.server.queuePair().postSend(pong);
-                        } else {
-                            sendsDone++;
-                        }
-                    }
-                    n = p.clientCq.poll(wc);
-                    for (int k = 0; k < n; k++) {
-                        assertEquals(WcStatus.SUCCESS, wc[k].status());
-                        if (wc[k].opcode() == WcOpcode.RECV) {
-                            clientGotPong = true;
-                        } else {
-                            sendsDone++;
-                        }
-                    }
-                }
-                assertTrue(serverGotPing);
+                p.pollPingPong(serverRecv, clientRecv, ping, pong, wc);
             }
             long wallNanos = System.nanoTime() - start;
             long engineCpu = THREADS.getThreadCpuTime(serverEngine.threadId())

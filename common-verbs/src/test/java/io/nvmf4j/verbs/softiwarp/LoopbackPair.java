@@ -13,6 +13,11 @@ import io.nvmf4j.verbs.RdmaConnection;
 import io.nvmf4j.verbs.RdmaDevice;
 import io.nvmf4j.verbs.RdmaListener;
 import io.nvmf4j.verbs.RdmaProviders;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.VerbsException;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 
 import java.lang.foreign.Arena;
@@ -24,6 +29,7 @@ import java.util.EnumSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Two softiwarp devices connected over 127.0.0.1, with one registered 1 MiB buffer each. */
@@ -98,6 +104,40 @@ final class LoopbackPair implements AutoCloseable {
             s.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset + i, (byte) (seed + i * 7));
         }
         return s;
+    }
+
+    /**
+     * One round trip with this thread polling both completion queues, never awaiting (so only inline progress or
+     * the engines move data): the receives posted, the client's {@code ping}, the server's {@code pong} sent when the
+     * ping arrived; returns once the pong and both Sends completed. Every completion must be a success.
+     */
+    void pollPingPong(ReceiveWorkRequest serverRecv, ReceiveWorkRequest clientRecv, SendWorkRequest ping,
+                      SendWorkRequest pong, WorkCompletion[] wc) throws VerbsException {
+        server.queuePair().postReceive(serverRecv);
+        client.queuePair().postReceive(clientRecv);
+        client.queuePair().postSend(ping);
+        boolean clientGotPong = false;
+        int sendsDone = 0;
+        while (!clientGotPong || sendsDone < 2) {
+            int n = serverCq.poll(wc);
+            for (int k = 0; k < n; k++) {
+                assertEquals(WcStatus.SUCCESS, wc[k].status());
+                if (wc[k].opcode() == WcOpcode.RECV) {
+                    server.queuePair().postSend(pong);
+                } else {
+                    sendsDone++;
+                }
+            }
+            n = clientCq.poll(wc);
+            for (int k = 0; k < n; k++) {
+                assertEquals(WcStatus.SUCCESS, wc[k].status());
+                if (wc[k].opcode() == WcOpcode.RECV) {
+                    clientGotPong = true;
+                } else {
+                    sendsDone++;
+                }
+            }
+        }
     }
 
     static WorkCompletion awaitOne(CompletionQueue cq) throws InterruptedException {
