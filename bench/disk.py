@@ -206,14 +206,15 @@ def measure_fio(path, a, rnd, busy=False):
         spinner = subprocess.Popen(["taskset", "-c", HOST_CPU, "sh", "-c", "while :; do :; done"],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        return fio_sides(path, a, rnd, side, busy)
+        return fio_workloads(path, a, rnd, side, busy)
     finally:
         if spinner is not None:
             spinner.kill()
             spinner.wait()
 
 
-def fio_sides(path, a, rnd, side, busy):
+def fio_workloads(path, a, rnd, side, busy):
+    """Every workload of one fio side (fio or fio busy) in this round: {label: figures}."""
     res = {}
     for label, qd, size, rw in workloads_of(a):
         log("round %d %s %s" % (rnd, side, label))
