@@ -73,6 +73,8 @@ public final class NvmeController implements AutoCloseable {
     final ControllerSetup setup;
     final ControllerRecovery recovery;
     private final KeepAlive keepAlive;
+    /** {@link #close()} has begun (state alone cannot say: a controller past ctrl-loss-tmo is DEAD but open). */
+    private boolean closed;
     final AsyncEventHandler events;
 
     // Written by ControllerSetup (first connect, reconnect) and ControllerRecovery.
@@ -442,9 +444,10 @@ public final class NvmeController implements AutoCloseable {
         ControllerState before;
         synchronized (recovery.lock) {
             before = state;
-            if (before == ControllerState.DELETING) {
+            if (closed) {
                 return;
             }
+            closed = true;
             state = ControllerState.DELETING;
         }
         keepAlive.stop();
@@ -471,6 +474,11 @@ public final class NvmeController implements AutoCloseable {
         }
         buffers.close();
         state = ControllerState.DEAD;
+    }
+
+    /** The Keep Alive timer (tests hold a send in it). */
+    KeepAlive keepAlive() {
+        return keepAlive;
     }
 
     @Override

@@ -6,11 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nvmf4j.initiator.fake.ScriptedController;
+import io.nvmf4j.protocol.Wire;
+import io.nvmf4j.protocol.admin.AdminOpcode;
+import io.nvmf4j.protocol.fabrics.ControllerProperty;
+import io.nvmf4j.protocol.fabrics.FabricsCommandType;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -51,6 +57,58 @@ class RecoveryTest {
         int sent = target.keepAlives.get();
         assertTrue(sent >= 2 && sent <= 8, "keep alives in 1.1 s at 200 ms (5 expected): " + sent);
     }
+
+    /**
+     * A Keep Alive whose timer passed the state check just as the controller was closed: close waits for it, so it
+     * reaches the controller before the shutdown's Property Set, never after (nvmet rejects it there and its TCP
+     * transport logs an error). The timer is held between its check and its submission until the shutdown shows up
+     * at the target, or 1 s: without the wait in close the shutdown comes first.
+     */
+    @Test
+    void aKeepAliveAlreadyOnItsWayGoesBeforeTheShutdownNotAfter() throws Exception {
+        controller = NvmeController.connect(options(new ScriptedController.Script())
+                .keepAliveTimeout(Duration.ofMillis(200)).build());
+        CountDownLatch held = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        controller.keepAlive().beforeSubmit(() -> {
+            if (first.getAndSet(false)) {
+                held.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                while (shutdownAt(adminCommands()) < 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            }
+        });
+        assertTrue(held.await(5, TimeUnit.SECONDS), "no Keep Alive within 5 s at a KATO of 200 ms");
+        controller.close();
+        List<ScriptedController.Received> admin = adminCommands();
+        int shutdown = shutdownAt(admin);
+        assertTrue(shutdown >= 0, "the close sent no Property Set with CC.SHN");
+        for (int i = shutdown + 1; i < admin.size(); i++) {
+            assertTrue(admin.get(i).opcode() != AdminOpcode.KEEP_ALIVE.code(),
+                    "a Keep Alive reached the controller after the shutdown's Property Set (command " + i + ")");
+        }
+    }
+
+    private List<ScriptedController.Received> adminCommands() {
+        return target.received.stream().filter(r -> r.qid() == 0).toList();
+    }
+
+    /** The index of the Property Set of CC with a shutdown notification (CC.SHN, bits 15:14), or -1. */
+    private static int shutdownAt(List<ScriptedController.Received> admin) {
+        for (int i = 0; i < admin.size(); i++) {
+            MemorySegment sqe = MemorySegment.ofArray(admin.get(i).sqe());
+            if (admin.get(i).opcode() == FABRICS_OPCODE
+                    && Wire.u8(sqe, 4) == FabricsCommandType.PROPERTY_SET.value()
+                    && Wire.u32(sqe, 44) == ControllerProperty.CC.offset()
+                    && ((Wire.u32(sqe, 48) >>> 14) & 3) != 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static final int FABRICS_OPCODE = 0x7F;
 
     @Test
     void ioInFlightWhenTheConnectionDropsCompletesAfterReconnect() throws Exception {
