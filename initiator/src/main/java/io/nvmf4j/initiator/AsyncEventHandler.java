@@ -48,6 +48,8 @@ final class AsyncEventHandler {
     /** Linux's NVME_AEN_SUPPORTED: namespace attribute, firmware activation, ANA change, discovery log change. */
     static final int AEN_SUPPORTED = AEN_NS_ATTRIBUTE | (1 << 9) | (1 << 11) | (1 << 31);
     private static final long NSID_ALL = 0xFFFF_FFFFL;
+    /** How long {@link #stop()} waits for a task on the event thread (a listener may be slow). */
+    private static final long STOP_WAIT_MILLIS = 2_000;
 
     private final NvmeController c;
     private final ExecutorService worker;
@@ -56,6 +58,8 @@ final class AsyncEventHandler {
     /** Event kinds (type << 8 | info) already logged: each is logged once. */
     private final Set<Integer> logged = new HashSet<>();
     private volatile boolean stopped;
+    /** The executor's one thread, once it exists. */
+    private volatile Thread eventThread;
     /** Whether an AER is outstanding (event thread only). */
     private boolean armed;
     /** Which request is the current one: a completion of an older one (failed with its connection) is ignored. */
@@ -66,6 +70,7 @@ final class AsyncEventHandler {
         this.worker = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "nvmf4j-aen-" + controller.options().address().getPort());
             t.setDaemon(true);
+            eventThread = t;
             return t;
         });
     }
@@ -114,9 +119,23 @@ final class AsyncEventHandler {
         });
     }
 
+    /**
+     * No admin command of this handler follows: as {@code nvme_stop_ctrl()} flushes {@code async_event_work}, a task
+     * on the event thread is waited for (up to {@link #STOP_WAIT_MILLIS}; one waiting for a command's answer is
+     * interrupted), so that an Asynchronous Event Request or a rescan it was about to send cannot follow the
+     * shutdown's Property Set (nvmet rejects admin commands after CC.SHN and nvmet-tcp logs them as failed).
+     */
     void stop() {
         stopped = true;
         worker.shutdownNow();
+        if (Thread.currentThread() == eventThread) {
+            return; // a listener closing its controller: the task running is this one
+        }
+        try {
+            worker.awaitTermination(STOP_WAIT_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** A rescan requested by the user ({@link NvmeController#rescanNamespaces()}), on the caller's thread. */
