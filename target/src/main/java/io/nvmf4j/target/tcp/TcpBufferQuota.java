@@ -8,7 +8,8 @@ package io.nvmf4j.target.tcp;
  * request goes on to the poll group's pool and its waiters (SPDK's {@code nvmf_tcp_req_process()} NEED_BUFFER
  * step, with a per-queue limit SPDK does not have). The share is {@link TcpPollGroup#queueBufferLimit()}; a
  * connection that holds it without progress is closed by its R2T and transmit bounds
- * ({@link TcpQueue#checkTimeouts}). A request that gets its share only when another one is released goes to the
+ * ({@link TcpQueue#checkTimeouts}), one that holds more than half of it in data its peer takes too slowly, by the
+ * transmit memory bound there. A request that gets its share only when another one is released goes to the
  * poll group's waiters, and the poll loop gives it its buffer, rather than run on from inside that release (which
  * can be a transmit completion).
  *
@@ -31,6 +32,11 @@ final class TcpBufferQuota {
     TcpBufferQuota(TcpPollGroup group) {
         this.group = group;
         this.limit = group.queueBufferLimit();
+    }
+
+    /** The queue's share of the pool, in bytes. */
+    long limit() {
+        return limit;
     }
 
     /**

@@ -68,6 +68,8 @@ final class TcpQueue implements TransportQueue {
     /** The capsule or H2CData PDU whose data is being received. */
     private TcpRequest current;
     private boolean closing;
+    /** The previous housekeeping round saw the transmit memory bound broken ({@link #checkTransmitMemory}). */
+    private boolean transmitMemoryBreach;
     private boolean receiving; // while poll() hands received PDUs on: responses wait for its one flush
     private boolean closeAfterFlush;
     /** Requests the core still holds after the connection closed (a backend operation, an event). */
@@ -382,7 +384,33 @@ final class TcpQueue implements TransportQueue {
         if (since != 0 && now - since > limit) {
             close(RejectReason.TRANSMIT_STALLED, "peer took nothing sent for " + o.commandTimeout().toMillis()
                     + " ms");
+            return;
         }
+        checkTransmitMemory(now);
+    }
+
+    /**
+     * The memory bound of the RDMA transport's {@code TransmitProgress}, over TCP: more than half the queue's share
+     * of the pool in data queued over {@link TransmitQueue#STALL_NANOS} ago and still not in the socket ends the
+     * connection. A peer that reads a few bytes at a time (a receive window opened a crack, discovery's 1 MiB log
+     * reads included, which need no authentication) makes progress as {@link TransmitQueue#waitingSince} sees it
+     * and would otherwise keep its share of the pool for as long as it likes. As there, a breach counts only when
+     * two consecutive rounds see it: a round after the poll thread was held off the CPU may not yet have written.
+     */
+    private void checkTransmitMemory(long now) {
+        long stalled = transmit.stalledBytes(now, TransmitQueue.STALL_NANOS);
+        long share = quota.limit() / 2;
+        if (stalled <= share) {
+            transmitMemoryBreach = false;
+            return;
+        }
+        if (!transmitMemoryBreach) {
+            transmitMemoryBreach = true;
+            return;
+        }
+        close(RejectReason.TRANSMIT_STALLED, stalled + " bytes of data unsent for over "
+                + TransmitQueue.STALL_NANOS / 1_000_000 + " ms, more than half the queue's share of "
+                + quota.limit() + " bytes");
     }
 
     /**

@@ -74,9 +74,10 @@ final class TcpRequest {
     int h2cEnd;
     /** The core parsed it and the observer was told it started. */
     boolean started;
-    /** When its capsule arrived, and when its R2T was queued (System.nanoTime). */
+    /** When its capsule arrived, when its R2T was queued, and when its PDUs were last queued (System.nanoTime). */
     long arrivalNanos;
     long r2tNanos;
+    long txQueuedNanos;
     /** Pool bytes this request counts against its queue's share ({@link TcpBufferQuota}), 0 when none. */
     long quotaBytes;
     /** The next request waiting on the queue's share ({@link TcpBufferQuota}). */

@@ -19,6 +19,11 @@ final class TransmitQueue {
 
     /** The most buffers one write gathers (a read's response is at most four: header, data, digest, CapsuleResp). */
     static final int GATHER = 64;
+    /**
+     * Queued PDUs older than this count against a queue's memory bound ({@link #stalledBytes}): the RDMA
+     * transport's {@code TransmitProgress} bound, the same 1 s.
+     */
+    static final long STALL_NANOS = 1_000_000_000L;
 
     private final TcpRequest[] ring;
     /** The buffers of the next gathering write, filled from the requests in order; reused. */
@@ -47,7 +52,25 @@ final class TransmitQueue {
         }
         ring[(head + size) % ring.length] = r;
         size++;
+        r.txQueuedNanos = now;
         started(now);
+    }
+
+    /**
+     * Pool bytes ({@link TcpRequest#quotaBytes}) held by requests whose PDUs were queued more than {@code
+     * stallNanos} before {@code now} and have not all gone into the socket: what a peer that reads slowly keeps
+     * from the pool. A peer that takes a few bytes now and then never looks stalled to {@link #waitingSince}, so
+     * this is the bound that ends it. Housekeeping only: walks the queue.
+     */
+    long stalledBytes(long now, long stallNanos) {
+        long bytes = 0;
+        for (int i = 0, at = head; i < size; i++, at = (at + 1) % ring.length) {
+            TcpRequest r = ring[at];
+            if (now - r.txQueuedNanos > stallNanos) {
+                bytes += r.quotaBytes;
+            }
+        }
+        return bytes;
     }
 
     private void started(long now) {

@@ -106,6 +106,45 @@ class TcpBufferShareTest {
         }
     }
 
+    /**
+     * A peer that takes its reads' data a crack at a time (4 KiB every 50 ms) makes progress, so the transmit time
+     * bound never ends it, even with a command timeout of a minute; holding more than half its share in data queued
+     * over a second ago does (the RDMA transport's memory bound), and host B is served meanwhile.
+     */
+    @Test
+    void readsTakenOffTheSocketACrackAtATimeEndTheConnectionByTheMemoryBound() throws Exception {
+        try (TcpTargetFixture f = new TcpTargetFixture(TcpTargetFixture.options()
+                     .commandTimeout(Duration.ofSeconds(60)).build(), counting);
+             var _ = f.adminHost(false, false);
+             RawTcpHost b = f.ioHost(false, false);
+             RawTcpHost a = secondQueue(f)) {
+            a.socket.setReceiveBufferSize(4096);
+            for (int i = 0; i < 8; i++) {
+                a.send(oneMib(a, 0x02));
+            }
+            Thread slowReader = Thread.ofPlatform().daemon().start(() -> {
+                byte[] crack = new byte[4096];
+                try {
+                    var in = a.socket.getInputStream();
+                    while (in.read(crack) >= 0) {
+                        Thread.sleep(50); // the attacker's pace, not a wait for an event
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // closed (by the target, or by the test at its end)
+                }
+            });
+            try {
+                hostBWritesAndReads(b, 25);
+                Await.until(() -> rejected(RejectReason.TRANSMIT_STALLED) == 1, Duration.ofSeconds(10),
+                        "A ended for holding its share in data it takes too slowly");
+                Await.until(() -> f.transport.queueCount() == 2, Duration.ofSeconds(5), "A's queue gone");
+                hostBWritesAndReads(b, 26);
+            } finally {
+                slowReader.interrupt();
+            }
+        }
+    }
+
     @Test
     void readsNeverTakenOffTheSocketHoldOnlyTheQueuesShareAndEndTheConnection() throws Exception {
         try (TcpTargetFixture f = fixture();
