@@ -26,6 +26,19 @@ public interface QueuePair extends AutoCloseable {
     void postSend(SendWorkRequest request) throws VerbsException;
 
     /**
+     * Holds the sends the calling thread posts from now on until it calls {@link #flushSends}, so that a burst of
+     * posts leaves in one write instead of one per post (the idea of {@code MSG_MORE}; a chain posted at once
+     * gets the same). For a provider whose post only rings a doorbell this does nothing. A post by another thread
+     * still goes out at once, and takes what is held with it.
+     */
+    default void holdSends() {
+    }
+
+    /** Sends what the calling thread posted since {@link #holdSends} and ends its hold. */
+    default void flushSends() {
+    }
+
+    /**
      * Posts a receive work request and every request chained after it ({@code ibv_post_recv}).
      *
      * @throws VerbsException QUEUE_FULL when the receive queue has no room for the whole chain

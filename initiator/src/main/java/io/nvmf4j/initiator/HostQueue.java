@@ -59,6 +59,14 @@ public interface HostQueue extends AutoCloseable {
     /** Gives the polling back to the queue's completion thread. */
     void releasePolling();
 
+    /** Holds the commands the calling thread submits until {@link #flushSends} (see {@link QueuePolling}). */
+    default void holdSends() {
+    }
+
+    /** Sends what the calling thread submitted since {@link #holdSends}. */
+    default void flushSends() {
+    }
+
     /** Requests waiting for a slot or for the connection. */
     int pendingCount();
 

@@ -285,6 +285,16 @@ public final class NvmeController implements AutoCloseable {
             public void release() {
                 queue.releasePolling();
             }
+
+            @Override
+            public void holdSends() {
+                queue.holdSends();
+            }
+
+            @Override
+            public void flushSends() {
+                queue.flushSends();
+            }
         };
     }
 

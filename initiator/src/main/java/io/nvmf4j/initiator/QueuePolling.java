@@ -23,4 +23,17 @@ public interface QueuePolling {
 
     /** Gives the polling back to the queue's completion thread; a no-op for a thread that does not hold it. */
     void release();
+
+    /**
+     * Holds the commands the calling thread submits on this queue from now on until it calls {@link #flushSends},
+     * so that a burst (every request a ublk queue's round started) leaves in one write rather than one system call
+     * per command, as SPDK's initiator rings a queue pair's doorbell once per batch. Where sending is a doorbell
+     * (an RDMA NIC through ibverbs) it changes nothing. Call {@link #flushSends} before waiting for answers.
+     */
+    default void holdSends() {
+    }
+
+    /** Sends what the calling thread submitted since {@link #holdSends} and ends its hold. */
+    default void flushSends() {
+    }
 }

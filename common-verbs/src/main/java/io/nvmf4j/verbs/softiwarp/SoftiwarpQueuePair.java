@@ -211,6 +211,10 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
             }
             sqTail = tail;
         }
+        if (txHolder == Thread.currentThread()) {
+            txDeferred = true; // its flushSends() writes it with the rest of the burst
+            return;
+        }
         SoftiwarpCompletionQueue cq = sendCq;
         if (cq.deferTx(this)) {
             return; // the posting thread polls cq: its next poll writes everything posted meanwhile at once
@@ -226,6 +230,22 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
      * or the engine): volatile, as it crosses between them.
      */
     volatile boolean txDeferred;
+
+    /** The thread whose posts wait for its {@link #flushSends} ({@link #holdSends}), or null. */
+    private volatile Thread txHolder;
+
+    @Override
+    public void holdSends() {
+        txHolder = Thread.currentThread();
+    }
+
+    @Override
+    public void flushSends() {
+        if (txHolder == Thread.currentThread()) {
+            txHolder = null;
+        }
+        flushDeferredTx();
+    }
 
     /** Runs a deferred transmit now. */
     void flushDeferredTx() {

@@ -78,6 +78,11 @@ final class Transmitter {
     private final ByteBuffer[] writeList;
     private int writeFirst;
     private int writeCount;
+    /**
+     * Write calls made on the socket, by whichever thread runs the pump (one at a time, TxContext). For tests: read
+     * after the completions of the sends counted, whose hand-over through the CQ's lock publishes it.
+     */
+    long socketWrites;
     /** Per write list entry, a view of the outbox (made once) for when that entry is a stretch of the outbox. */
     private final ByteBuffer[] outboxViews;
     /** Per write list entry, the payload view last used there and the region it belongs to (reused while it repeats). */
@@ -211,6 +216,7 @@ final class Transmitter {
     boolean flush(SocketChannel ch) throws IOException {
         closeChunk();
         if (writeFirst < writeCount) {
+            socketWrites++;
             if (writeCount - writeFirst == 1) {
                 ch.write(writeList[writeFirst]); // only copies (4 KiB I/O): the plain write path is shorter
             } else {

@@ -41,6 +41,13 @@ public interface BlockRequestHandler {
         return 0;
     }
 
+    /**
+     * Called on the queue's thread after it has started every request that one look at its ring brought: what
+     * {@link #start} held back to send together goes now.
+     */
+    default void started(int queueId) {
+    }
+
     /** Called on the queue's thread before it sleeps or ends: gives back what {@link #poll} took over. */
     default void beforeSleep(int queueId) {
     }

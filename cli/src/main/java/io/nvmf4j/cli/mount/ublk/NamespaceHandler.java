@@ -97,9 +97,25 @@ public final class NamespaceHandler implements BlockRequestHandler {
         return n;
     }
 
+    /**
+     * The requests one reap of the ublk ring started go to the target together: their command capsules were held
+     * ({@link QueuePolling#holdSends}) as {@link #start} submitted them. Measured in the lab (6.12 guest, TCG),
+     * 4 KiB random reads at QD32: each capsule's own socket write took 2.5 ms on average on the ublk thread,
+     * which spent its time in them while the device gave 923 IOPS against perf's 6,111 on the same target.
+     */
+    @Override
+    public void started(int queueId) {
+        PerQueue q = queues[queueId];
+        if (q.holding) {
+            q.holding = false;
+            q.polling.flushSends();
+        }
+    }
+
     /** The initiator's completion thread polls again while the ublk queue sleeps (other users of the queue too). */
     @Override
     public void beforeSleep(int queueId) {
+        started(queueId); // nothing stays held across a sleep
         queues[queueId].polling.release();
     }
 
@@ -122,6 +138,10 @@ public final class NamespaceHandler implements BlockRequestHandler {
         int blocks = (int) (length >> blockShift);
         IoRequest r = q.requests[tag];
         q.lengths[tag] = (int) Math.min(length, Integer.MAX_VALUE);
+        if (!q.holding) {
+            q.holding = true; // until started(): this reap's other requests go in the same write
+            q.polling.holdSends();
+        }
         try {
             switch (op) {
                 case IoDescriptor.OP_READ -> q.pinned.submit(r.read(slba, blocks, q.buffer, (long) tag * q.bufferBytes));
@@ -176,6 +196,8 @@ public final class NamespaceHandler implements BlockRequestHandler {
         final IoRequest[] requests;
         final int[] lengths;
         final RequestCompletion done;
+        /** Whether this queue's thread holds its sends (between the first start of a reap and started()). */
+        boolean holding;
 
         PerQueue(Namespace pinned, QueuePolling polling, IoBuffer buffer, int bufferBytes, int depth,
                 RequestCompletion done) {

@@ -218,6 +218,9 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     /** Handles the ring's completions, the handler's own and the stack; returns how many there were. */
     private int round() {
         int n = ring.reap(this);
+        if (n > 0) {
+            handler.started(queueId); // the requests this reap started leave together
+        }
         if (held.get() > 0) {
             n += handler.poll(queueId);
         }
