@@ -292,6 +292,22 @@ public final class IoUring implements AutoCloseable {
         return true;
     }
 
+    /**
+     * {@code IORING_OP_TIMEOUT} of {@code nanos}, counting no completions ({@code off} 0, as liburing's
+     * {@code io_uring_prep_timeout(ts, 0, 0)}): its CQE comes with -ETIME when the time has passed, or -ECANCELED
+     * when the ring closes first; a wait in {@link #submitAndWait} ends then at the latest. The time is written into
+     * {@code timespec} (16 bytes, a {@code struct __kernel_timespec}), which the kernel reads when it takes the SQE:
+     * keep it unchanged until the next {@link #submit}. False when the SQ is full.
+     */
+    public boolean prepareTimeout(MemorySegment timespec, long nanos, long userData) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("negative timeout: " + nanos);
+        }
+        timespec.set(JAVA_LONG, 0, nanos / 1_000_000_000L);  // tv_sec
+        timespec.set(JAVA_LONG, 8, nanos % 1_000_000_000L);  // tv_nsec
+        return prepare(Sqe.OP_TIMEOUT, -1, 0, address(timespec), 1, 0, 0, userData);
+    }
+
     /** {@code IORING_OP_NOP}: completes with result 0; a round trip through the ring. */
     public boolean prepareNop(long userData) {
         return prepare(Sqe.OP_NOP, -1, 0, 0, 0, 0, 0, userData);

@@ -27,6 +27,34 @@ public interface CompletionQueue extends AutoCloseable {
      */
     int await(WorkCompletion[] out, long timeout, TimeUnit unit) throws InterruptedException;
 
+    /** What {@link #requestNotify} did. */
+    enum Notify {
+        /** The handler runs at the next completion (or has run already). */
+        ARMED,
+        /** A completion is there now: nothing was armed; poll instead of sleeping. */
+        READY,
+        /** This queue cannot call back: poll it, or let a thread that blocks in {@link #await} have it. */
+        UNSUPPORTED
+    }
+
+    /**
+     * For a consumer about to sleep on something else (its io_uring, an event loop) without giving the queue to
+     * another thread: runs {@code handler} once, on the thread that adds the queue's next completion, as
+     * {@code ibv_req_notify_cq} arms a completion channel whose event the consumer's loop watches. The consumer
+     * stops polling: progress it drove from its polls goes back to the provider until it polls again. The handler
+     * must be short and must not block (it runs on a provider thread). Arm again after each wake-up.
+     */
+    default Notify requestNotify(Runnable handler) {
+        return Notify.UNSUPPORTED;
+    }
+
+    /**
+     * Disarms what {@link #requestNotify} armed, for a consumer that woke for another reason or stops: once it
+     * returns the handler neither runs nor will run (a run in progress is waited for). Idempotent.
+     */
+    default void cancelNotify() {
+    }
+
     /** True if more completions were produced than the queue holds (the queue pairs then went to error). */
     boolean overflowed();
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,6 +39,23 @@ class IoUringRoundTripTest {
             assertEquals(List.of(0xDEADBEEFCAFEL, Long.MIN_VALUE, -1L), c.order());
             assertEquals(0, c.result(Long.MIN_VALUE));
             assertEquals(0, ring.reap(c), "the head moved past what was reaped");
+        }
+    }
+
+    @Test
+    void aTimeoutEndsAWaitWithMinusEtimeOnceItsTimeHasPassed() throws Exception {
+        try (IoUring ring = IoUring.open(2); Arena arena = Arena.ofConfined()) {
+            MemorySegment timespec = arena.allocate(16, 8);
+            long start = System.nanoTime();
+            assertTrue(ring.prepareTimeout(timespec, TimeUnit.MILLISECONDS.toNanos(30), 5));
+            assertEquals(0L, timespec.get(ValueLayout.JAVA_LONG, 0), "tv_sec");
+            assertEquals(30_000_000L, timespec.get(ValueLayout.JAVA_LONG, 8), "tv_nsec");
+            assertEquals(1, ring.submitAndWait(1), "the kernel took the timeout and waited for its CQE");
+            long waited = System.nanoTime() - start;
+            Completions c = new Completions();
+            assertEquals(1, ring.reap(c));
+            assertEquals(-Errno.ETIME, c.result(5));
+            assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(30), "ended after " + waited + " ns");
         }
     }
 

@@ -59,6 +59,15 @@ public interface HostQueue extends AutoCloseable {
     /** Gives the polling back to the queue's completion thread. */
     void releasePolling();
 
+    /** On a thread holding the claim, about to sleep: see {@link QueuePolling#wakeOnCompletion}. */
+    default long wakeOnCompletion(Runnable wake) {
+        return 0;
+    }
+
+    /** Disarms {@link #wakeOnCompletion} (see {@link QueuePolling#cancelWake}). */
+    default void cancelWake() {
+    }
+
     /** Holds the commands the calling thread submits until {@link #flushSends} (see {@link QueuePolling}). */
     default void holdSends() {
     }

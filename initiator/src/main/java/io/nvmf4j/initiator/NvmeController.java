@@ -287,6 +287,16 @@ public final class NvmeController implements AutoCloseable {
             }
 
             @Override
+            public long wakeOnCompletion(Runnable wake) {
+                return queue.wakeOnCompletion(wake);
+            }
+
+            @Override
+            public void cancelWake() {
+                queue.cancelWake();
+            }
+
+            @Override
             public void holdSends() {
                 queue.holdSends();
             }

@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A thread that submits on an I/O queue takes over its completion polling ({@link NvmeController#queuePolling}):
  * the completions it polls run their callbacks on it, the queue's own completion thread takes over again when it
- * gives the queue back, a thread that does not hold the queue cannot poll it, and a controller closed while a
- * thread holds its queue closes (softiwarp on loopback, the project's Java target, a RAM namespace).
+ * gives the queue back, a thread that sleeps keeping the queue is woken by its completion, a thread that does not
+ * hold the queue cannot poll it, and a controller closed while a thread holds its queue closes (softiwarp on
+ * loopback, the project's Java target, a RAM namespace).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class QueuePollingAgainstJavaTargetTest {
@@ -114,6 +115,39 @@ class QueuePollingAgainstJavaTargetTest {
             ns.submit(r.read(0, 8, buf, 4096));
             String thread = ranOn.poll(20, TimeUnit.SECONDS);
             assertTrue(thread != null && thread.startsWith("nvmf4j-"), "completion thread took over: " + thread);
+        }
+    }
+
+    @Test
+    void aThreadThatSleepsKeepingTheQueueIsWokenByTheCompletionAndRunsItsCallback() throws Exception {
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            QueuePolling polling = c.queuePolling(0);
+            IoRequest r = new IoRequest(handler);
+            java.util.concurrent.Semaphore woken = new java.util.concurrent.Semaphore(0);
+            Runnable wake = woken::release;
+            ClaimingThread.onThread("sleeper", THREAD_BOUND, () -> {
+                ClaimingThread.claim(polling, CLAIM_BOUND);
+                for (int round = 0; round < 50; round++) {
+                    // armed first, so the read's completion cannot come before: a completion still in the CQ (the
+                    // last read's send) makes it say so, and the thread polls instead of sleeping
+                    long until = System.nanoTime() + DEADLINE_NANOS;
+                    long bound;
+                    while ((bound = polling.wakeOnCompletion(wake)) == 0) {
+                        assertTrue(System.nanoTime() - until < 0, "round " + round + ": never armed");
+                        assertTrue(polling.poll() >= 0, "the claiming thread lost the queue");
+                    }
+                    assertEquals(TimeUnit.MILLISECONDS.toNanos(20), bound, "sleeps at most a tick");
+                    ns.submit(r.read(0, 8, buf, 0));
+                    // sleeps, as the ublk thread does in io_uring_enter; only the wake can end this wait
+                    assertTrue(woken.tryAcquire(20, TimeUnit.SECONDS), "round " + round + ": not woken in 20 s");
+                    assertNull(ranOn.peek(), "round " + round + ": another thread handled the completion");
+                    polling.cancelWake();
+                    assertEquals("sleeper", pollUntilDone(polling), "round " + round);
+                }
+                polling.release();
+            });
+            assertEquals(0, woken.availablePermits(), "a wake ran once per arming");
         }
     }
 

@@ -5,6 +5,8 @@ import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WcStatus;
 import io.nvmf4j.verbs.WorkCompletion;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -29,6 +31,19 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     private long tail;
     private volatile long published;
     private volatile Thread waiter;
+    /** What {@link #requestNotify} armed: run once by the next push (taken by a CAS, so exactly once). */
+    private volatile Runnable notify;
+    /** {@link #notify} while its handler runs. */
+    private static final Runnable RUNNING = new Running();
+    private static final VarHandle NOTIFY;
+
+    static {
+        try {
+            NOTIFY = MethodHandles.lookup().findVarHandle(SoftiwarpCompletionQueue.class, "notify", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private volatile boolean overflowed;
     private volatile boolean closed;
 
@@ -98,7 +113,64 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         if (w != null) {
             LockSupport.unpark(w);
         }
+        runNotify();
         return true;
+    }
+
+    /**
+     * Runs the armed handler, if any, once: taken by a CAS to {@link #RUNNING} (Dekker with requestNotify, which
+     * arms before it reads {@code published}; a push writes {@code published} before this read), given back to
+     * null after it ran, so that {@link #cancelNotify} can wait for a run in progress.
+     */
+    private void runNotify() {
+        Runnable n = notify;
+        if (n != null && n != RUNNING && NOTIFY.compareAndSet(this, n, RUNNING)) {
+            try {
+                n.run();
+            } finally {
+                notify = null;
+            }
+        }
+    }
+
+    /** Waits out a handler that runs now (one short call: a write to an eventfd). */
+    private void awaitNotifyRun() {
+        while (notify == RUNNING) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * Hands the attached queue pairs back to the engine (as a consumer blocking in {@link #await} does), then arms
+     * {@code handler} for the next push: the engine reads the sockets while the consumer sleeps elsewhere, and the
+     * push of what it reads calls the consumer back instead of unparking a waiter.
+     */
+    @Override
+    public Notify requestNotify(Runnable handler) {
+        handBack();
+        awaitNotifyRun();
+        notify = handler;
+        // a push before the line above published first and saw no handler: look at the ring after arming
+        if (published != head || closed) {
+            return NOTIFY.compareAndSet(this, handler, null) ? Notify.READY : Notify.ARMED; // else: it ran
+        }
+        return Notify.ARMED;
+    }
+
+    /** Disarms; once it returns the handler neither runs nor will run (a run in progress is waited for). */
+    @Override
+    public void cancelNotify() {
+        while (true) {
+            Runnable n = notify;
+            if (n == null) {
+                return;
+            }
+            if (n == RUNNING) {
+                Thread.onSpinWait();
+            } else if (NOTIFY.compareAndSet(this, n, null)) {
+                return;
+            }
+        }
     }
 
     /** Lets this queue's consumer drive {@code qp}'s socket (the queue pair is established). */
@@ -270,6 +342,13 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** The marker {@link #RUNNING}: never run. */
+    private static final class Running implements Runnable {
+        @Override
+        public void run() {
+        }
+    }
+
     @Override
     public boolean overflowed() {
         return overflowed;
@@ -282,5 +361,6 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         if (w != null) {
             LockSupport.unpark(w);
         }
+        runNotify(); // a consumer sleeping elsewhere sees the end too
     }
 }

@@ -118,6 +118,39 @@ final class PollingClaim {
         }
     }
 
+    /**
+     * The claimant, about to sleep elsewhere while it keeps the CQ: arms {@code wake} for the CQ's next completion
+     * ({@link CompletionQueue#requestNotify}); the longest it may sleep before polling again (a tick: the timeouts
+     * are checked in {@link #poll}), or 0 when nothing was armed (not the claimant, the connection ended, a
+     * completion waits already, or the CQ cannot call back).
+     */
+    long armWake(Thread t, Runnable wake) {
+        if (state.get() != GRANTED || claimant != t) {
+            return 0;
+        }
+        polling.lock();
+        try {
+            if (cqClosed || !sink.running()) {
+                return 0;
+            }
+            return cq.requestNotify(wake) == CompletionQueue.Notify.ARMED ? CompletionPoller.TICK_NANOS : 0;
+        } finally {
+            polling.unlock();
+        }
+    }
+
+    /** Disarms what {@link #armWake} armed; once it returns the wake neither runs nor will run. */
+    void cancelWake() {
+        polling.lock();
+        try {
+            if (!cqClosed) {
+                cq.cancelNotify();
+            }
+        } finally {
+            polling.unlock();
+        }
+    }
+
     /** Gives the CQ back to the completion thread (the claimant; a no-op for any other thread). */
     void release(Thread t) {
         if (claimant != t) {
@@ -138,6 +171,7 @@ final class PollingClaim {
     void cqClosing() {
         polling.lock();
         try {
+            cq.cancelNotify(); // no wake from a CQ that is going: the claimant wakes by its tick and asks anew
             cqClosed = true;
         } finally {
             polling.unlock();

@@ -63,6 +63,8 @@ final class RdmaHostQueue implements HostQueue {
     private final QueueState q;
     private final QueueRecovery recovery;
     private final QueueSubmission submission;
+    /** The claim whose CQ has a claimant's wake armed ({@link #wakeOnCompletion}); that thread's only. */
+    private volatile PollingClaim armedClaim;
 
     /**
      * Allocates the queue's registered memory (SQEs, response buffers, bounce buffers); nothing is sent until
@@ -242,9 +244,37 @@ final class RdmaHostQueue implements HostQueue {
     /** Gives the polling back to the queue's completion thread (before the claimant sleeps or ends). */
     @Override
     public void releasePolling() {
+        cancelWake();
         PollingClaim c = q.claim;
         if (c != null) {
             c.release(Thread.currentThread());
+        }
+    }
+
+    /**
+     * Keeps the claim while the claimant sleeps: its {@code wake} runs at the CQ's next completion (softiwarp's
+     * engine reads the socket meanwhile); 0 where the CQ cannot call back (ibverbs) or nothing was armed.
+     */
+    @Override
+    public long wakeOnCompletion(Runnable wake) {
+        PollingClaim c = q.claim;
+        if (c == null) {
+            return 0;
+        }
+        long bound = c.armWake(Thread.currentThread(), wake);
+        if (bound > 0) {
+            armedClaim = c;
+        }
+        return bound;
+    }
+
+    /** Disarms on the claim that was armed, which after a reconnect is no longer the queue's current one. */
+    @Override
+    public void cancelWake() {
+        PollingClaim c = armedClaim;
+        if (c != null) {
+            armedClaim = null;
+            c.cancelWake();
         }
     }
 

@@ -48,13 +48,31 @@ public interface BlockRequestHandler {
     default void started(int queueId) {
     }
 
-    /** Called on the queue's thread before it sleeps or ends: gives back what {@link #poll} took over. */
-    default void beforeSleep(int queueId) {
+    /**
+     * Called on the queue's thread before it sleeps: gives back what {@link #poll} took over, or keeps it and has
+     * its backend wake the thread ({@link RequestCompletion#wake}) when answers come.
+     *
+     * @param requestsHeld whether the handler holds requests of this queue now
+     * @return 0, or the longest the thread may sleep before it calls {@link #poll} again (it then wakes by then)
+     */
+    default long beforeSleep(int queueId, boolean requestsHeld) {
+        return 0;
+    }
+
+    /** Called on the queue's thread as it ends: gives back whatever {@link #poll} took over. */
+    default void stopped(int queueId) {
     }
 
     /** Ends a request; {@link UblkQueue} implements it. */
     interface RequestCompletion {
         void complete(int tag, int result);
+
+        /**
+         * Wakes the queue's thread if it sleeps, or makes its next sleep end at once (any thread; one write to an
+         * eventfd): for a backend whose answers are there to {@link #poll}.
+         */
+        default void wake() {
+        }
     }
 
     /** A handler that answers every request before it returns (RAM, tests). */

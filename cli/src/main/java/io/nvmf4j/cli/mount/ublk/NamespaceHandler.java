@@ -18,12 +18,16 @@ import java.util.concurrent.CompletableFuture;
  * A remote namespace behind a ublk device: each ublk queue's tag buffers are registered with the controller once
  * (the target's RDMA Read and Write go straight into them: no copy), ublk queue q sends on NVMe I/O queue
  * {@code q mod ioQueueCount}, and each tag has its own reusable {@link IoRequest}, so a read or write costs no
- * allocation; its completion, on the initiator's completion thread, ends the ublk request through the queue's
- * eventfd. Flush goes as a Flush (when the controller reports a volatile write cache), FUA as FUA, discard as a
- * Deallocate and write-zeroes as Write Zeroes (deallocating unless REQ_NOUNMAP), as Linux's nvme driver maps them
- * ({@code nvme_setup_cmd}); errors as its {@code nvme_error_status()} would, through the errno ublk takes.
+ * allocation; the ublk queue's thread polls the NVMe queue itself ({@link #poll}, {@link #beforeSleep}), so a
+ * completion ends its ublk request on that thread. Flush goes as a Flush (when the controller reports a volatile
+ * write cache), FUA as FUA, discard as a Deallocate and write-zeroes as Write Zeroes (deallocating unless
+ * REQ_NOUNMAP), as Linux's nvme driver maps them ({@code nvme_setup_cmd}); errors as its
+ * {@code nvme_error_status()} would, through the errno ublk takes.
  */
 public final class NamespaceHandler implements BlockRequestHandler {
+
+    /** How long after its last request a ublk queue's thread keeps the NVMe queue while it sleeps. */
+    static final long KEEP_IDLE_NANOS = 1_000_000_000L;
 
     private final NvmeController controller;
     private final Namespace namespace;
@@ -88,7 +92,12 @@ public final class NamespaceHandler implements BlockRequestHandler {
      */
     @Override
     public int poll(int queueId) {
-        QueuePolling polling = queues[queueId].polling;
+        PerQueue q = queues[queueId];
+        if (q.armed) {
+            q.armed = false; // awake: whatever woke it, this thread polls now
+            q.polling.cancelWake();
+        }
+        QueuePolling polling = q.polling;
         int n = polling.poll();
         if (n < 0) {
             var _ = polling.claim();
@@ -99,9 +108,7 @@ public final class NamespaceHandler implements BlockRequestHandler {
 
     /**
      * The requests one reap of the ublk ring started go to the target together: their command capsules were held
-     * ({@link QueuePolling#holdSends}) as {@link #start} submitted them. Measured in the lab (6.12 guest, TCG),
-     * 4 KiB random reads at QD32: each capsule's own socket write took 2.5 ms on average on the ublk thread,
-     * which spent its time in them while the device gave 923 IOPS against perf's 6,111 on the same target.
+     * ({@link QueuePolling#holdSends}) as {@link #start} submitted them (docs/ARCHITECTURE.md, "Held sends").
      */
     @Override
     public void started(int queueId) {
@@ -112,11 +119,52 @@ public final class NamespaceHandler implements BlockRequestHandler {
         }
     }
 
-    /** The initiator's completion thread polls again while the ublk queue sleeps (other users of the queue too). */
+    /**
+     * While the queue's commands are out, the ublk thread keeps the NVMe queue as it sleeps, woken through its
+     * eventfd by the transport thread that takes the answer in ({@link QueuePolling#wakeOnCompletion}): one
+     * thread polls the queue for the device's life, as an SPDK reactor polls its ublk rings and its qpairs, and
+     * the initiator's completion thread stays parked (docs/ARCHITECTURE.md, "One poller per ublk queue"); so for
+     * {@link #KEEP_IDLE_NANOS} after the last request too. When idle longer, or the transport cannot wake it, the
+     * completion thread polls again while the ublk queue sleeps (other users of the queue too).
+     */
     @Override
-    public void beforeSleep(int queueId) {
+    public long beforeSleep(int queueId, boolean requestsHeld) {
         started(queueId); // nothing stays held across a sleep
-        queues[queueId].polling.release();
+        PerQueue q = queues[queueId];
+        if (q.armed) {
+            q.armed = false;
+            q.polling.cancelWake();
+        }
+        long now = System.nanoTime();
+        if (requestsHeld) {
+            q.lastHeldNanos = now;
+        }
+        // kept a while after the last request too: a QD1 stream's next request comes as the last one ends, and a
+        // claim given back then is asked for again at once (granted at the completion thread's next poll)
+        boolean keep = requestsHeld || now - q.lastHeldNanos < KEEP_IDLE_NANOS;
+        // a completion already in (the send of a capsule the flush above wrote) refuses the arming: take it, and
+        // arm again once, rather than hand the queue to the completion thread for so little
+        for (int attempt = 0; keep && attempt < 2; attempt++) {
+            long bound = q.polling.wakeOnCompletion(q.wake);
+            if (bound > 0) {
+                q.armed = true;
+                return bound;
+            }
+            if (q.polling.poll() <= 0) {
+                break; // not this thread's queue, or a transport that cannot call back
+            }
+        }
+        q.polling.release();
+        return 0;
+    }
+
+    /** Nothing held, nothing armed (no wake-up may write the queue's closed eventfd), the queue given back. */
+    @Override
+    public void stopped(int queueId) {
+        started(queueId);
+        PerQueue q = queues[queueId];
+        q.armed = false;
+        q.polling.release(); // cancels the wake too
     }
 
     /** The connection's spin budget: the queue thread polls for answers as the initiator's poller does. */
@@ -198,12 +246,19 @@ public final class NamespaceHandler implements BlockRequestHandler {
         final RequestCompletion done;
         /** Whether this queue's thread holds its sends (between the first start of a reap and started()). */
         boolean holding;
+        /** What the transport runs when an answer comes while the ublk thread sleeps: its eventfd's write. */
+        final Runnable wake;
+        /** Whether {@link #wake} is armed (between beforeSleep and the next poll). */
+        boolean armed;
+        /** When the thread last went to sleep holding requests (System.nanoTime()). */
+        long lastHeldNanos;
 
         PerQueue(Namespace pinned, QueuePolling polling, IoBuffer buffer, int bufferBytes, int depth,
                 RequestCompletion done) {
             this.pinned = pinned;
             this.polling = polling;
             this.done = done;
+            this.wake = done::wake;
             this.buffer = buffer;
             this.bufferBytes = bufferBytes;
             this.requests = new IoRequest[depth];

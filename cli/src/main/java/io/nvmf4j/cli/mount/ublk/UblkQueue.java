@@ -21,13 +21,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * completions here ({@link BlockRequestHandler#poll}: the initiator's NVMe queue, claimed from its completion
  * thread), and the commit goes out on the next round; from another thread the tag goes on a lock-free stack. While
  * the handler holds requests the queue thread polls the handler, that stack and its ring for
- * {@link BlockRequestHandler#spinNanos()} before it sleeps (giving the handler's polling back first,
- * {@link BlockRequestHandler#beforeSleep}); only a thread that sleeps is woken, through an eventfd whose read the queue keeps armed on its ring, written when the stack was
- * empty (no allocation, at most one write per burst, none while the queue polls). The same eventfd ends the queue
+ * {@link BlockRequestHandler#spinNanos()} before it sleeps ({@link BlockRequestHandler#beforeSleep} first: the
+ * handler gives its polling back, or keeps it and has its backend {@link #wake} the thread, which then sleeps at
+ * most as long as the handler said, through an {@code IORING_OP_TIMEOUT}). Only a thread that sleeps is woken,
+ * through an eventfd whose read the queue keeps armed on its ring, written when the stack was empty (no
+ * allocation, at most one write per burst, none while the queue polls). The same eventfd ends the queue
  * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
 final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandler.RequestCompletion {
     private static final long WAKE = -1L;
+    /** The user data of the timeout that bounds a sleep while the handler keeps its backend's polling. */
+    private static final long TICK = -2L;
     private static final int EMPTY = -1;
     /** After this long polling without anything, each empty poll yields the core. */
     private static final long YIELD_AFTER_NANOS = 10_000;
@@ -58,11 +62,21 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private MemorySegment descriptors;
     private MemorySegment command;
     private MemorySegment wakeValue;
+    private MemorySegment tickTime;
+    /** A TICK timeout is in the ring: the next bounded sleep needs no other. */
+    private boolean tickPending;
     private boolean stopping;
     private int live;
     private long served;
     /** How the queue spent its time, for {@link #counters()}: written by the queue thread only. */
     private long sleeps;
+    private long sleepsKept;
+    private long ticks;
+    private long ticksHeld;
+    /** For {@link #ticksHeld}: the thread has just slept, and what its next reap brought. */
+    private boolean justSlept;
+    private boolean reapedTick;
+    private boolean reapedOther;
     private long spinsExpired;
     private long endedOnThread;
     private long endedElsewhere;
@@ -107,12 +121,14 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
 
     /**
      * Where requests ended and how often the thread slept: "served S, ended on this thread T / through the stack
-     * E, slept N, spins expired X" (read by other threads for {@code nvmf4j.ublk.counters}; approximate while
-     * running).
+     * E, slept N (K keeping the handler's polling), B bounds expired (H ended a sleep with requests out), spins
+     * expired X" (read by other threads for {@code nvmf4j.ublk.counters}; approximate while running).
      */
     String counters() {
         return "served " + served + ", ended on the queue thread " + endedOnThread + " / through the stack "
-                + endedElsewhere + ", slept " + sleeps + ", spins expired " + spinsExpired;
+                + endedElsewhere + ", slept " + sleeps + " (" + sleepsKept + " keeping the handler's polling), "
+                + ticks + " bounds expired (" + ticksHeld + " ended a sleep with requests out), spins expired "
+                + spinsExpired;
     }
 
     /** Closes what the constructor opened, for a queue whose thread never started (its handler refused it). */
@@ -162,6 +178,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                     IoDescriptor.mapLength(depth, pageSize));
             command = arena.allocate(IoCommand.SIZE, 8);
             wakeValue = arena.allocate(8, 8);
+            tickTime = arena.allocate(16, 8);
             try (IoUring r = IoUring.open(Integer.highestOneBit(2 * depth + 1), SqeSize.SQE128)) {
                 ring = r;
                 for (int tag = 0; tag < depth; tag++) {
@@ -183,11 +200,18 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                     if (round() > 0 || (held.get() > 0 && spin())) {
                         continue;
                     }
-                    handler.beforeSleep(queueId);
+                    long bound = handler.beforeSleep(queueId, held.get() > 0);
                     sleeping = true;
                     if (ready.get() == EMPTY) {
                         sleeps++;
+                        if (bound > 0) {
+                            sleepsKept++;
+                        }
+                        if (bound > 0 && !tickPending) {
+                            tickPending = ring.prepareTimeout(tickTime, bound, TICK);
+                        }
                         ring.submitAndWait(1);
+                        justSlept = true;
                     }
                     sleeping = false;
                 }
@@ -202,7 +226,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
             ended.completeExceptionally(e);
             throw e;
         } finally {
-            handler.beforeSleep(queueId); // whatever poll() took over goes back before this thread ends
+            handler.stopped(queueId); // whatever poll() took over goes back before this thread ends
             if (held.get() == 0) {
                 UblkLinux.close(wakeFd);
             } else {
@@ -217,7 +241,15 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
 
     /** Handles the ring's completions, the handler's own and the stack; returns how many there were. */
     private int round() {
+        reapedTick = false;
+        reapedOther = false;
         int n = ring.reap(this);
+        if (justSlept) {
+            justSlept = false;
+            if (reapedTick && !reapedOther && held.get() > 0) {
+                ticksHeld++; // nothing but the bound ended a sleep while requests were out: no wake-up came
+            }
+        }
         if (n > 0) {
             handler.started(queueId); // the requests this reap started leave together
         }
@@ -275,8 +307,21 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         }
     }
 
+    /** The handler's backend has answers to poll: the eventfd's write ends a sleep (or the next one at once). */
+    @Override
+    public void wake() {
+        UblkLinux.signal(wakeFd, one);
+    }
+
     @Override
     public void completed(long userData, int result, int flags) {
+        if (userData == TICK) {
+            tickPending = false; // the round after it polls the handler: its timeouts are checked there
+            ticks++;
+            reapedTick = true;
+            return;
+        }
+        reapedOther = true;
         if (userData == WAKE) {
             if (stopRequested) {
                 stopping = true;

@@ -1,0 +1,132 @@
+package io.nvmf4j.verbs.softiwarp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nvmf4j.verbs.CompletionQueue.Notify;
+import io.nvmf4j.verbs.ReceiveWorkRequest;
+import io.nvmf4j.verbs.SendOpcode;
+import io.nvmf4j.verbs.SendWorkRequest;
+import io.nvmf4j.verbs.WcOpcode;
+import io.nvmf4j.verbs.WorkCompletion;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A consumer that sleeps on something else (a ublk queue's io_uring) keeps its completion queue and is called back
+ * at the next completion ({@code requestNotify}, the completion-channel model of {@code ibv_req_notify_cq}): the
+ * progress engine reads the socket meanwhile, and the push of what it read runs the handler once.
+ */
+@Timeout(60)
+class CompletionNotifyTest {
+
+    private static SoftiwarpDevice inlineDevice() {
+        SoftiwarpConfig d = SoftiwarpConfig.fromSystemProperties();
+        return new SoftiwarpDevice(new SoftiwarpConfig(d.engineSpinNanos(), d.cqSpinNanos(), 1, d.maxFpduPayload(),
+                false, false, Duration.ofSeconds(5), d.copyThreshold(), true));
+    }
+
+    private static void pollInlineFor(LoopbackPair p, long millis) {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < until) {
+            assertEquals(0, p.serverCq.poll(wc)); // the engine leaves the socket to this consumer
+        }
+    }
+
+    private static void send(LoopbackPair p, long wrId) throws Exception {
+        p.client.queuePair().postSend(new SendWorkRequest().wrId(wrId).opcode(SendOpcode.SEND)
+                .local(p.clientMr, 0, 64));
+    }
+
+    private static WorkCompletion pollOne(LoopbackPair p) {
+        WorkCompletion[] wc = {new WorkCompletion()};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline) {
+            if (p.serverCq.poll(wc) == 1) {
+                return wc[0];
+            }
+        }
+        throw new AssertionError("no completion within 5 s");
+    }
+
+    @Test
+    void aConsumerThatPolledInlineAndThenSleepsIsCalledBackByTheEngine() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
+                new byte[0])) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            pollInlineFor(p, 20);
+            CountDownLatch called = new CountDownLatch(1);
+            AtomicReference<Thread> caller = new AtomicReference<>();
+            AtomicInteger calls = new AtomicInteger();
+            Runnable handler = () -> {
+                caller.set(Thread.currentThread());
+                calls.incrementAndGet();
+                called.countDown();
+            };
+            assertEquals(Notify.ARMED, p.serverCq.requestNotify(handler));
+            send(p, 4); // only the server's engine can read it now: the consumer has stopped polling
+            assertTrue(called.await(5, TimeUnit.SECONDS), "the handler did not run within 5 s");
+            assertNotSame(Thread.currentThread(), caller.get());
+            WorkCompletion wc = pollOne(p);
+            assertEquals(WcOpcode.RECV, wc.opcode());
+            assertEquals(3, wc.wrId());
+            // one-shot: a second completion without arming again does not call it
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(5).local(p.serverMr, 0, 64));
+            send(p, 6);
+            assertEquals(5, pollOne(p).wrId());
+            assertEquals(1, calls.get());
+        }
+    }
+
+    @Test
+    void armingWhileACompletionWaitsSaysReadyAndArmsNothing() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
+                new byte[0])) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(5).local(p.serverMr, 64, 64));
+            CountDownLatch pushed = new CountDownLatch(1);
+            assertEquals(Notify.ARMED, p.serverCq.requestNotify(pushed::countDown));
+            send(p, 4);
+            assertTrue(pushed.await(5, TimeUnit.SECONDS), "the first handler did not run within 5 s");
+            // the completion is in the ring, not yet polled: a consumer about to sleep must poll instead
+            AtomicInteger calls = new AtomicInteger();
+            assertEquals(Notify.READY, p.serverCq.requestNotify(calls::incrementAndGet));
+            send(p, 6);
+            assertEquals(3, pollOne(p).wrId());
+            assertEquals(5, pollOne(p).wrId());
+            assertEquals(0, calls.get(), "a READY answer left a handler armed");
+        }
+    }
+
+    @Test
+    void aCancelledHandlerIsNotCalled() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
+                new byte[0])) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            AtomicInteger calls = new AtomicInteger();
+            assertEquals(Notify.ARMED, p.serverCq.requestNotify(calls::incrementAndGet));
+            p.serverCq.cancelNotify();
+            send(p, 4);
+            assertEquals(3, pollOne(p).wrId());
+            assertEquals(0, calls.get());
+        }
+    }
+
+    @Test
+    void closingTheQueueCallsTheSleeperBack() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
+                new byte[0])) {
+            CountDownLatch called = new CountDownLatch(1);
+            assertEquals(Notify.ARMED, p.serverCq.requestNotify(called::countDown));
+            p.serverCq.close();
+            assertTrue(called.await(5, TimeUnit.SECONDS));
+        }
+    }
+}
