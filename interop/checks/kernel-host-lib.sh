@@ -451,16 +451,6 @@ kh_restart_host_part() {
   return $rc
 }
 
-# kh_fio_report_clean LOG ERR SIZE (guest): fio's report in LOG is whole and clean: the job ended with err= 0,
-# wrote SIZE and read SIZE back in its verify pass, and nothing on its stderr (ERR) names a verify failure.
-kh_fio_report_clean() {
-  local log=$1 err=$2 size=$3
-  grep -qE 'err= 0:' "$log" || return 1
-  grep -qE "^ +WRITE: .*io=$size " "$log" || return 1
-  grep -qE "^ +READ: .*io=$size " "$log" || return 1
-  ! grep -qiE 'verify|bad (magic|header)|crc' "$err"
-}
-
 kh_restart_guest_part() {
   local port subnqn hostnqn rc=0
   if [ "${KH_TRANSPORT:-rdma}" = tcp ]; then
@@ -470,9 +460,16 @@ kh_restart_guest_part() {
     kh_guest_connect --reconnect-delay=1 --ctrl-loss-tmo=120 || return 1
   fi
   note "fio randwrite 48 MiB at 1500 IOPS, iodepth 32, crc32c headers, verify pass after"
-  timeout 420 fio --name=restart --filename="$KH_DEV" --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
-      --iodepth=32 --size=48M --rate_iops=1500 --verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
-      --output=/tmp/fio.log > /tmp/fio.err 2>&1 &
+  # SIGPIPE ignored: the kernel's nvme-tcp sends from the task that submits the I/O (nvme_tcp_queue_request(),
+  # when the queue's CPU is the caller's), and such a send on the connection the stopping target just closed
+  # raised SIGPIPE in fio: its job thread died (rc 141), or with a forked job (fio's default) the job process died
+  # without freeing its engine options, which fio 3.33's parent then freed a second time at exit ("free(): double
+  # free detected", rc 134). fio sets no SIGPIPE handler of its own, so the ignore holds across exec. --thread keeps
+  # any signal that ends the job visible as fio's own exit status.
+  ( trap '' PIPE
+    exec timeout 420 fio --name=restart --thread --filename="$KH_DEV" --ioengine=libaio --direct=1 \
+        --rw=randwrite --bs=4k --iodepth=32 --size=48M --rate_iops=1500 --verify=crc32c --do_verify=1 \
+        --verify_fatal=1 --randrepeat=0 --output=/tmp/fio.log > /tmp/fio.err 2>&1 ) &
   local fpid=$!
   sleep 2
   signal fio-running
@@ -480,12 +477,7 @@ kh_restart_guest_part() {
   wait $fpid; local frc=$?
   grep -E 'IOPS=|err=|verify|bad' /tmp/fio.log | head -8
   dmesg | grep -iE 'nvme.*(reconnect|Successfully|error|reset)' | tail -6
-  if [ $frc = 134 ] && kh_fio_report_clean /tmp/fio.log /tmp/fio.err 48.0MiB; then
-    # Debian 12's fio 3.33 has aborted (SIGABRT) once in its parent's teardown, after the job ended without error
-    # and the report was written: the data were checked, so the report is what counts
-    note "fio aborted in its teardown (rc 134) after a complete report without error; judged by that report"
-    sed 's/^/fio stderr: /' /tmp/fio.err | head -5
-  elif [ $frc != 0 ]; then
+  if [ $frc != 0 ]; then
     note "FAIL: fio rc=$frc"; tail -30 /tmp/fio.log; sed 's/^/fio stderr: /' /tmp/fio.err | tail -20; rc=1
   fi
   [ $rc = 0 ] && note "fio verified every block after the target restart"
