@@ -37,13 +37,24 @@ final class ProgressEngine implements Runnable {
     private final AtomicBoolean sleeping = new AtomicBoolean();
     private volatile boolean parked;
     /**
-     * How long a select lasts while some queue pair is muted (its consumer polls it): as long as the consumer may
-     * stay silent before the engine takes it back. Each timed-out look is a wake-up of a thread that shares the
-     * consumer's core; it must not be followed by a spin budget of its own, or the engine would preempt a pinned
-     * consumer on every look (bench/tail.sh shows it in the consumer's tail latency).
+     * Set by {@link #resume} and {@link #wakeup} before they look at {@code parked} and {@code sleeping}, cleared as
+     * a pass begins, read after {@code parked}/{@code sleeping} is set and before the engine sleeps. Without it a
+     * consumer that hands its queue pairs back after a pass saw them polled inline, but before the engine set
+     * {@code parked}, woke nobody, and the socket stayed unread for a whole look period (20 ms in nvmf4j's own
+     * pollers; CompletionNotifyTest makes it 60 s and catches it). Each side writes its flag, then reads the
+     * other's (Dekker): either the engine sees the request or the waker sees the sleeper.
      */
-    private static final long MUTED_LOOK_MILLIS =
-            Math.max(1, SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS / 1_000_000);
+    private volatile boolean wakeRequested;
+    /**
+     * How long a park lasts while every queue pair is read by its consumer, and a select while some queue pair is
+     * muted (its consumer polls it): as long as a consumer may stay silent before the engine takes it back. Each
+     * timed-out look is a wake-up of a thread that shares the consumer's core; it must not be followed by a spin
+     * budget of its own, or the engine would preempt a pinned consumer on every look (bench/tail.sh shows it in the
+     * consumer's tail latency). Tests lengthen it so that a missed wake-up cannot hide behind the next look.
+     */
+    private volatile long lookNanos = SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS;
+    /** Runs on the engine thread when it has decided to sleep, before it says so (tests: a wake-up in that gap). */
+    volatile Runnable beforeSleep;
     private volatile boolean running = true;
     private final java.util.function.Consumer<SelectionKey> onReady = this::ready;
     private final PeerLog failureLog = new PeerLog(LOG);
@@ -70,6 +81,7 @@ final class ProgressEngine implements Runnable {
 
     /** A completion queue's consumer stops polling: take its queue pairs back now. */
     void resume() {
+        wakeRequested = true;
         if (parked) {
             LockSupport.unpark(thread);
         } else if (sleeping.get()) {
@@ -79,6 +91,7 @@ final class ProgressEngine implements Runnable {
 
     /** Wakes the engine if it blocks in the Selector. */
     void wakeup() {
+        wakeRequested = true;
         if (sleeping.get()) {
             selector.wakeup();
         }
@@ -137,6 +150,7 @@ final class ProgressEngine implements Runnable {
 
     /** Registers new queue pairs and serves each one once, newest first; sets the pass* fields. */
     private void pass() {
+        wakeRequested = false; // this pass sees what a waker changed before it set the flag
         passProgress = register();
         passAllInline = !queuePairs.isEmpty();
         passAnyMuted = false;
@@ -239,10 +253,11 @@ final class ProgressEngine implements Runnable {
      * need), but look again soon in case a consumer stopped polling.
      */
     private void parkWhileInline() {
+        beforeSleeping();
         parked = true;
         try {
-            if (added.isEmpty()) {
-                LockSupport.parkNanos(this, SoftiwarpCompletionQueue.INLINE_ACTIVE_NANOS);
+            if (added.isEmpty() && !wakeRequested) {
+                LockSupport.parkNanos(this, lookNanos);
             }
         } finally {
             parked = false;
@@ -251,16 +266,29 @@ final class ProgressEngine implements Runnable {
 
     /** Blocks in the Selector until a socket is ready, a wake-up, or the timeout. */
     private void select(boolean anyMuted) throws IOException {
+        beforeSleeping();
         sleeping.set(true);
         try {
-            if (added.isEmpty()) {
+            if (added.isEmpty() && !wakeRequested) {
                 // select(Consumer) does not fill the selected-key set: no allocation per wake-up
                 // with a muted queue pair, look again soon: its consumer may stop polling without await
-                selector.select(onReady, anyMuted ? MUTED_LOOK_MILLIS : 100);
+                selector.select(onReady, anyMuted ? Math.max(1, lookNanos / 1_000_000) : 100);
             }
         } finally {
             sleeping.set(false);
         }
+    }
+
+    private void beforeSleeping() {
+        Runnable hook = beforeSleep;
+        if (hook != null) {
+            hook.run();
+        }
+    }
+
+    /** Sets how long the engine sleeps between looks at queue pairs that consumers poll (tests). */
+    void lookPeriod(long nanos) {
+        lookNanos = nanos;
     }
 
     /**

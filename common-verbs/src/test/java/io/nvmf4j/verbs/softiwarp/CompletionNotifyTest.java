@@ -85,6 +85,48 @@ class CompletionNotifyTest {
         }
     }
 
+    /**
+     * The engine saw the queue pair polled inline and decided to park; before it parks, the consumer stops polling
+     * and arms its handler (handing the socket back). The engine must not then sleep through a look period: here
+     * one of 60 s, so a missed wake-up cannot hide behind the next look.
+     */
+    @Test
+    void aHandBackJustBeforeTheEngineParksStillHasTheSocketRead() throws Exception {
+        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
+                new byte[0])) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            ProgressEngine engine = ((SoftiwarpQueuePair) p.server.queuePair()).engine;
+            engine.lookPeriod(TimeUnit.SECONDS.toNanos(60));
+            CountDownLatch engineInGap = new CountDownLatch(1);
+            CountDownLatch consumerStopped = new CountDownLatch(1);
+            CountDownLatch called = new CountDownLatch(1);
+            AtomicReference<Notify> armed = new AtomicReference<>();
+            engine.beforeSleep = () -> {
+                engine.beforeSleep = null;
+                engineInGap.countDown();
+                try {
+                    // the consumer's last poll is over: it now hands back, from this gap, as a sleeper would
+                    if (consumerStopped.await(5, TimeUnit.SECONDS)) {
+                        armed.set(p.serverCq.requestNotify(called::countDown));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            WorkCompletion[] wc = {new WorkCompletion()};
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (engineInGap.getCount() > 0 && System.nanoTime() < deadline) {
+                assertEquals(0, p.serverCq.poll(wc)); // polling inline: the engine parks instead of reading
+            }
+            consumerStopped.countDown();
+            assertTrue(engineInGap.await(5, TimeUnit.SECONDS), "the engine never decided to park");
+            send(p, 4);
+            assertTrue(called.await(5, TimeUnit.SECONDS), "the engine slept through the hand-back");
+            assertEquals(Notify.ARMED, armed.get());
+            assertEquals(3, pollOne(p).wrId());
+        }
+    }
+
     @Test
     void armingWhileACompletionWaitsSaysReadyAndArmsNothing() throws Exception {
         try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
