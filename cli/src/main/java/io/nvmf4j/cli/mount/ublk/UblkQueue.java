@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link BlockRequestHandler#spinNanos()} before it sleeps ({@link BlockRequestHandler#beforeSleep} first: the
  * handler gives its polling back, or keeps it and has its backend {@link #wake} the thread, which then sleeps at
  * most as long as the handler said, through an {@code IORING_OP_TIMEOUT}). Only a thread that sleeps is woken,
- * through an eventfd whose read the queue keeps armed on its ring, written when the stack was empty (no
- * allocation, at most one write per burst, none while the queue polls). The same eventfd ends the queue
+ * through an eventfd whose read the queue keeps armed on its ring: written by a completion from another thread
+ * when the stack was empty (no allocation, at most one write per burst, none while the queue polls), and by the
+ * backend's {@link #wake} once per sleep the handler armed it for. The same eventfd ends the queue
  * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
 final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandler.RequestCompletion {
@@ -72,11 +73,13 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private long sleeps;
     private long sleepsKept;
     private long ticks;
-    private long ticksHeld;
-    /** For {@link #ticksHeld}: the thread has just slept, and what its next reap brought. */
-    private boolean justSlept;
-    private boolean reapedTick;
-    private boolean reapedOther;
+    /**
+     * Bounded sleeps with requests out that lasted the whole bound: no wake-up came for that long (a bound that
+     * expires sooner is a tick armed by an earlier sleep, firing into an ordinary one); and the longest sleep with
+     * requests out, bounded or not.
+     */
+    private long heldSleepsWholeBound;
+    private long longestHeldSleepNanos;
     private long spinsExpired;
     private long endedOnThread;
     private long endedElsewhere;
@@ -121,14 +124,17 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
 
     /**
      * Where requests ended and how often the thread slept: "served S, ended on this thread T / through the stack
-     * E, slept N (K keeping the handler's polling), B bounds expired (H ended a sleep with requests out), spins
-     * expired X" (read by other threads for {@code nvmf4j.ublk.counters}; approximate while running).
+     * E, slept N (K keeping the handler's polling), B bounds expired, H bounded sleeps with requests out lasted the
+     * whole bound, the longest sleep with requests out L ms, spins expired X" (read by other threads for
+     * {@code nvmf4j.ublk.counters}; approximate while running).
      */
     String counters() {
         return "served " + served + ", ended on the queue thread " + endedOnThread + " / through the stack "
                 + endedElsewhere + ", slept " + sleeps + " (" + sleepsKept + " keeping the handler's polling), "
-                + ticks + " bounds expired (" + ticksHeld + " ended a sleep with requests out), spins expired "
-                + spinsExpired;
+                + ticks + " bounds expired, " + heldSleepsWholeBound
+                + " bounded sleeps with requests out lasted the whole bound, the longest sleep with requests out "
+                + longestHeldSleepNanos / 1_000_000
+                + " ms, spins expired " + spinsExpired;
     }
 
     /** Closes what the constructor opened, for a queue whose thread never started (its handler refused it). */
@@ -200,7 +206,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                     if (round() > 0 || (held.get() > 0 && spin())) {
                         continue;
                     }
-                    long bound = handler.beforeSleep(queueId, held.get() > 0);
+                    boolean requestsOut = held.get() > 0;
+                    long bound = handler.beforeSleep(queueId, requestsOut);
                     sleeping = true;
                     if (ready.get() == EMPTY) {
                         sleeps++;
@@ -210,8 +217,11 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                         if (bound > 0 && !tickPending) {
                             tickPending = ring.prepareTimeout(tickTime, bound, TICK);
                         }
+                        long start = System.nanoTime();
                         ring.submitAndWait(1);
-                        justSlept = true;
+                        if (requestsOut) {
+                            heldSlept(System.nanoTime() - start, bound);
+                        }
                     }
                     sleeping = false;
                 }
@@ -239,17 +249,16 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         }
     }
 
+    private void heldSlept(long nanos, long bound) {
+        longestHeldSleepNanos = Math.max(longestHeldSleepNanos, nanos);
+        if (bound > 0 && nanos >= bound) {
+            heldSleepsWholeBound++;
+        }
+    }
+
     /** Handles the ring's completions, the handler's own and the stack; returns how many there were. */
     private int round() {
-        reapedTick = false;
-        reapedOther = false;
         int n = ring.reap(this);
-        if (justSlept) {
-            justSlept = false;
-            if (reapedTick && !reapedOther && held.get() > 0) {
-                ticksHeld++; // nothing but the bound ended a sleep while requests were out: no wake-up came
-            }
-        }
         if (n > 0) {
             handler.started(queueId); // the requests this reap started leave together
         }
@@ -318,10 +327,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
         if (userData == TICK) {
             tickPending = false; // the round after it polls the handler: its timeouts are checked there
             ticks++;
-            reapedTick = true;
             return;
         }
-        reapedOther = true;
         if (userData == WAKE) {
             if (stopRequested) {
                 stopping = true;
