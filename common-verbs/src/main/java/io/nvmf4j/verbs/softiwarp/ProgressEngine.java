@@ -150,7 +150,11 @@ final class ProgressEngine implements Runnable {
 
     /** Registers new queue pairs and serves each one once, newest first; sets the pass* fields. */
     private void pass() {
-        wakeRequested = false; // this pass sees what a waker changed before it set the flag
+        // this pass sees what a waker changed before it set the flag; cleared only when set, so that the passes of
+        // a busy engine that nobody asked to wake cost a volatile read, not a store and its fence
+        if (wakeRequested) {
+            wakeRequested = false;
+        }
         passProgress = register();
         passAllInline = !queuePairs.isEmpty();
         passAnyMuted = false;

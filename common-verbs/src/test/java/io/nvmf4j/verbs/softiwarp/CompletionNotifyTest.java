@@ -32,6 +32,11 @@ class CompletionNotifyTest {
                 false, false, Duration.ofSeconds(5), d.copyThreshold(), true));
     }
 
+    /** A connected pair whose server completion queue polls its socket inline when its consumer polls. */
+    private static LoopbackPair inlinePair() throws Exception {
+        return new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0], new byte[0]);
+    }
+
     private static void pollInlineFor(LoopbackPair p, long millis) {
         WorkCompletion[] wc = {new WorkCompletion()};
         long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -58,8 +63,7 @@ class CompletionNotifyTest {
 
     @Test
     void aConsumerThatPolledInlineAndThenSleepsIsCalledBackByTheEngine() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
-                new byte[0])) {
+        try (LoopbackPair p = inlinePair()) {
             p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
             pollInlineFor(p, 20);
             CountDownLatch called = new CountDownLatch(1);
@@ -92,8 +96,7 @@ class CompletionNotifyTest {
      */
     @Test
     void aHandBackJustBeforeTheEngineParksStillHasTheSocketRead() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
-                new byte[0])) {
+        try (LoopbackPair p = inlinePair()) {
             p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
             ProgressEngine engine = ((SoftiwarpQueuePair) p.server.queuePair()).engine;
             engine.lookPeriod(TimeUnit.SECONDS.toNanos(60));
@@ -129,8 +132,7 @@ class CompletionNotifyTest {
 
     @Test
     void armingWhileACompletionWaitsSaysReadyAndArmsNothing() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
-                new byte[0])) {
+        try (LoopbackPair p = inlinePair()) {
             p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
             p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(5).local(p.serverMr, 64, 64));
             CountDownLatch pushed = new CountDownLatch(1);
@@ -149,8 +151,7 @@ class CompletionNotifyTest {
 
     @Test
     void aCancelledHandlerIsNotCalled() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
-                new byte[0])) {
+        try (LoopbackPair p = inlinePair()) {
             p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
             AtomicInteger calls = new AtomicInteger();
             assertEquals(Notify.ARMED, p.serverCq.requestNotify(calls::incrementAndGet));
@@ -163,8 +164,7 @@ class CompletionNotifyTest {
 
     @Test
     void closingTheQueueCallsTheSleeperBack() throws Exception {
-        try (LoopbackPair p = new LoopbackPair(inlineDevice(), inlineDevice(), null, null, new byte[0],
-                new byte[0])) {
+        try (LoopbackPair p = inlinePair()) {
             CountDownLatch called = new CountDownLatch(1);
             assertEquals(Notify.ARMED, p.serverCq.requestNotify(called::countDown));
             p.serverCq.close();
