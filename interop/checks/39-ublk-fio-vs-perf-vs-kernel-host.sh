@@ -9,16 +9,24 @@
 # --ramp): a JVM in the guest compiles its data path for tens of seconds with C1 alone, and measured cold the Java
 # sides gave a third of what they give warm (ublk QD1 54-115 IOPS cold, 161-282 warm; perf QD1 148-379 cold,
 # 685-759 warm), so a cold run measured the JIT, not the I/O path.
+# UB_AB_OPTS (host environment): JVM options for a second way to run the mount, compared in the same boot: the ublk
+# side then runs four times, in the order ublk, ublkB (with the options), ublkB2, ublk2, each a fresh mount warmed
+# first, e.g. `UB_AB_OPTS=-Dnvmf4j.ublk.watchSocket=false LAB_KERNEL=6.12 interop/run 39-ublk`. A B B A: in one
+# boot each mount measured lower than the one before it whatever it ran (QD32 2,522, 2,452, 2,297, 1,998 IOPS
+# alternating A B A B), so the first pair favours A as much as the second favours B, and their product does not.
 ON_REQUEST=1   # a benchmark, not a correctness check: interop/run 39
 GUEST_JAVA=1
 LAB_KERNEL=6.12
-CHECK_TIMEOUT=900
+CHECK_TIMEOUT=1500  # UB_AB_OPTS adds three mounts of about three minutes each
 UB_JOBS="randread-4k-qd1:randread:4k:1 randread-4k-qd32:randread:4k:32"
 UB_WARM_SECONDS=20
 
 host_part() {
   . "$ROOT/interop/checks/kernel-host-lib.sh"
-  local port rc=0 job ms=() javac= j
+  local port rc=0 job ms=() javac= j keys=(ublk perf kernel ram) ab=()
+  [ -n "${UB_AB_OPTS:-}" ] && { keys+=(ublkB ublkB2 ublk2)
+    ab=(--note "ublkB, ublkB2: the same mount with $UB_AB_OPTS; run in the order ublk, ublkB, ublkB2, ublk2 (each a fresh mount, warmed)"
+        --col "ublkB=B" --col "ublkB2=B again" --col "ublk2=ublk again" --ratio ublk/ublkB --ratio ublk2/ublkB2); }
   # (d) needs the test tree's UblkRamDisk, compiled here against the CLI jar as check 48 does
   for j in ${JAVA_HOME:+"$JAVA_HOME"} /usr/lib/jvm/temurin-25*; do [ -x "$j/bin/javac" ] && { javac=$j/bin/javac; break; }; done
   rm -rf "$SYNC/classes" && mkdir -p "$SYNC/classes"
@@ -28,13 +36,14 @@ host_part() {
   port=$(free_port)
   cp "$ROOT/interop/checks/kernel-host-lib.sh" "$SYNC/"
   kh_start_serve "$port" --ram 64M --nqn "$KH_SUBNQN" || return 1
-  signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS $UB_WARM_SECONDS"
+  signal target "$port $KH_SUBNQN $KH_HOSTNQN $KH_LAB_SECONDS $UB_WARM_SECONDS ${UB_AB_OPTS:-}"
   kh_await done $((CHECK_TIMEOUT - 30)) > /dev/null || rc=1
   kh_stop_serve || rc=1
   for job in $UB_JOBS; do
     job=${job%%:*}
-    ms+=(--m "$job:ublk:$SYNC/fio-ublk-$job.json" --m "$job:perf:$SYNC/perf-$job.json"
-         --m "$job:kernel:$SYNC/fio-kernel-$job.json" --m "$job:ram:$SYNC/fio-ram-$job.json")
+    for j in "${keys[@]}"; do
+      if [ "$j" = perf ]; then ms+=(--m "$job:perf:$SYNC/perf-$job.json"); else ms+=(--m "$job:$j:$SYNC/fio-$j-$job.json"); fi
+    done
   done
   kh_lab_report "$CHECK" "4 KiB random reads from the 6.12 guest: nvmf4j mount --ublk vs nvmf4j perf vs the kernel's nvme-rdma" \
       --note "one nvmf4j serve --ram 64M on the host (10.0.2.2 from the guest), one run, the sides one after another, each warmed first by $UB_WARM_SECONDS s of 4 KiB random I/O at QD32 (perf: --ramp)" \
@@ -43,32 +52,45 @@ host_part() {
       --note "kernel: fio on the guest kernel's nvme-rdma device over kernel siw0 (nvme connect -i 1)" \
       --note "ram: fio on a ublk RAM disk of the same JVM (UblkRamDisk, no NVMe): what the guest's ublk path alone allows" \
       --col "ublk=fio on /dev/ublkb0" --col "perf=nvmf4j perf" --col "kernel=fio on nvme-rdma" \
-      --col "ram=fio on ublk RAM" --ratio ublk/perf --ratio ublk/kernel --ratio ram/perf "${ms[@]}" || rc=1
+      --col "ram=fio on ublk RAM" --ratio ublk/perf --ratio ublk/kernel --ratio ram/perf "${ab[@]}" "${ms[@]}" || rc=1
+  return $rc
+}
+
+# ub_side KEY [JVM OPTION]... (guest): `nvmf4j mount --ublk` with the options, warmed, then the jobs as fio side
+# KEY; its log is $SYNC/mount.log (KEY ublk) or mount-KEY.log, and the queues' counters at its end (where requests
+# ended, how often the queue thread slept) are noted. 1 if any of it failed.
+ub_side() {
+  local key=$1 log=$SYNC/mount.log dev spec rc=0; shift
+  [ "$key" = ublk ] || log=$SYNC/mount-$key.log
+  GJ_EXTRA_OPTS="-Dnvmf4j.ublk.counters=true $*" gj_start "$log" mount --ublk --provider softiwarp -t rdma \
+      -a "$HOST_FROM_GUEST" -s "$port" -n "$subnqn" -q "$hostnqn" -i 1
+  if wait_for_line "$log" 'removes them' $GJ_PID 1500; then
+    dev=$(grep -o '/dev/ublkb[0-9]*' "$log" | head -1)
+    KH_LAB_SECONDS=$warm kh_fio warm "$key" "$dev" || rc=1
+    for spec in $UB_JOBS; do kh_fio "${spec%%:*}" "$key" "$dev" || rc=1; done
+  else
+    note "FAIL: no ublk device ($key)"; cat "$log"; rc=1
+  fi
+  kill -TERM $GJ_PID 2>/dev/null
+  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
+  grep ' queue [0-9]*: served' "$log" | while read -r l; do note "mount $key: $l"; done
   return $rc
 }
 
 guest_part() {
   . /lab/guest/java.sh
-  local t port subnqn hostnqn spec job rw bs qd dev rc=0
+  local t port subnqn hostnqn spec job rw bs qd dev rc=0 ab
   t=$(await target 300) || return 1
-  read -r port subnqn hostnqn KH_LAB_SECONDS warm <<< "$t"
+  read -r port subnqn hostnqn KH_LAB_SECONDS warm ab <<< "$t"
   . "$SYNC/kernel-host-lib.sh"
   KH_LAB_JOBS="$UB_JOBS warm:randrw:4k:32"
   modprobe ublk_drv || { note "FAIL: modprobe ublk_drv"; signal done; return 1; }
-  # (a) the ublk device
-  # the queues' counters at the end (where requests ended, how often the queue thread slept) go to its log
-  GJ_EXTRA_OPTS=-Dnvmf4j.ublk.counters=true gj_start "$SYNC/mount.log" mount --ublk --provider softiwarp -t rdma -a "$HOST_FROM_GUEST" -s "$port" \
-      -n "$subnqn" -q "$hostnqn" -i 1
-  if wait_for_line "$SYNC/mount.log" 'removes them' $GJ_PID 1500; then
-    dev=$(grep -o '/dev/ublkb[0-9]*' "$SYNC/mount.log" | head -1)
-    KH_LAB_SECONDS=$warm kh_fio warm ublk "$dev" || rc=1
-    for spec in $UB_JOBS; do kh_fio "${spec%%:*}" ublk "$dev" || rc=1; done
-  else
-    note "FAIL: no ublk device"; cat "$SYNC/mount.log"; rc=1
+  # (a) the ublk device (and, with UB_AB_OPTS, the other way alternating with it)
+  ub_side ublk || rc=1
+  if [ -n "$ab" ]; then
+    # shellcheck disable=SC2086 # the options are words
+    { ub_side ublkB $ab && ub_side ublkB2 $ab && ub_side ublk2; } || rc=1
   fi
-  kill -TERM $GJ_PID 2>/dev/null
-  for _ in $(seq 300); do kill -0 $GJ_PID 2>/dev/null || break; sleep 0.2; done
-  grep ' queue [0-9]*: served' "$SYNC/mount.log" | while read -r l; do note "mount: $l"; done
   # (b) nvmf4j perf in the same guest
   for spec in $UB_JOBS; do
     IFS=: read -r job rw bs qd <<< "$spec"
