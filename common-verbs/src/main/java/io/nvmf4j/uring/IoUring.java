@@ -308,6 +308,20 @@ public final class IoUring implements AutoCloseable {
         return prepare(Sqe.OP_TIMEOUT, -1, 0, address(timespec), 1, 0, 0, userData);
     }
 
+    /** {@code POLLIN} (poll.h): data to read, or the peer closed (POLLHUP and POLLERR always count too). */
+    public static final int POLLIN = 0x0001;
+
+    /**
+     * {@code IORING_OP_POLL_ADD} of {@code events} ({@code poll32_events}, as liburing's
+     * {@code io_uring_prep_poll_add}) on {@code fd}, one-shot: its CQE comes with the ready events as the result
+     * once the file is ready (at once if it is ready when the kernel takes the SQE: no wake-up is lost between a
+     * last look and the arming), or -ECANCELED when cancelled ({@link #prepareCancel}) or the ring closes. The
+     * ring holds a reference to the file until then. False when the SQ is full.
+     */
+    public boolean preparePollAdd(int fd, int events, long userData) {
+        return prepare(Sqe.OP_POLL_ADD, fd, 0, 0, 0, events, 0, userData);
+    }
+
     /** {@code IORING_OP_NOP}: completes with result 0; a round trip through the ring. */
     public boolean prepareNop(long userData) {
         return prepare(Sqe.OP_NOP, -1, 0, 0, 0, 0, 0, userData);

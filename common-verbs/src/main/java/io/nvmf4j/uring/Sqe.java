@@ -31,6 +31,7 @@ final class Sqe {
     static final byte OP_FSYNC = 3;
     static final byte OP_READ_FIXED = 4;
     static final byte OP_WRITE_FIXED = 5;
+    static final byte OP_POLL_ADD = 6;
     static final byte OP_TIMEOUT = 11;
     static final byte OP_ASYNC_CANCEL = 14;
     static final byte OP_FALLOCATE = 17;

@@ -34,7 +34,12 @@ public interface CompletionQueue extends AutoCloseable {
         /** A completion is there now: nothing was armed; poll instead of sleeping. */
         READY,
         /** This queue cannot call back: poll it, or let a thread that blocks in {@link #await} have it. */
-        UNSUPPORTED
+        UNSUPPORTED,
+        /**
+         * {@link #requestNotifyWatching} only: the handler is armed and the consumer keeps the queue's progress; it
+         * must also wait for {@link #waitDescriptor()} to be readable and poll when it is.
+         */
+        WATCHING
     }
 
     /**
@@ -46,6 +51,26 @@ public interface CompletionQueue extends AutoCloseable {
      */
     default Notify requestNotify(Runnable handler) {
         return Notify.UNSUPPORTED;
+    }
+
+    /**
+     * As {@link #requestNotify}, for a consumer that can wait on a file descriptor in its own poll set (an io_uring
+     * {@code IORING_OP_POLL_ADD} beside its other work): where the provider allows it ({@link Notify#WATCHING}), the
+     * consumer keeps driving the queue's progress, and sleeps until {@link #waitDescriptor()} is readable (poll(2)'s
+     * POLLIN) or the handler runs (a completion that another thread adds: a connection's end), then polls. One
+     * wake-up per completion, the consumer's, where a provider thread that reads the connection and then runs the
+     * handler costs two. Where not, it does what {@link #requestNotify} does. Disarm with {@link #cancelNotify}.
+     */
+    default Notify requestNotifyWatching(Runnable handler) {
+        return requestNotify(handler);
+    }
+
+    /**
+     * The descriptor a consumer that {@link #requestNotifyWatching} answered {@link Notify#WATCHING} waits on, valid
+     * until it polls again; -1 when there is none.
+     */
+    default int waitDescriptor() {
+        return -1;
     }
 
     /**

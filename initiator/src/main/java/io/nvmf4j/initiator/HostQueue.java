@@ -64,6 +64,16 @@ public interface HostQueue extends AutoCloseable {
         return 0;
     }
 
+    /** See {@link QueuePolling#wakeOnCompletionWatching}. */
+    default long wakeOnCompletionWatching(Runnable wake) {
+        return wakeOnCompletion(wake);
+    }
+
+    /** See {@link QueuePolling#waitDescriptor}. */
+    default int waitDescriptor() {
+        return -1;
+    }
+
     /** Disarms {@link #wakeOnCompletion} (see {@link QueuePolling#cancelWake}). */
     default void cancelWake() {
     }

@@ -292,6 +292,16 @@ public final class NvmeController implements AutoCloseable {
             }
 
             @Override
+            public long wakeOnCompletionWatching(Runnable wake) {
+                return queue.wakeOnCompletionWatching(wake);
+            }
+
+            @Override
+            public int waitDescriptor() {
+                return queue.waitDescriptor();
+            }
+
+            @Override
             public void cancelWake() {
                 queue.cancelWake();
             }

@@ -43,6 +43,26 @@ public interface QueuePolling {
     }
 
     /**
+     * As {@link #wakeOnCompletion}, for a thread that can also wait on a file descriptor in its own poll set (an
+     * io_uring {@code IORING_OP_POLL_ADD} beside its other work): where the transport allows it (softiwarp, with
+     * the connection's descriptor to be had), no transport thread reads the connection while this thread sleeps;
+     * the thread waits for {@link #waitDescriptor()} to be readable as well as for {@code wake}, and polls when
+     * either comes: one wake-up per answer, its own, where a transport thread that reads the answer and then runs
+     * {@code wake} costs two. Elsewhere the same as {@link #wakeOnCompletion}, and {@link #waitDescriptor()} is -1.
+     */
+    default long wakeOnCompletionWatching(Runnable wake) {
+        return wakeOnCompletion(wake);
+    }
+
+    /**
+     * After {@link #wakeOnCompletionWatching} armed: the descriptor to wait on for readability (POLLIN) until the
+     * thread polls again, or -1 when only {@code wake} will come.
+     */
+    default int waitDescriptor() {
+        return -1;
+    }
+
+    /**
      * Disarms {@link #wakeOnCompletion}, for a thread that woke for another reason: once it returns, {@code wake}
      * neither runs nor will run. A no-op when nothing is armed; {@link #release} does it too.
      */

@@ -3,6 +3,7 @@ package io.nvmf4j.initiator;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.nvmf4j.protocol.Nqn;
 import io.nvmf4j.target.NvmeTarget;
@@ -12,6 +13,8 @@ import io.nvmf4j.target.backend.RamBackend;
 import io.nvmf4j.target.rdma.RdmaTransport;
 import io.nvmf4j.target.rdma.RdmaTransportOptions;
 import io.nvmf4j.target.rdma.TransportObserver;
+import io.nvmf4j.uring.IoUring;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -148,6 +151,57 @@ class QueuePollingAgainstJavaTargetTest {
                 polling.release();
             });
             assertEquals(0, woken.availablePermits(), "a wake ran once per arming");
+        }
+    }
+
+    /**
+     * The ublk thread's other way to sleep: it watches the connection's socket in its io_uring itself
+     * ({@link QueuePolling#wakeOnCompletionWatching}); the answer's arrival wakes it (no transport thread reads it
+     * and runs the wake), and its own poll reads the answer and runs the callback. 50 rounds.
+     */
+    @Test
+    void aThreadThatSleepsWatchingTheConnectionIsWokenByItsAnswerAndReadsItItself() throws Exception {
+        assumeTrue(IoUring.unavailableReason() == null, "io_uring: " + IoUring.unavailableReason());
+        try (NvmeController c = connect(); IoBuffer buf = c.allocateBuffer(4096)) {
+            Namespace ns = c.namespace(1).orElseThrow().onQueue(0);
+            QueuePolling polling = c.queuePolling(0);
+            IoRequest r = new IoRequest(handler);
+            java.util.concurrent.atomic.AtomicInteger wakes = new java.util.concurrent.atomic.AtomicInteger();
+            Runnable wake = wakes::incrementAndGet;
+            ClaimingThread.onThread("watcher", THREAD_BOUND, () -> {
+                ClaimingThread.claim(polling, CLAIM_BOUND);
+                try (IoUring ring = IoUring.open(4); Arena arena = Arena.ofConfined()) {
+                    MemorySegment timespec = arena.allocate(16, 8);
+                    for (int round = 0; round < 50; round++) {
+                        long until = System.nanoTime() + DEADLINE_NANOS;
+                        while (polling.wakeOnCompletionWatching(wake) == 0) {
+                            assertTrue(System.nanoTime() - until < 0, "round " + round + ": never armed");
+                            assertTrue(polling.poll() >= 0, "the claiming thread lost the queue");
+                        }
+                        int fd = polling.waitDescriptor();
+                        assertTrue(fd >= 0, "round " + round + ": no descriptor to watch");
+                        ns.submit(r.read(0, 8, buf, 0));
+                        assertTrue(ring.preparePollAdd(fd, IoUring.POLLIN, 1));
+                        assertTrue(ring.prepareTimeout(timespec, DEADLINE_NANOS, 2));
+                        ring.submitAndWait(1);
+                        long[] woke = {0};
+                        ring.reap((userData, result, flags) -> {
+                            if (woke[0] == 0) {
+                                woke[0] = userData;
+                            }
+                        });
+                        assertEquals(1, woke[0], "round " + round + ": the socket did not wake the thread in 20 s");
+                        assertTrue(ring.prepareCancel(2, 3));
+                        ring.submitAndWait(2); // the timeout's cancellation and the timeout: none left behind
+                        ring.reap((userData, result, flags) -> { });
+                        assertNull(ranOn.peek(), "round " + round + ": another thread handled the completion");
+                        polling.cancelWake();
+                        assertEquals("watcher", pollUntilDone(polling), "round " + round);
+                    }
+                }
+                polling.release();
+            });
+            assertEquals(0, wakes.get(), "another thread read the watched connection and ran the wake");
         }
     }
 

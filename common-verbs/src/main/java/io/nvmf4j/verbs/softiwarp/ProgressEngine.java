@@ -63,6 +63,14 @@ final class ProgressEngine implements Runnable {
     private boolean passProgress;
     private boolean passAllInline;
     private boolean passAnyMuted;
+    private boolean passAllWatched;
+    /**
+     * How long a park lasts at least while every queue pair's consumer sleeps watching its socket itself
+     * ({@link SoftiwarpCompletionQueue#requestNotifyWatching}): such a consumer says when it stops (it disarms or
+     * hands back), so the engine need not look every {@code lookNanos}; each look is a wake-up on a core the
+     * consumer needs.
+     */
+    static final long WATCHED_LOOK_NANOS = 20_000_000L;
 
     ProgressEngine(String name, long spinNanos) throws IOException {
         this.selector = Selector.open();
@@ -157,6 +165,7 @@ final class ProgressEngine implements Runnable {
         }
         passProgress = register();
         passAllInline = !queuePairs.isEmpty();
+        passAllWatched = passAllInline;
         passAnyMuted = false;
         long start = System.nanoTime();
         for (int i = queuePairs.size() - 1; i >= 0; i--) {
@@ -186,9 +195,13 @@ final class ProgressEngine implements Runnable {
                 qp.engineWatch.muted = true;
             }
             passAnyMuted = true;
+            if (!qp.watched()) {
+                passAllWatched = false;
+            }
             return;
         }
         passAllInline = false;
+        passAllWatched = false;
         serveOwn(qp, key);
     }
 
@@ -261,7 +274,7 @@ final class ProgressEngine implements Runnable {
         parked = true;
         try {
             if (added.isEmpty() && !wakeRequested) {
-                LockSupport.parkNanos(this, lookNanos);
+                LockSupport.parkNanos(this, passAllWatched ? Math.max(lookNanos, WATCHED_LOOK_NANOS) : lookNanos);
             }
         } finally {
             parked = false;

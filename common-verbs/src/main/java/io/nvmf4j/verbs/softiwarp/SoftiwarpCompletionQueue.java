@@ -68,6 +68,14 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
     static final boolean DEFER_TX = Boolean.parseBoolean(System.getProperty("nvmf4j.softiwarp.deferTx", "true"));
     /** Some attached queue pair has a deferred transmit. */
     private volatile boolean txPending;
+    /**
+     * The consumer that sleeps watching its queue pair's socket itself ({@link #requestNotifyWatching}), or null:
+     * while it is set the engine leaves the socket to it however long it sleeps, and its own pushes (it reads the
+     * socket inline once awake) do not run the handler armed for other threads' pushes.
+     */
+    private volatile Thread watcher;
+    /** The descriptor {@link #watcher} waits on. */
+    private volatile int watchFd = -1;
 
     SoftiwarpCompletionQueue(int entries, long spinNanos) {
         this(entries, spinNanos, false);
@@ -124,7 +132,8 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
      */
     private void runNotify() {
         Runnable n = notify;
-        if (n != null && n != RUNNING && NOTIFY.compareAndSet(this, n, RUNNING)) {
+        if (n != null && n != RUNNING && watcher != Thread.currentThread()
+                && NOTIFY.compareAndSet(this, n, RUNNING)) {
             try {
                 n.run();
             } finally {
@@ -157,9 +166,55 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
         return Notify.ARMED;
     }
 
+    /**
+     * The consumer keeps reading its queue pair's socket and sleeps on the socket's readiness itself (its io_uring
+     * watches {@link #waitDescriptor()}): no hand-back, so the engine's selector does not wake for the answer and
+     * then wake the consumer in turn. The handler stays armed for what other threads push (a connection's end, its
+     * flushed work requests). Only for one attached queue pair whose socket descriptor can be had and whose
+     * transmit is not waiting for room (the engine's OP_WRITE serves that); otherwise {@link #requestNotify}.
+     */
+    @Override
+    public Notify requestNotifyWatching(Runnable handler) {
+        SoftiwarpQueuePair[] a = attached;
+        if (!inlineProgress || a.length != 1 || !ChannelDescriptor.available()) {
+            return requestNotify(handler);
+        }
+        SoftiwarpQueuePair qp = a[0];
+        if (txPending) {
+            flushDeferredTx();
+        }
+        int fd = qp.socketDescriptor();
+        if (fd < 0 || !qp.watchable()) {
+            return requestNotify(handler);
+        }
+        awaitNotifyRun();
+        watchFd = fd;
+        watcher = Thread.currentThread();
+        inlineThread = watcher;
+        inlinePollNanos = System.nanoTime();
+        notify = handler;
+        // a push before the line above published first and saw no handler: look at the ring after arming
+        if ((published != head || closed) && NOTIFY.compareAndSet(this, handler, null)) {
+            watcher = null;
+            return Notify.READY;
+        }
+        return Notify.WATCHING; // (or it ran: the consumer wakes at once and polls)
+    }
+
+    @Override
+    public int waitDescriptor() {
+        return watcher == null ? -1 : watchFd;
+    }
+
+    /** Whether a consumer sleeps watching the socket itself (the engine then need not look for it often). */
+    boolean watched() {
+        return watcher != null;
+    }
+
     /** Disarms; once it returns the handler neither runs nor will run (a run in progress is waited for). */
     @Override
     public void cancelNotify() {
+        watcher = null;
         while (true) {
             Runnable n = notify;
             if (n == null) {
@@ -210,6 +265,9 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
 
     /** Whether a consumer polled this queue within {@link #INLINE_ACTIVE_NANOS} of {@code now}. */
     boolean inlineActive(long now) {
+        if (watcher != null) {
+            return true;
+        }
         long t = inlinePollNanos;
         return t != 0 && now - t < INLINE_ACTIVE_NANOS;
     }
@@ -219,8 +277,11 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
      * poller does after handling completions); false if the caller must transmit now.
      */
     boolean deferTx(SoftiwarpQueuePair qp) {
-        if (!DEFER_TX || inlineThread != Thread.currentThread() || !inlineActive(System.nanoTime())) {
-            return false; // not our poller, or one that has not polled lately: the engine may not know it stopped
+        if (!DEFER_TX || inlineThread != Thread.currentThread() || watcher != null
+                || !inlineActive(System.nanoTime())) {
+            // not our poller, or one that has not polled lately (the engine may not know it stopped), or one that
+            // watches the socket and may sleep again without a poll that would send it
+            return false;
         }
         qp.txDeferred = true;
         txPending = true;
@@ -288,6 +349,7 @@ public final class SoftiwarpCompletionQueue implements CompletionQueue {
 
     /** The consumer stops polling: the progress engines take the attached queue pairs back. */
     private void handBack() {
+        watcher = null;
         if (inlinePollNanos == 0) {
             return;
         }

@@ -351,6 +351,36 @@ public final class SoftiwarpQueuePair extends ProviderQueuePair {
         return progress;
     }
 
+    /** The socket's descriptor number (-1 when it cannot be had), looked up once. */
+    private int socketDescriptor = -2;
+
+    /** The socket's file descriptor for a consumer that waits on it ({@link ChannelDescriptor}); -1 if none. */
+    int socketDescriptor() {
+        int fd = socketDescriptor;
+        if (fd == -2) {
+            SocketChannel ch = channel;
+            if (ch == null) {
+                return -1; // not connected yet: look again later
+            }
+            fd = ChannelDescriptor.of(ch);
+            socketDescriptor = fd;
+        }
+        return fd;
+    }
+
+    /**
+     * Whether a consumer may sleep watching the socket's readability itself: connected, and no transmit waiting for
+     * room in the socket (only the engine's OP_WRITE interest would notice the room).
+     */
+    boolean watchable() {
+        return state == QueuePairState.RTS && !txBlocked && !txDeferred;
+    }
+
+    /** Whether a consumer of either completion queue sleeps watching this queue pair's socket. */
+    boolean watched() {
+        return recvCq.watched() || sendCq.watched();
+    }
+
     /** Whether a polling consumer of either completion queue reads this queue pair's socket now. */
     boolean inlineDriven(long now) {
         return recvCq.inlineActive(now) || (sendCq != recvCq && sendCq.inlineActive(now));

@@ -1,15 +1,19 @@
 package io.nvmf4j.verbs.softiwarp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.nvmf4j.uring.IoUring;
 import io.nvmf4j.verbs.CompletionQueue.Notify;
 import io.nvmf4j.verbs.ReceiveWorkRequest;
 import io.nvmf4j.verbs.SendOpcode;
 import io.nvmf4j.verbs.SendWorkRequest;
 import io.nvmf4j.verbs.WcOpcode;
 import io.nvmf4j.verbs.WorkCompletion;
+import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +25,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A consumer that sleeps on something else (a ublk queue's io_uring) keeps its completion queue and is called back
  * at the next completion ({@code requestNotify}, the completion-channel model of {@code ibv_req_notify_cq}): the
- * progress engine reads the socket meanwhile, and the push of what it read runs the handler once.
+ * progress engine reads the socket meanwhile, and the push of what it read runs the handler once; or it keeps the
+ * socket and watches it itself ({@code requestNotifyWatching}), and only other threads' pushes call it back.
  */
 @Timeout(60)
 class CompletionNotifyTest {
@@ -159,6 +164,75 @@ class CompletionNotifyTest {
             send(p, 4);
             assertEquals(3, pollOne(p).wrId());
             assertEquals(0, calls.get());
+        }
+    }
+
+    /** Waits, in an io_uring as a ublk queue thread does, for {@code fd} to be readable: true, or false after 5 s. */
+    private static boolean readableWithin5s(int fd) throws Exception {
+        try (IoUring ring = IoUring.open(4); Arena arena = Arena.ofConfined()) {
+            long[] first = {0};
+            assertTrue(ring.preparePollAdd(fd, IoUring.POLLIN, 1));
+            assertTrue(ring.prepareTimeout(arena.allocate(16, 8), TimeUnit.SECONDS.toNanos(5), 2));
+            ring.submitAndWait(1);
+            ring.reap((userData, result, flags) -> {
+                if (first[0] == 0) {
+                    first[0] = result > 0 ? userData : -userData;
+                }
+            });
+            return first[0] == 1;
+        }
+    }
+
+    /**
+     * A consumer that sleeps watching its queue pair's socket itself (an io_uring poll on the descriptor) keeps the
+     * socket: the engine, looking every millisecond, does not read what arrives (it would run the handler), the
+     * socket's readability wakes the consumer, and its own poll reads the message.
+     */
+    @Test
+    void aConsumerWatchingTheSocketItselfIsWokenByItAndReadsTheMessage() throws Exception {
+        assumeTrue(IoUring.unavailableReason() == null, "io_uring: " + IoUring.unavailableReason());
+        try (LoopbackPair p = inlinePair()) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            ProgressEngine engine = ((SoftiwarpQueuePair) p.server.queuePair()).engine;
+            engine.lookPeriod(TimeUnit.MILLISECONDS.toNanos(1));
+            pollInlineFor(p, 20);
+            AtomicInteger calls = new AtomicInteger();
+            assertEquals(Notify.WATCHING, p.serverCq.requestNotifyWatching(calls::incrementAndGet));
+            int fd = p.serverCq.waitDescriptor();
+            assertTrue(fd >= 0, "no descriptor to watch");
+            send(p, 4);
+            assertTrue(readableWithin5s(fd), "the socket never became readable to the watcher");
+            // the engine has had passes since: each would have taken the socket back and read it
+            AtomicInteger sleeps = new AtomicInteger();
+            engine.beforeSleep = sleeps::incrementAndGet;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (sleeps.get() < 3 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            engine.beforeSleep = null;
+            assertTrue(sleeps.get() >= 3, "the engine did not look again within 5 s");
+            assertEquals(0, calls.get(), "the engine read the watched socket and called the handler");
+            p.serverCq.cancelNotify();
+            assertEquals(-1, p.serverCq.waitDescriptor());
+            assertEquals(3, pollOne(p).wrId());
+            assertEquals(0, calls.get());
+        }
+    }
+
+    /** What another thread pushes (a local close flushing the receive) still calls a watching consumer back. */
+    @Test
+    void aWatchedQueuePairClosedByAnotherThreadCallsTheWatcherBack() throws Exception {
+        try (LoopbackPair p = inlinePair()) {
+            p.server.queuePair().postReceive(new ReceiveWorkRequest().wrId(3).local(p.serverMr, 0, 64));
+            pollInlineFor(p, 20);
+            CountDownLatch called = new CountDownLatch(1);
+            assertEquals(Notify.WATCHING, p.serverCq.requestNotifyWatching(called::countDown));
+            Thread closer = Thread.ofPlatform().start(() -> p.server.queuePair().close());
+            assertTrue(called.await(5, TimeUnit.SECONDS), "the watcher was not called back");
+            closer.join(5000);
+            WorkCompletion wc = pollOne(p);
+            assertEquals(3, wc.wrId());
+            assertNotEquals(io.nvmf4j.verbs.WcStatus.SUCCESS, wc.status());
         }
     }
 

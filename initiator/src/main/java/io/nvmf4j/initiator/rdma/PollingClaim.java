@@ -31,6 +31,8 @@ final class PollingClaim {
     /** Held while the claimant polls; teardown takes it before the CQ goes. */
     private final ReentrantLock polling = new ReentrantLock();
     private volatile Thread claimant;
+    /** What the claimant's last {@link #armWake} gave it to watch (claimant thread only). */
+    private int watchDescriptor = -1;
     /** The completion thread of this connection, known once it has run. */
     private volatile Thread completionThread;
     /** Under {@link #polling}. */
@@ -120,11 +122,13 @@ final class PollingClaim {
 
     /**
      * The claimant, about to sleep elsewhere while it keeps the CQ: arms {@code wake} for the CQ's next completion
-     * ({@link CompletionQueue#requestNotify}); the longest it may sleep before polling again (a tick: the timeouts
+     * ({@link CompletionQueue#requestNotify}, or {@link CompletionQueue#requestNotifyWatching} when it can also
+     * watch a descriptor: {@link #waitDescriptor}); the longest it may sleep before polling again (a tick: the timeouts
      * are checked in {@link #poll}), or 0 when nothing was armed (not the claimant, the connection ended, a
      * completion waits already, or the CQ cannot call back).
      */
-    long armWake(Thread t, Runnable wake) {
+    long armWake(Thread t, Runnable wake, boolean watching) {
+        watchDescriptor = -1;
         if (state.get() != GRANTED || claimant != t) {
             return 0;
         }
@@ -133,10 +137,23 @@ final class PollingClaim {
             if (cqClosed || !sink.running()) {
                 return 0;
             }
-            return cq.requestNotify(wake) == CompletionQueue.Notify.ARMED ? CompletionPoller.TICK_NANOS : 0;
+            CompletionQueue.Notify armed = watching ? cq.requestNotifyWatching(wake) : cq.requestNotify(wake);
+            if (armed == CompletionQueue.Notify.WATCHING) {
+                watchDescriptor = cq.waitDescriptor();
+                return CompletionPoller.TICK_NANOS;
+            }
+            return armed == CompletionQueue.Notify.ARMED ? CompletionPoller.TICK_NANOS : 0;
         } finally {
             polling.unlock();
         }
+    }
+
+    /**
+     * The descriptor the claimant waits on after {@link #armWake} with {@code watching} (the CQ keeps its progress
+     * with the claimant, {@link CompletionQueue#requestNotifyWatching}); -1 when only the wake will come.
+     */
+    int waitDescriptor() {
+        return watchDescriptor;
     }
 
     /** Disarms what {@link #armWake} armed; once it returns the wake neither runs nor will run. */

@@ -257,15 +257,31 @@ final class RdmaHostQueue implements HostQueue {
      */
     @Override
     public long wakeOnCompletion(Runnable wake) {
+        return arm(wake, false);
+    }
+
+    /** The same, the claimant watching the connection's socket itself where softiwarp gives its descriptor. */
+    @Override
+    public long wakeOnCompletionWatching(Runnable wake) {
+        return arm(wake, true);
+    }
+
+    private long arm(Runnable wake, boolean watching) {
         PollingClaim c = q.claim;
         if (c == null) {
             return 0;
         }
-        long bound = c.armWake(Thread.currentThread(), wake);
+        long bound = c.armWake(Thread.currentThread(), wake, watching);
         if (bound > 0) {
             armedClaim = c;
         }
         return bound;
+    }
+
+    @Override
+    public int waitDescriptor() {
+        PollingClaim c = armedClaim;
+        return c == null ? -1 : c.waitDescriptor();
     }
 
     /** Disarms on the claim that was armed, which after a reconnect is no longer the queue's current one. */

@@ -59,6 +59,15 @@ public interface BlockRequestHandler {
         return 0;
     }
 
+    /**
+     * After {@link #beforeSleep} returned a bound: a file descriptor whose readability (POLLIN) means answers to
+     * {@link #poll} as well (the connection the handler's backend left to this thread to read), which the queue
+     * watches in its ring beside its commands; -1 when only {@link RequestCompletion#wake} will come.
+     */
+    default int waitDescriptor(int queueId) {
+        return -1;
+    }
+
     /** Called on the queue's thread as it ends: gives back whatever {@link #poll} took over. */
     default void stopped(int queueId) {
     }

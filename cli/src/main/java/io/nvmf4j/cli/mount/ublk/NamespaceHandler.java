@@ -29,6 +29,14 @@ public final class NamespaceHandler implements BlockRequestHandler {
     /** How long after its last request a ublk queue's thread keeps the NVMe queue while it sleeps. */
     static final long KEEP_IDLE_NANOS = 1_000_000_000L;
 
+    /**
+     * {@code nvmf4j.ublk.watchSocket} (default true): a sleeping queue thread waits on the connection's socket
+     * itself ({@link QueuePolling#wakeOnCompletionWatching}); false has the transport's thread read it and wake the
+     * queue thread, for comparing the two.
+     */
+    static final boolean WATCH_SOCKET =
+            Boolean.parseBoolean(System.getProperty("nvmf4j.ublk.watchSocket", "true"));
+
     private final NvmeController controller;
     private final Namespace namespace;
     private final int blockShift;
@@ -145,7 +153,8 @@ public final class NamespaceHandler implements BlockRequestHandler {
         // a completion already in (the send of a capsule the flush above wrote) refuses the arming: take it, and
         // arm again once, rather than hand the queue to the completion thread for so little
         for (int attempt = 0; keep && attempt < 2; attempt++) {
-            long bound = q.polling.wakeOnCompletion(q.wake);
+            long bound = WATCH_SOCKET ? q.polling.wakeOnCompletionWatching(q.wake)
+                    : q.polling.wakeOnCompletion(q.wake);
             if (bound > 0) {
                 q.armed = true;
                 return bound;
@@ -156,6 +165,13 @@ public final class NamespaceHandler implements BlockRequestHandler {
         }
         q.polling.release();
         return 0;
+    }
+
+    /** The connection's socket, when the last {@link #beforeSleep} left it to this thread to watch; else -1. */
+    @Override
+    public int waitDescriptor(int queueId) {
+        PerQueue q = queues[queueId];
+        return q.armed ? q.polling.waitDescriptor() : -1;
     }
 
     /** Nothing held, nothing armed (no wake-up may write the queue's closed eventfd), the queue given back. */

@@ -26,13 +26,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * most as long as the handler said, through an {@code IORING_OP_TIMEOUT}). Only a thread that sleeps is woken,
  * through an eventfd whose read the queue keeps armed on its ring: written by a completion from another thread
  * when the stack was empty (no allocation, at most one write per burst, none while the queue polls), and by the
- * backend's {@link #wake} once per sleep the handler armed it for. The same eventfd ends the queue
+ * backend's {@link #wake} once per sleep the handler armed it for. Where the handler leaves its connection to this
+ * thread ({@link BlockRequestHandler#waitDescriptor}), a one-shot poll on that socket in the same ring wakes the
+ * thread when the answer arrives, with no other thread between (docs/ARCHITECTURE.md, "Watching the connection
+ * itself"). The same eventfd ends the queue
  * ({@link #stop()}); it also ends when every tag's fetch has ended (UBLK_IO_RES_ABORT after STOP_DEV).
  */
 final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandler.RequestCompletion {
     private static final long WAKE = -1L;
     /** The user data of the timeout that bounds a sleep while the handler keeps its backend's polling. */
     private static final long TICK = -2L;
+    /** The user data of the cancellation of a watch on a connection that is no longer the handler's. */
+    private static final long CANCEL = -3L;
+    /** A watch's user data is this minus its number: each watch told apart from the one it replaced. */
+    private static final long WATCH_BASE = -16L;
     private static final int EMPTY = -1;
     /** After this long polling without anything, each empty poll yields the core. */
     private static final long YIELD_AFTER_NANOS = 10_000;
@@ -66,6 +73,14 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     private MemorySegment tickTime;
     /** A TICK timeout is in the ring: the next bounded sleep needs no other. */
     private boolean tickPending;
+    /**
+     * The handler's connection this ring watches for readability ({@link BlockRequestHandler#waitDescriptor}), while
+     * a one-shot POLL_ADD on it is in the ring ({@code watchUserData}); -1 when none is.
+     */
+    private int watchFd = -1;
+    private long watchUserData;
+    private long watches;
+    private long socketWakes;
     private boolean stopping;
     private int live;
     private long served;
@@ -125,7 +140,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
     /**
      * Where requests ended and how often the thread slept: "served S, ended on this thread T / through the stack
      * E, slept N (K keeping the handler's polling), B bounds expired, H bounded sleeps with requests out lasted the
-     * whole bound, the longest sleep with requests out L ms, spins expired X" (read by other threads for
+     * whole bound, the longest sleep with requests out L ms, spins expired X, watched the connection W times, woken
+     * by it S" (read by other threads for
      * {@code nvmf4j.ublk.counters}; approximate while running).
      */
     String counters() {
@@ -134,7 +150,8 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                 + ticks + " bounds expired, " + heldSleepsWholeBound
                 + " bounded sleeps with requests out lasted the whole bound, the longest sleep with requests out "
                 + longestHeldSleepNanos / 1_000_000
-                + " ms, spins expired " + spinsExpired;
+                + " ms, spins expired " + spinsExpired + ", watched the connection " + watches + " times, woken by it "
+                + socketWakes;
     }
 
     /** Closes what the constructor opened, for a queue whose thread never started (its handler refused it). */
@@ -217,6 +234,7 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                         if (bound > 0 && !tickPending) {
                             tickPending = ring.prepareTimeout(tickTime, bound, TICK);
                         }
+                        watch(bound > 0 ? handler.waitDescriptor(queueId) : -1);
                         long start = System.nanoTime();
                         ring.submitAndWait(1);
                         if (requestsOut) {
@@ -246,6 +264,30 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
                         "ublk queue {0} ended with {1} request(s) still held by the handler", queueId, held.get());
             }
             ended.complete(null);
+        }
+    }
+
+    /**
+     * Has the ring wake this thread when {@code fd} (the handler's connection, which no other thread reads while
+     * this one sleeps) becomes readable: one POLL_ADD, which stays in the ring across sleeps until it fires; one on
+     * a connection the handler no longer names is cancelled, so that the ring lets that socket's file go.
+     */
+    private void watch(int fd) {
+        if (watchFd == fd) {
+            return; // armed by an earlier sleep, or nothing to watch and nothing watched
+        }
+        if (watchFd >= 0) {
+            if (!ring.prepareCancel(watchUserData, CANCEL)) {
+                return; // SQ full: the watch stays; the handler's wake and the tick still end this sleep
+            }
+            watchFd = -1;
+        }
+        if (fd >= 0) {
+            long userData = WATCH_BASE - ++watches;
+            if (ring.preparePollAdd(fd, IoUring.POLLIN, userData)) {
+                watchFd = fd;
+                watchUserData = userData;
+            }
         }
     }
 
@@ -324,6 +366,15 @@ final class UblkQueue implements Runnable, CompletionHandler, BlockRequestHandle
 
     @Override
     public void completed(long userData, int result, int flags) {
+        if (userData <= WATCH_BASE || userData == CANCEL) {
+            if (userData == watchUserData && watchFd >= 0) {
+                watchFd = -1; // fired (the round after it reads the connection) or cancelled: arm anew
+                if (result > 0) {
+                    socketWakes++;
+                }
+            }
+            return;
+        }
         if (userData == TICK) {
             tickPending = false; // the round after it polls the handler: its timeouts are checked there
             ticks++;
