@@ -108,6 +108,7 @@ public final class NamespaceHandler implements BlockRequestHandler {
         QueuePolling polling = q.polling;
         int n = polling.poll();
         if (n < 0) {
+            q.unclaimed = true;
             var _ = polling.claim();
             return 0;
         }
@@ -152,9 +153,12 @@ public final class NamespaceHandler implements BlockRequestHandler {
         boolean keep = requestsHeld || now - q.lastHeldNanos < KEEP_IDLE_NANOS;
         // a completion already in (the send of a capsule the flush above wrote) refuses the arming: take it, and
         // arm again once, rather than hand the queue to the completion thread for so little
+        // the first sleep after the queue was (re)claimed does not watch: a new connection's socket may have the
+        // number of the old one, whose watch the ublk ring still holds; watching nothing cancels that one first
+        boolean watch = WATCH_SOCKET && !q.unclaimed;
+        q.unclaimed = false;
         for (int attempt = 0; keep && attempt < 2; attempt++) {
-            long bound = WATCH_SOCKET ? q.polling.wakeOnCompletionWatching(q.wake)
-                    : q.polling.wakeOnCompletion(q.wake);
+            long bound = watch ? q.polling.wakeOnCompletionWatching(q.wake) : q.polling.wakeOnCompletion(q.wake);
             if (bound > 0) {
                 q.armed = true;
                 return bound;
@@ -266,6 +270,8 @@ public final class NamespaceHandler implements BlockRequestHandler {
         final Runnable wake;
         /** Whether {@link #wake} is armed (between beforeSleep and the next poll). */
         boolean armed;
+        /** The queue's poll found it not this thread's (not yet granted, or a reconnect): see beforeSleep. */
+        boolean unclaimed;
         /** When the thread last went to sleep holding requests (System.nanoTime()). */
         long lastHeldNanos;
 
