@@ -31,8 +31,6 @@ final class PollingClaim {
     /** Held while the claimant polls; teardown takes it before the CQ goes. */
     private final ReentrantLock polling = new ReentrantLock();
     private volatile Thread claimant;
-    /** What the claimant's last {@link #armWake} gave it to watch (claimant thread only). */
-    private int watchDescriptor = -1;
     /** The completion thread of this connection, known once it has run. */
     private volatile Thread completionThread;
     /** Under {@link #polling}. */
@@ -128,7 +126,6 @@ final class PollingClaim {
      * completion waits already, or the CQ cannot call back).
      */
     long armWake(Thread t, Runnable wake, boolean watching) {
-        watchDescriptor = -1;
         if (state.get() != GRANTED || claimant != t) {
             return 0;
         }
@@ -138,11 +135,8 @@ final class PollingClaim {
                 return 0;
             }
             CompletionQueue.Notify armed = watching ? cq.requestNotifyWatching(wake) : cq.requestNotify(wake);
-            if (armed == CompletionQueue.Notify.WATCHING) {
-                watchDescriptor = cq.waitDescriptor();
-                return CompletionPoller.TICK_NANOS;
-            }
-            return armed == CompletionQueue.Notify.ARMED ? CompletionPoller.TICK_NANOS : 0;
+            return armed == CompletionQueue.Notify.ARMED || armed == CompletionQueue.Notify.WATCHING
+                    ? CompletionPoller.TICK_NANOS : 0;
         } finally {
             polling.unlock();
         }
@@ -153,7 +147,7 @@ final class PollingClaim {
      * with the claimant, {@link CompletionQueue#requestNotifyWatching}); -1 when only the wake will come.
      */
     int waitDescriptor() {
-        return watchDescriptor;
+        return cq.waitDescriptor();
     }
 
     /** Disarms what {@link #armWake} armed; once it returns the wake neither runs nor will run. */
